@@ -1,0 +1,19 @@
+/**
+ * `npm run bench`: every benchmark in `bench/`, one after the other. Each
+ * prints its own tables and compares against a baseline measured in the same
+ * run, so figures from different machines are never compared directly.
+ */
+
+import { availableParallelism } from 'node:os'
+import { loopOverhead } from './loop-overhead'
+
+const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
+  { name: 'loop-overhead', run: loopOverhead },
+]
+
+console.log(`zidane benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs\n`)
+for (const benchmark of BENCHMARKS) {
+  const started = process.hrtime.bigint()
+  await benchmark.run()
+  console.log(`\n${benchmark.name} took ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s\n`)
+}

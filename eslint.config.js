@@ -1,0 +1,18 @@
+import antfu from '@antfu/eslint-config'
+
+export default antfu({
+  type: 'lib',
+  typescript: true,
+  ignores: ['dist/**', 'node_modules/**', 'docs/**/*.md'],
+}, {
+  // Examples and benchmarks are scripts: top-level await is the clearest form there.
+  files: ['examples/**', 'bench/**'],
+  rules: { 'antfu/no-top-level-await': 'off' },
+}, {
+  rules: {
+    'no-console': 'off',
+    'ts/explicit-function-return-type': 'off',
+    'node/prefer-global/process': 'off',
+    'node/prefer-global/buffer': 'off',
+  },
+})

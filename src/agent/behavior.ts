@@ -1,0 +1,119 @@
+/**
+ * Run behavior: limits, recovery policies and provider knobs. Set agent-wide
+ * on `AgentOptions.behavior`, override per run on `AgentRunOptions.behavior`.
+ * Each field's default lives in `BEHAVIOR_DEFAULTS` or in the policy module
+ * that reads it, next to the code that acts on it.
+ */
+
+/** Retry-with-backoff around one provider call. */
+export interface RetryConfig {
+  /** Attempts including the first. `1` turns retry off. Default 3. */
+  maxAttempts?: number
+  /** First backoff delay; each later one doubles before jitter. Default 1000. */
+  initialDelayMs?: number
+  /** Ceiling for any one delay, `retry-after` included. Default 30000. */
+  maxDelayMs?: number
+}
+
+export type CacheTtl = '5m' | '1h'
+
+export interface AgentBehavior {
+  // --- limits -------------------------------------------------------------
+  /** Most loop iterations. Default unlimited. */
+  maxTurns?: number
+  /** Turns left before `maxTurns` at which a one-time wrap-up message is injected. */
+  maxTurnsWarning?: number
+  /** Text of that wrap-up message (string, or built from the counts). */
+  maxTurnsWarningMessage?: string | ((ctx: { maxTurns: number, remaining: number }) => string)
+  /** Run cost ceiling in USD, checked after each turn. `0` disables. */
+  maxCostUsd?: number
+  /** Run ceiling on input + output tokens (cache tokens excluded), checked after each turn. `0` disables. */
+  maxTotalTokens?: number
+  /** Run wall-clock ceiling in ms, read through the run's clock. `0` disables. */
+  maxWallMs?: number
+
+  // --- tools ---------------------------------------------------------------
+  /** Concurrency-safe tools in flight at once within a turn. Default 10; values below 1 become 1. */
+  maxConcurrentTools?: number
+
+  // --- provider calls ------------------------------------------------------
+  /** Output-token ceiling per response. Default: model-driven. */
+  maxTokens?: number
+  /** Prompt-cache breakpoints. Default true. */
+  cache?: boolean
+  /** Cache entry lifetime. Default `'5m'`. */
+  cacheTtl?: CacheTtl
+  /** Per-turn thinking budget in tokens, overriding the level's default. */
+  thinkingBudget?: number
+  /** Whole-task thinking budget (Anthropic adaptive thinking). */
+  taskBudget?: number
+  /** Send the Anthropic `output_config.effort` hint. Default true. */
+  effortHint?: boolean
+  /** Model-specific options for every run (a run's `modelOptions` wins). */
+  modelOptions?: Record<string, unknown>
+  /** Context window of the serving model, when the host knows it better than the provider. */
+  contextWindow?: number
+  /** Retry policy for retryable provider failures. */
+  retry?: RetryConfig
+
+  // --- watchdogs -----------------------------------------------------------
+  /** Time allowed until the first stream event. Default 300000; `0` disables. */
+  providerStreamStartTimeoutMs?: number
+  /** Longest silence between stream events once streaming. Default off. */
+  providerStreamIdleTimeoutMs?: number
+  /** Time allowed for a whole provider call. Default 1800000; `0` disables. */
+  providerStreamTimeoutMs?: number
+  /** Bound on each awaited hook dispatch. Default 300000; `0` disables. */
+  hookTimeoutMs?: number
+
+  // --- recovery ------------------------------------------------------------
+  /** Most consecutive empty `pause_turn` continuations; `0` means unlimited. Default 0. */
+  maxConsecutivePauseTurns?: number
+  /** Continue a turn cut off by the output cap. Default false. */
+  resumeOnMaxTokens?: boolean
+  /** Most consecutive output-cap continuations; `0` turns the recovery off. Default 8. */
+  maxConsecutiveLengthResumes?: number
+  /** Most consecutive refusal continuations; `0` turns the recovery off. Default 3. */
+  maxConsecutiveRefusalResumes?: number
+
+  // --- host data -----------------------------------------------------------
+  /** Host-owned settings the SDK never reads; surfaced on `ToolContext.behavior.extensions`. */
+  extensions?: Record<string, unknown>
+}
+
+export const BEHAVIOR_DEFAULTS = Object.freeze({
+  maxConcurrentTools: 10,
+  providerStreamStartTimeoutMs: 300_000,
+  providerStreamTimeoutMs: 1_800_000,
+  hookTimeoutMs: 300_000,
+  cache: true,
+  cacheTtl: '5m' as CacheTtl,
+  effortHint: true,
+})
+
+/**
+ * Merge a run's behavior over the agent's: each key of the run wins, except
+ * `extensions`, whose keys merge one level deep.
+ */
+export function resolveBehavior(agent: AgentBehavior | undefined, run: AgentBehavior | undefined): AgentBehavior {
+  if (!run)
+    return { ...agent }
+  const merged: AgentBehavior = { ...agent, ...stripUndefined(run) }
+  if (agent?.extensions || run.extensions)
+    merged.extensions = { ...agent?.extensions, ...run.extensions }
+  return merged
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  const out: Partial<T> = {}
+  for (const key of Object.keys(value) as (keyof T)[]) {
+    if (value[key] !== undefined)
+      out[key] = value[key]
+  }
+  return out
+}
+
+/** A numeric limit that is on only when positive and finite (`0`, negatives and NaN mean off). */
+export function activeLimit(value: number | undefined): number | undefined {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined
+}

@@ -1,0 +1,99 @@
+import type { StopReason } from './stop-reason'
+
+/** Why the provider ended one turn, normalized across APIs. */
+export type TurnFinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'pause' | 'error' | 'other'
+
+/** Tokens, cost and timing of one turn. */
+export interface TurnUsage {
+  input: number
+  output: number
+  cacheRead?: number
+  cacheCreation?: number
+  thinking?: number
+  thinkingDropped?: number
+  cost?: number
+  energyJoules?: number
+  modelId?: string
+  provider?: string
+  finishReason?: TurnFinishReason
+  timeToFirstTokenMs?: number
+  streamDurationMs?: number
+}
+
+/** A spawned subagent's run, as the parent records it. */
+export interface ChildRunStats {
+  id: string
+  task: string
+  stats: AgentStats
+  callId?: string
+  depth?: number
+  output?: Record<string, unknown>
+  status?: 'completed' | 'error' | 'aborted' | 'timeout'
+}
+
+/** What `agent.run()` returns. */
+export interface AgentStats {
+  /** Parent-loop turns only; children keep their own count. */
+  turns: number
+  totalIn: number
+  totalOut: number
+  totalCacheRead: number
+  totalCacheCreation: number
+  cost?: number
+  elapsed: number
+  timeTillFirstTokenMs?: number
+  turnUsage?: TurnUsage[]
+  children?: ChildRunStats[]
+  output?: Record<string, unknown>
+  paused?: boolean
+  suspended?: boolean
+  /** Text of the last assistant turn of the run. */
+  text: string
+  /** Why the loop ended. */
+  stopReason: StopReason
+}
+
+/** Usage summed per model by `statsByModel`. */
+export interface ModelUsage {
+  input: number
+  output: number
+  cacheRead: number
+  cacheCreation: number
+  cost: number
+  turns: number
+}
+
+/** Every turn of the stats tree, depth first: the parent's turns, then each child subtree in completion order. */
+export function flattenTurns(stats: AgentStats): TurnUsage[] {
+  const out: TurnUsage[] = []
+  const visit = (node: AgentStats): void => {
+    if (node.turnUsage)
+      out.push(...node.turnUsage)
+    for (const child of node.children ?? [])
+      visit(child.stats)
+  }
+  visit(stats)
+  return out
+}
+
+const UNKNOWN_MODEL = '(unknown)'
+
+/** Sum usage per `modelId` across the whole stats tree; turns without a model id land under `'(unknown)'`. */
+export function statsByModel(stats: AgentStats): Map<string, ModelUsage> {
+  const byModel = new Map<string, ModelUsage>()
+  for (const turn of flattenTurns(stats)) {
+    const key = turn.modelId ?? UNKNOWN_MODEL
+    let entry = byModel.get(key)
+    if (!entry) {
+      entry = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, cost: 0, turns: 0 }
+      byModel.set(key, entry)
+    }
+    entry.input += turn.input
+    entry.output += turn.output
+    entry.cacheRead += turn.cacheRead ?? 0
+    entry.cacheCreation += turn.cacheCreation ?? 0
+    entry.cost += turn.cost ?? 0
+    entry.turns += 1
+  }
+  return byModel
+}

@@ -1,0 +1,193 @@
+/**
+ * Typed errors. The loop keeps failures as values (`ClassifiedError`) until it
+ * decides what they mean; only the stops the contract says throw reach the
+ * caller of `agent.run()`, and each carries the data a host needs to react.
+ */
+
+/** What kind of failure a provider reported, independent of the vendor. */
+export type ClassifiedErrorKind
+  = | 'rate_limit'
+    | 'overloaded'
+    | 'server'
+    | 'network'
+    | 'timeout'
+    | 'auth'
+    | 'quota'
+    | 'invalid_request'
+    | 'context_exceeded'
+    | 'not_found'
+    | 'unsupported'
+    | 'aborted'
+    | 'unknown'
+
+export interface ClassifiedErrorInit {
+  kind: ClassifiedErrorKind
+  retryable: boolean
+  status?: number
+  retryAfterMs?: number
+  provider?: string
+  cause?: unknown
+}
+
+/** A provider failure with the facts the retry policy needs. Providers throw these from `stream()`. */
+export class ClassifiedError extends Error {
+  override name = 'ClassifiedError'
+  readonly kind: ClassifiedErrorKind
+  readonly retryable: boolean
+  readonly status?: number
+  readonly retryAfterMs?: number
+  readonly provider?: string
+
+  constructor(message: string, init: ClassifiedErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause })
+    this.kind = init.kind
+    this.retryable = init.retryable
+    this.status = init.status
+    this.retryAfterMs = init.retryAfterMs
+    this.provider = init.provider
+  }
+}
+
+/** Thrown by APIs that refuse to start or continue because the run was aborted. */
+export class AgentAbortedError extends Error {
+  override name = 'AgentAbortedError'
+  constructor(message = 'The agent run was aborted', options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+export type BudgetLimit = 'cost' | 'tokens' | 'wallClock'
+
+/** A run-level budget (`maxCostUsd`, `maxTotalTokens`, `maxWallMs`) was crossed. */
+export class AgentBudgetExceededError extends Error {
+  override name = 'AgentBudgetExceededError'
+  readonly limit: BudgetLimit
+  /** The configured ceiling. */
+  readonly max: number
+  /** What the run had spent when the check tripped. */
+  readonly spent: number
+
+  constructor(limit: BudgetLimit, max: number, spent: number) {
+    const unit = limit === 'cost' ? ' USD' : limit === 'tokens' ? ' tokens' : ' ms'
+    super(`Run budget exceeded: ${limit} ${formatAmount(spent)}${unit} > ${formatAmount(max)}${unit}`)
+    this.limit = limit
+    this.max = max
+    this.spent = spent
+  }
+}
+
+function formatAmount(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(4)
+}
+
+/** The request no longer fits the model's context window. */
+export class AgentContextExceededError extends Error {
+  override name = 'AgentContextExceededError'
+  readonly provider?: string
+  readonly model?: string
+  constructor(message: string, options: { provider?: string, model?: string, cause?: unknown } = {}) {
+    super(message, { cause: options.cause })
+    this.provider = options.provider
+    this.model = options.model
+  }
+}
+
+/** A provider turn failed for good: not retryable, or retries (and fallbacks) ran out. */
+export class AgentProviderError extends Error {
+  override name = 'AgentProviderError'
+  readonly kind: ClassifiedErrorKind
+  readonly status?: number
+  readonly provider?: string
+  readonly model?: string
+  /** Attempts made on the last target, the first one included. */
+  readonly attempts: number
+
+  constructor(message: string, options: { kind: ClassifiedErrorKind, status?: number, provider?: string, model?: string, attempts: number, cause?: unknown }) {
+    super(message, { cause: options.cause })
+    this.kind = options.kind
+    this.status = options.status
+    this.provider = options.provider
+    this.model = options.model
+    this.attempts = options.attempts
+  }
+}
+
+/** A tool was called that the run does not allow. */
+export class AgentToolNotAllowedError extends Error {
+  override name = 'AgentToolNotAllowedError'
+  readonly tool: string
+  constructor(tool: string, reason?: string) {
+    super(reason ? `Tool "${tool}" is not allowed: ${reason}` : `Tool "${tool}" is not allowed`)
+    this.tool = tool
+  }
+}
+
+/** One repair the pre-send pairing pass made (or would have made). */
+export interface PairingRepair {
+  kind: 'orphan-tool-call' | 'orphan-tool-result' | 'duplicate-tool-call' | 'duplicate-tool-result' | 'stranded'
+  callId: string
+  messageIndex: number
+}
+
+/** Tool calls and results no longer pair up, and the run was told not to repair them. */
+export class AgentToolPairingError extends Error {
+  override name = 'AgentToolPairingError'
+  readonly repairs: readonly PairingRepair[]
+  constructor(message: string, repairs: readonly PairingRepair[]) {
+    super(message)
+    this.repairs = repairs
+  }
+}
+
+/** The model kept hitting the output cap without producing anything to continue from. */
+export class AgentLengthResumeExhaustedError extends Error {
+  override name = 'AgentLengthResumeExhaustedError'
+  readonly resumes: number
+  constructor(resumes: number) {
+    super(`The model hit its output limit ${resumes} times in a row without producing text or tool calls`)
+    this.resumes = resumes
+  }
+}
+
+/** An awaited operation (a hook, a spawn, a teardown step) did not settle in time. */
+export class OperationTimeoutError extends Error {
+  override name = 'OperationTimeoutError'
+  readonly operation: string
+  readonly timeoutMs: number
+  constructor(operation: string, timeoutMs: number) {
+    super(`${operation} did not settle within ${timeoutMs} ms`)
+    this.operation = operation
+    this.timeoutMs = timeoutMs
+  }
+}
+
+/**
+ * Lower-case fragments that vendors use when a request is larger than the
+ * context window. Matched against error messages when no structured code says so.
+ */
+export const CONTEXT_EXCEEDED_MESSAGE_PATTERNS: readonly string[] = Object.freeze([
+  'prompt is too long',
+  'context length',
+  'context_length_exceeded',
+  'context window',
+  'maximum context length',
+  'too many tokens',
+  'input is too long',
+  'exceeds the context',
+])
+
+/** Whether an error message says the request did not fit the context window. */
+export function matchesContextExceeded(message: string | undefined | null): boolean {
+  if (!message)
+    return false
+  const lower = message.toLowerCase()
+  return CONTEXT_EXCEEDED_MESSAGE_PATTERNS.some(pattern => lower.includes(pattern))
+}
+
+/** `agent.run()` was called while another run of the same agent was still going. */
+export class AgentBusyError extends Error {
+  override name = 'AgentBusyError'
+  constructor() {
+    super('This agent is already running; wait for the current run to finish (or abort it) before starting another')
+  }
+}

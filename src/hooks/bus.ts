@@ -1,0 +1,170 @@
+import type { Hookable, HookCallback } from 'hookable'
+import type { AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
+import { createHooks } from 'hookable'
+import { debugLog } from '../debug'
+import { OperationTimeoutError } from '../errors'
+
+/** `agent.hooks`: a hookable instance typed by the agent's event map. */
+export type AgentHookBus = Hookable<AgentHooks>
+
+export function createHookBus(): AgentHookBus {
+  return createHooks<AgentHooks>()
+}
+
+const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
+  'agent:start',
+  'agent:done',
+  'agent:abort',
+  'agent:error',
+  'turn:before',
+  'turn:after',
+  'system:transform',
+  'context:transform',
+  'stream:start',
+  'stream:text',
+  'stream:thinking',
+  'stream:end',
+  'stream:retry',
+  'usage',
+  'tool:gate',
+  'tool:before',
+  'tool:transform',
+  'tool:after',
+  'tool:error',
+  'tool-results:after',
+])
+
+/**
+ * Register a map of handlers and return one function that removes them all.
+ * Unknown event names are refused, so a typo fails loudly instead of never firing.
+ */
+export function registerHookMap(bus: AgentHookBus, hooks: AgentHookMap | RunHookMap | undefined): () => void {
+  if (!hooks)
+    return () => {}
+  const removers: (() => void)[] = []
+  for (const [name, value] of Object.entries(hooks)) {
+    if (!KNOWN_HOOKS.has(name)) {
+      for (const remove of removers) remove()
+      throw new TypeError(`Unknown hook "${name}"`)
+    }
+    const handlers = Array.isArray(value) ? value : [value]
+    for (const handler of handlers) {
+      if (typeof handler !== 'function')
+        continue
+      removers.push(bus.hook(name as AgentHookName, handler as never))
+    }
+  }
+  return () => {
+    for (const remove of removers) remove()
+  }
+}
+
+/** The parts of hookable's instance state that say whether a call would reach anyone. */
+interface HookableState {
+  _hooks?: Record<string, readonly unknown[] | undefined>
+  _before?: readonly unknown[]
+  _after?: readonly unknown[]
+}
+
+/**
+ * Whether calling `name` would reach anyone: one of its handlers, or a
+ * `beforeEach` / `afterEach` observer (those see every call). The loop checks
+ * this before building a hook's context, so a hook nobody listens to costs
+ * neither an object nor an async hop. Answers `true` whenever hookable's state
+ * does not look as expected: a hookable upgrade can make this slower, never
+ * make it skip a handler.
+ */
+export function hasHookHandlers(bus: AgentHookBus, name: AgentHookName): boolean {
+  const state = bus as unknown as HookableState
+  const table = state._hooks
+  if (typeof table !== 'object' || table === null)
+    return true
+  if (isNonEmpty(state._before) || isNonEmpty(state._after))
+    return true
+  const handlers = table[name]
+  return handlers !== undefined && (!Array.isArray(handlers) || handlers.length > 0)
+}
+
+function isNonEmpty(list: readonly unknown[] | undefined): boolean {
+  return list !== undefined && (!Array.isArray(list) || list.length > 0)
+}
+
+export interface BoundedHookOptions {
+  /** `0` or less waits forever. */
+  timeoutMs: number
+  /**
+   * A hook whose handlers change what is about to be sent must not be skipped
+   * half-applied: on timeout it throws. Observers just log and the run goes on.
+   */
+  failClosed: boolean
+}
+
+/**
+ * Call a hook's handlers in order and wait for each, but never longer than
+ * the hook watchdog allows per handler. Bounding each handler (rather than
+ * the whole chain) means one stuck observer cannot keep the handlers after
+ * it, the built-in policies among them, from running.
+ */
+export async function callHookBounded<K extends AgentHookName>(
+  bus: AgentHookBus,
+  name: K,
+  ctx: HookContext<K>,
+  options: BoundedHookOptions,
+): Promise<void> {
+  if (!hasHookHandlers(bus, name))
+    return
+  const callInOrder = (handlers: HookCallback[], args: [HookContext<K>]): Promise<void> | void => {
+    for (let index = 0; index < handlers.length; index++) {
+      const result = handlers[index](...args)
+      if (result && typeof (result as Promise<void>).then === 'function') {
+        return waitBounded(result as Promise<void>, name, options)
+          .then(() => callInOrder(handlers.slice(index + 1), args))
+      }
+    }
+  }
+  await bus.callHookWith(callInOrder, name, [ctx] as never)
+}
+
+/** Wait for one handler's promise; on timeout, throw (fail closed) or log and move on. */
+async function waitBounded(pending: Promise<void>, name: string, options: BoundedHookOptions): Promise<void> {
+  if (!(options.timeoutMs > 0)) {
+    await pending
+    return
+  }
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = Symbol('timeout')
+  const timeout = new Promise<typeof timedOut>((resolve) => {
+    timer = setTimeout(resolve, options.timeoutMs, timedOut)
+  })
+  try {
+    const winner = await Promise.race([pending, timeout])
+    if (winner !== timedOut)
+      return
+    // The handler may still settle later; keep its rejection from going unhandled.
+    pending.catch(error => debugLog(`hook "${name}" rejected after its timeout`, error))
+    if (options.failClosed)
+      throw new OperationTimeoutError(`hook "${name}"`, options.timeoutMs)
+    debugLog(`a "${name}" handler did not settle within ${options.timeoutMs} ms; continuing`)
+  }
+  finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Fire a hook from a synchronous streaming callback. Handlers run in order;
+ * an async handler is not awaited (the stream does not wait for observers),
+ * and a failure is logged rather than breaking the stream.
+ */
+export function fireHook<K extends AgentHookName>(bus: AgentHookBus, name: K, ctx: HookContext<K>): void {
+  if (!hasHookHandlers(bus, name))
+    return
+  try {
+    const pending = (bus.callHook as (n: K, c: HookContext<K>) => Promise<void> | void)(name, ctx)
+    if (pending)
+      pending.catch(error => debugLog(`hook "${name}" failed`, error))
+  }
+  catch (error) {
+    debugLog(`hook "${name}" failed`, error)
+  }
+}

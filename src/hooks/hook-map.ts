@@ -1,0 +1,180 @@
+import type { AgentStats, TurnFinishReason, TurnUsage } from '../agent/stats'
+import type { StopReason } from '../agent/stop-reason'
+import type { ClassifiedError } from '../errors'
+import type { ToolResult } from '../providers/types'
+import type { PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../session/content'
+import type { ToolOutcome, ToolOutput } from '../tools/types'
+
+/** Ids shared by every run-scoped hook context. */
+export interface RunHookContext {
+  runId: string
+  /** Subagent depth; 0 at the top level. */
+  depth: number
+  parentRunId?: string
+  parentCallId?: string
+}
+
+/** Context of hooks that stream one turn. */
+export interface StreamHookContext extends RunHookContext {
+  turnId: string
+}
+
+/** The tool call a `tool:*` hook fires for. */
+export interface ToolHookContext extends StreamHookContext {
+  callId: string
+  /** Canonical tool name; match policies against this. */
+  name: string
+  /** Name the model sees (the alias when one is set). */
+  displayName: string
+  input: Record<string, unknown>
+}
+
+export interface AgentStartContext extends RunHookContext {
+  provider: string
+  model: string
+  prompt?: string | PromptPart[]
+  tracingContext?: Readonly<Record<string, string>>
+  metadata?: Readonly<Record<string, unknown>>
+}
+
+export interface TurnBeforeContext extends StreamHookContext {
+  /** 1-based turn number within the run. */
+  turn: number
+  /** The wire view about to be transformed and sent (read-only here; rewrite it in `context:transform`). */
+  messages: readonly SessionMessage[]
+}
+
+export interface TurnAfterContext extends StreamHookContext {
+  turn: number
+  /** The assistant turn as recorded. */
+  assistant: SessionTurn
+  /** Results of the turn's tool calls, in call order (empty when it called none). */
+  toolResults: ToolResult[]
+  usage: TurnUsage
+  finishReason: TurnFinishReason
+}
+
+export interface SystemTransformContext extends StreamHookContext {
+  /** Assign a new string to change the system prompt of this request. */
+  system: string
+}
+
+export interface ContextTransformContext extends StreamHookContext {
+  /** Assign a new array to change what this request sends; the recorded turns never change. */
+  messages: SessionMessage[]
+}
+
+export interface StreamStartContext extends StreamHookContext {
+  provider: string
+  model: string
+  /** 1 for the first attempt, higher on retries. */
+  attempt: number
+}
+
+export interface StreamDeltaContext extends StreamHookContext {
+  delta: string
+}
+
+export interface StreamEndContext extends StreamHookContext {
+  content: SessionContentBlock[]
+  usage: TurnUsage
+  finishReason: TurnFinishReason
+}
+
+export interface StreamRetryContext extends StreamHookContext {
+  /** The attempt about to start (2 for the first retry). */
+  attempt: number
+  error: ClassifiedError
+  /** How long the loop waits before that attempt. */
+  delayMs: number
+  /** Reasoning that had streamed in the failed attempt; it is dropped and regenerated. */
+  discardedThinking: string
+}
+
+export interface UsageContext extends StreamHookContext {
+  usage: TurnUsage
+}
+
+export interface ToolGateContext extends ToolHookContext {
+  /** Set to refuse the call; the model sees `Blocked: <reason>`. */
+  block?: boolean
+  reason?: string
+  /** Set to answer the call with this result without running the tool. */
+  result?: ToolOutput
+}
+
+export interface ToolTransformContext extends ToolHookContext {
+  /** Assign to change what the model receives. */
+  result: ToolOutput
+  isError: boolean
+  outputBytes: number
+}
+
+export interface ToolAfterContext extends ToolHookContext {
+  result: ToolOutput
+  isError: boolean
+  outcome?: ToolOutcome
+  outputBytes: number
+  durationMs: number
+}
+
+export interface ToolErrorContext extends ToolHookContext {
+  error: unknown
+}
+
+export interface ToolResultsAfterContext extends StreamHookContext {
+  results: ToolResult[]
+}
+
+export interface AgentDoneContext extends RunHookContext {
+  stats: AgentStats
+  stopReason: StopReason
+}
+
+export interface AgentAbortContext extends RunHookContext {
+  reason?: unknown
+}
+
+export interface AgentErrorContext extends RunHookContext {
+  error: unknown
+}
+
+type Handler<Ctx> = (ctx: Ctx) => void | Promise<void>
+
+/**
+ * Every event the agent fires and the context its handlers receive. Contexts
+ * marked mutable are read back by the loop after the handlers ran.
+ */
+export interface AgentHooks {
+  'agent:start': Handler<AgentStartContext>
+  'agent:done': Handler<AgentDoneContext>
+  'agent:abort': Handler<AgentAbortContext>
+  'agent:error': Handler<AgentErrorContext>
+  'turn:before': Handler<TurnBeforeContext>
+  'turn:after': Handler<TurnAfterContext>
+  'system:transform': Handler<SystemTransformContext>
+  'context:transform': Handler<ContextTransformContext>
+  'stream:start': Handler<StreamStartContext>
+  'stream:text': Handler<StreamDeltaContext>
+  'stream:thinking': Handler<StreamDeltaContext>
+  'stream:end': Handler<StreamEndContext>
+  'stream:retry': Handler<StreamRetryContext>
+  'usage': Handler<UsageContext>
+  'tool:gate': Handler<ToolGateContext>
+  'tool:before': Handler<ToolHookContext>
+  'tool:transform': Handler<ToolTransformContext>
+  'tool:after': Handler<ToolAfterContext>
+  'tool:error': Handler<ToolErrorContext>
+  'tool-results:after': Handler<ToolResultsAfterContext>
+}
+
+export type AgentHookName = keyof AgentHooks
+
+/** The context type of one event. */
+export type HookContext<K extends AgentHookName> = Parameters<AgentHooks[K]>[0]
+
+/** Hooks given as options: one handler or a list per event. */
+export type AgentHookMap = { [K in AgentHookName]?: AgentHooks[K] | AgentHooks[K][] }
+
+/** Loosely typed per-run hook registrations (`AgentRunOptions.hooks`); names are checked at run time. */
+export type RunHookMap = Record<string, ((ctx: any) => unknown) | ((ctx: any) => unknown)[]>

@@ -1,0 +1,51 @@
+import type { RetryConfig } from '../agent/behavior'
+
+export interface ResolvedRetry {
+  maxAttempts: number
+  initialDelayMs: number
+  maxDelayMs: number
+}
+
+/** Fill the retry defaults (3 attempts, 1 s doubling, 30 s cap); bad values fall back to them. */
+export function resolveRetry(config: RetryConfig | undefined): ResolvedRetry {
+  const attempts = config?.maxAttempts
+  const initial = config?.initialDelayMs
+  const cap = config?.maxDelayMs
+  return {
+    maxAttempts: attempts !== undefined && Number.isInteger(attempts) && attempts >= 1 ? attempts : 3,
+    initialDelayMs: initial !== undefined && Number.isFinite(initial) && initial >= 0 ? initial : 1000,
+    maxDelayMs: cap !== undefined && Number.isFinite(cap) && cap >= 0 ? cap : 30_000,
+  }
+}
+
+/**
+ * Delay before retry number `retry` (1 for the first retry). A server's
+ * `retry-after` wins when present; otherwise exponential backoff with full
+ * jitter. Both are capped by `maxDelayMs`.
+ */
+export function backoffDelay(retry: number, config: ResolvedRetry, retryAfterMs?: number, random: () => number = Math.random): number {
+  if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0)
+    return Math.min(retryAfterMs, config.maxDelayMs)
+  const ceiling = Math.min(config.maxDelayMs, config.initialDelayMs * 2 ** (retry - 1))
+  return Math.floor(random() * ceiling)
+}
+
+/** Wait `ms`, or reject as soon as `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason)
+      return
+    }
+    let timer: NodeJS.Timeout | undefined
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}

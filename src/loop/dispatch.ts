@@ -1,0 +1,249 @@
+import type { RunContext } from '../agent/run-context'
+import type { ToolAfterContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
+import type { ToolCall } from '../providers/types'
+import type { ToolResultBlock } from '../session/content'
+import type { ToolContext, ToolDef, ToolOutcome, ToolOutput } from '../tools/types'
+import { BEHAVIOR_DEFAULTS } from '../agent/behavior'
+import { debugLog } from '../debug'
+import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { invalidToolInput } from '../providers/tool-json'
+import { toolOutputByteLength } from '../session/tool-output'
+import { checkJsonSchema } from '../tools/json-schema'
+import { runToolCallsInOrder } from './scheduler'
+import { hookTimeout, runIds } from './stream-turn'
+
+const ABORTED_BEFORE_START = 'Aborted: the run was cancelled before this tool call started.'
+const ABORTED_WHILE_RUNNING = 'Aborted: the run was cancelled while this tool was running.'
+
+/**
+ * Answer every tool call of one assistant turn, in call order. Each call gets
+ * exactly one result, whatever happens: unknown tools, invalid arguments,
+ * refusals, tools that throw and aborted runs all become error results the
+ * model can read. Tool hooks see canonical names; the model's own name for a
+ * tool is `displayName`.
+ */
+export async function dispatchToolCalls(run: RunContext, turnId: string, calls: readonly ToolCall[]): Promise<ToolResultBlock[]> {
+  const prepared = calls.map(call => prepareCall(run, turnId, call))
+  const maxConcurrent = run.behavior.maxConcurrentTools ?? BEHAVIOR_DEFAULTS.maxConcurrentTools
+  return runToolCallsInOrder(
+    prepared.length,
+    index => prepared[index].safe,
+    index => answerCall(run, prepared[index]),
+    maxConcurrent,
+  )
+}
+
+interface PreparedCall {
+  base: ToolHookContext
+  def?: ToolDef
+  safe: boolean
+}
+
+function prepareCall(run: RunContext, turnId: string, call: ToolCall): PreparedCall {
+  const name = run.tools.toCanonical(call.name)
+  const def = run.tools.get(name)
+  const base: ToolHookContext = {
+    ...runIds(run),
+    turnId,
+    callId: call.id,
+    name,
+    displayName: run.tools.toWire(name),
+    input: call.input,
+  }
+  return { base, def, safe: def ? isConcurrencySafe(def, call.input) : true }
+}
+
+function isConcurrencySafe(def: ToolDef, input: Record<string, unknown>): boolean {
+  const flag = def.isConcurrencySafe
+  if (typeof flag !== 'function')
+    return flag === true
+  try {
+    return flag(input) === true
+  }
+  catch {
+    return false
+  }
+}
+
+interface Answer {
+  output: ToolOutput
+  isError: boolean
+  outcome?: ToolOutcome
+  durationMs: number
+}
+
+async function answerCall(run: RunContext, call: PreparedCall): Promise<ToolResultBlock> {
+  const answer = await produceAnswer(run, call)
+  const { output, isError } = await finishAnswer(run, call.base, answer)
+  return {
+    type: 'tool_result',
+    callId: call.base.callId,
+    output,
+    ...(isError ? { isError: true } : {}),
+    durationMs: answer.durationMs,
+  }
+}
+
+/** Gate, validate and run one call; never throws. */
+async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answer> {
+  const { base, def } = call
+  if (run.signal.aborted)
+    return failure(ABORTED_BEFORE_START)
+  if (!def)
+    return failure(unknownToolMessage(run, base.displayName))
+
+  if (hasHookHandlers(run.hooks, 'tool:gate')) {
+    const gate: ToolGateContext = { ...base }
+    try {
+      await callHookBounded(run.hooks, 'tool:gate', gate, { timeoutMs: hookTimeout(run), failClosed: true })
+    }
+    catch (error) {
+      return failure(`Blocked: a tool:gate hook failed (${errorMessage(error)})`)
+    }
+    if (gate.block)
+      return failure(`Blocked: ${gate.reason || 'the call was refused by policy'}`)
+    if (gate.result !== undefined)
+      return { output: gate.result, isError: false, durationMs: 0 }
+  }
+
+  const unparsed = invalidToolInput(base.input)
+  if (unparsed)
+    return failure(`Invalid arguments for ${base.displayName}: ${unparsed.error}. Send the complete arguments as one JSON object.`)
+  const checked = validateInput(def, base.input)
+  if (!checked.ok)
+    return failure(`Invalid arguments for ${base.displayName}: ${checked.error}`)
+
+  return execute(run, base, def, checked.value)
+}
+
+async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown): Promise<Answer> {
+  const startedAt = Date.now()
+  let outcome: ToolOutcome | undefined
+  const ctx: ToolContext = {
+    callId: base.callId,
+    turnId: base.turnId,
+    runId: run.runId,
+    name: base.name,
+    displayName: base.displayName,
+    signal: run.signal,
+    depth: run.depth,
+    parentRunId: run.parentRunId,
+    parentCallId: run.parentCallId,
+    behavior: run.behavior,
+    reportOutcome: (value) => {
+      outcome = value
+    },
+  }
+  let started = false
+  try {
+    run.firstSignalAtMs ??= Date.now()
+    if (run.signal.aborted)
+      return failure(ABORTED_BEFORE_START)
+    if (hasHookHandlers(run.hooks, 'tool:before'))
+      await callHookBounded(run.hooks, 'tool:before', base, { timeoutMs: hookTimeout(run), failClosed: true })
+    // Checked again right before the call, and the tool started synchronously
+    // after the check: an aborted run never starts a tool (a gate, a hook or a
+    // sibling call may have aborted it while this call was being prepared).
+    if (run.signal.aborted)
+      return failure(ABORTED_BEFORE_START)
+    started = true
+    const work = (async () => def.execute(input, ctx))()
+    const output = await raceAbort(work, run.signal)
+    return { output: normalizeOutput(output), isError: false, outcome, durationMs: Date.now() - startedAt }
+  }
+  catch (error) {
+    const durationMs = Date.now() - startedAt
+    if (run.signal.aborted)
+      return { output: started ? ABORTED_WHILE_RUNNING : ABORTED_BEFORE_START, isError: true, outcome, durationMs }
+    await callHookBounded(run.hooks, 'tool:error', { ...base, error }, { timeoutMs: hookTimeout(run), failClosed: false })
+      .catch(hookError => debugLog('tool:error hook failed', hookError))
+    return { output: `Error: ${errorMessage(error)}`, isError: true, outcome, durationMs }
+  }
+}
+
+/** Let `tool:transform` rewrite the result, then report it on `tool:after`. */
+async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer): Promise<{ output: ToolOutput, isError: boolean }> {
+  let output = normalizeOutput(answer.output)
+  if (hasHookHandlers(run.hooks, 'tool:transform')) {
+    const transform: ToolTransformContext = {
+      ...base,
+      result: answer.output,
+      isError: answer.isError,
+      outputBytes: toolOutputByteLength(answer.output),
+    }
+    try {
+      await callHookBounded(run.hooks, 'tool:transform', transform, { timeoutMs: hookTimeout(run), failClosed: true })
+      output = normalizeOutput(transform.result)
+    }
+    catch (error) {
+      return { output: `Error: a tool:transform hook failed (${errorMessage(error)})`, isError: true }
+    }
+  }
+  if (!hasHookHandlers(run.hooks, 'tool:after'))
+    return { output, isError: answer.isError }
+  const after: ToolAfterContext = {
+    ...base,
+    result: output,
+    isError: answer.isError,
+    outcome: answer.outcome,
+    outputBytes: toolOutputByteLength(output),
+    durationMs: answer.durationMs,
+  }
+  await callHookBounded(run.hooks, 'tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
+    .catch(error => debugLog('tool:after hook failed', error))
+  return { output, isError: answer.isError }
+}
+
+function validateInput(def: ToolDef, input: Record<string, unknown>): { ok: true, value: unknown } | { ok: false, error: string } {
+  if (def.validate) {
+    try {
+      return def.validate(input)
+    }
+    catch (error) {
+      return { ok: false, error: errorMessage(error) }
+    }
+  }
+  try {
+    const problems = checkJsonSchema(def.spec.inputSchema ?? {}, input)
+    return problems.length === 0 ? { ok: true, value: input } : { ok: false, error: problems.join('; ') }
+  }
+  catch (error) {
+    return { ok: false, error: `the input schema could not be checked (${errorMessage(error)})` }
+  }
+}
+
+function unknownToolMessage(run: RunContext, called: string): string {
+  const available = run.tools.names.map(name => run.tools.toWire(name))
+  return available.length > 0
+    ? `Error: there is no tool named "${called}". Available tools: ${available.join(', ')}.`
+    : `Error: there is no tool named "${called}"; this run has no tools.`
+}
+
+function failure(message: string): Answer {
+  return { output: message, isError: true, durationMs: 0 }
+}
+
+function normalizeOutput(output: unknown): ToolOutput {
+  if (typeof output === 'string' || Array.isArray(output))
+    return output as ToolOutput
+  if (output === undefined || output === null)
+    return ''
+  return JSON.stringify(output)
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    // The tool may still settle later (it aborted the run itself); its failure must not go unhandled.
+    work.catch(error => debugLog('tool failed after the run was aborted', error))
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,238 @@
+import type { RunContext } from '../agent/run-context'
+import type { StreamOptions, TurnResult } from '../providers/types'
+import type { WatchdogKind } from './watchdog'
+import { activeLimit, BEHAVIOR_DEFAULTS } from '../agent/behavior'
+import {
+  AgentBudgetExceededError,
+  AgentContextExceededError,
+  AgentProviderError,
+  ClassifiedError,
+  OperationTimeoutError,
+} from '../errors'
+import { callHookBounded, fireHook, hasHookHandlers } from '../hooks/bus'
+import { backoffDelay, resolveRetry, sleep } from './backoff'
+import { startStreamWatchdog } from './watchdog'
+
+/** The request of one turn, before the signal is attached. */
+export type TurnRequest = Omit<StreamOptions, 'signal'>
+
+/** What one provider attempt streamed before it ended. */
+interface AttemptProgress {
+  /** Text or a tool call reached the caller: replaying now would duplicate output. */
+  contentStreamed: boolean
+  thinking: string
+  firstSignalAtMs?: number
+}
+
+/** A finished turn plus the timing the loop records on its usage. */
+export interface StreamedTurn {
+  result: TurnResult
+  timeToFirstTokenMs?: number
+  streamDurationMs: number
+}
+
+/**
+ * Stream one turn, retrying retryable failures (`behavior.retry`) while
+ * nothing but reasoning has streamed. Returns `undefined` when the run was
+ * aborted; throws `AgentProviderError` (or `AgentContextExceededError`, or a
+ * wall-clock `AgentBudgetExceededError`) when the turn fails for good.
+ */
+export async function streamTurn(run: RunContext, turnId: string, request: TurnRequest): Promise<StreamedTurn | undefined> {
+  const retry = resolveRetry(run.behavior.retry)
+  const dispatchedAtMs = Date.now()
+  for (let attempt = 1; ; attempt++) {
+    const progress: AttemptProgress = { contentStreamed: false, thinking: '' }
+    try {
+      await callStreamStart(run, turnId, request.model, attempt)
+      const result = await streamAttempt(run, turnId, request, progress)
+      return {
+        result,
+        timeToFirstTokenMs: progress.firstSignalAtMs === undefined ? undefined : progress.firstSignalAtMs - dispatchedAtMs,
+        streamDurationMs: Date.now() - dispatchedAtMs,
+      }
+    }
+    catch (error) {
+      if (run.signal.aborted)
+        return undefined
+      if (error instanceof AgentBudgetExceededError || error instanceof OperationTimeoutError)
+        throw error
+      if (!(error instanceof ClassifiedError))
+        throw unclassifiedError(run, request.model, error, attempt)
+      if (error.kind === 'context_exceeded')
+        throw new AgentContextExceededError(error.message, { provider: run.provider.name, model: request.model, cause: error })
+      if (!error.retryable || progress.contentStreamed || attempt >= retry.maxAttempts)
+        throw providerError(run, request.model, error, attempt)
+
+      const delayMs = backoffDelay(attempt, retry, error.retryAfterMs)
+      await callHookBounded(run.hooks, 'stream:retry', {
+        ...runIds(run),
+        turnId,
+        attempt: attempt + 1,
+        error,
+        delayMs,
+        discardedThinking: progress.thinking,
+      }, { timeoutMs: hookTimeout(run), failClosed: false })
+      try {
+        await sleep(delayMs, run.signal)
+      }
+      catch {
+        return undefined
+      }
+    }
+  }
+}
+
+async function callStreamStart(run: RunContext, turnId: string, model: string, attempt: number): Promise<void> {
+  if (!hasHookHandlers(run.hooks, 'stream:start'))
+    return
+  await callHookBounded(run.hooks, 'stream:start', {
+    ...runIds(run),
+    turnId,
+    provider: run.provider.name,
+    model,
+    attempt,
+  }, { timeoutMs: hookTimeout(run), failClosed: true })
+}
+
+/**
+ * One provider call under its watchdogs. The call is raced against its own
+ * abort signal, so a provider that ignores the signal cannot hang the run.
+ */
+async function streamAttempt(run: RunContext, turnId: string, request: TurnRequest, progress: AttemptProgress): Promise<TurnResult> {
+  const controller = new AbortController()
+  const forwardRunAbort = () => controller.abort(run.signal.reason)
+  if (run.signal.aborted)
+    forwardRunAbort()
+  else
+    run.signal.addEventListener('abort', forwardRunAbort, { once: true })
+
+  let firedBy: { kind: WatchdogKind, afterMs: number } | undefined
+  const watchdog = startStreamWatchdog(watchdogLimits(run), (kind, afterMs) => {
+    firedBy = { kind, afterMs }
+    controller.abort(new Error(`provider ${kind} watchdog fired`))
+  })
+
+  const ids = { ...runIds(run), turnId }
+  // Once this attempt is over, late callbacks from a provider that ignored the
+  // abort must not reach hooks or the watchdogs (a retry may be streaming).
+  let live = true
+  const markSignal = () => {
+    if (progress.firstSignalAtMs === undefined) {
+      progress.firstSignalAtMs = Date.now()
+      run.firstSignalAtMs ??= progress.firstSignalAtMs
+    }
+    watchdog.activity()
+  }
+
+  const cancelled = new Promise<never>((_, reject) => {
+    const onAbort = () => reject(controller.signal.reason)
+    if (controller.signal.aborted)
+      onAbort()
+    else
+      controller.signal.addEventListener('abort', onAbort, { once: true })
+  })
+
+  // Called through an async wrapper so a provider that throws synchronously
+  // still lands in the race below, where the watchdog is cleared.
+  const call = (async () => run.provider.stream({ ...request, signal: controller.signal }, {
+    onText(delta) {
+      if (!live)
+        return
+      progress.contentStreamed = true
+      markSignal()
+      if (hasHookHandlers(run.hooks, 'stream:text'))
+        fireHook(run.hooks, 'stream:text', { ...ids, delta })
+    },
+    onThinking(delta) {
+      if (!live)
+        return
+      progress.thinking += delta
+      markSignal()
+      if (hasHookHandlers(run.hooks, 'stream:thinking'))
+        fireHook(run.hooks, 'stream:thinking', { ...ids, delta })
+    },
+    onToolCallStart() {
+      if (!live)
+        return
+      progress.contentStreamed = true
+      markSignal()
+    },
+    onActivity() {
+      if (!live)
+        return
+      watchdog.activity()
+    },
+  }))()
+  // The losing side of the race must not surface as an unhandled rejection.
+  call.catch(() => {})
+  cancelled.catch(() => {})
+
+  try {
+    return await Promise.race([call, cancelled])
+  }
+  catch (error) {
+    if (firedBy)
+      throw watchdogError(run, firedBy.kind, firedBy.afterMs)
+    throw error
+  }
+  finally {
+    live = false
+    watchdog.clear()
+    run.signal.removeEventListener('abort', forwardRunAbort)
+  }
+}
+
+function watchdogLimits(run: RunContext) {
+  const b = run.behavior
+  const maxWall = activeLimit(b.maxWallMs)
+  return {
+    startMs: b.providerStreamStartTimeoutMs ?? BEHAVIOR_DEFAULTS.providerStreamStartTimeoutMs,
+    idleMs: b.providerStreamIdleTimeoutMs,
+    totalMs: b.providerStreamTimeoutMs ?? BEHAVIOR_DEFAULTS.providerStreamTimeoutMs,
+    wallDeadline: maxWall === undefined ? undefined : run.startedAtMs + maxWall,
+  }
+}
+
+function watchdogError(run: RunContext, kind: WatchdogKind, afterMs: number): Error {
+  if (kind === 'wall') {
+    const max = activeLimit(run.behavior.maxWallMs) ?? 0
+    return new AgentBudgetExceededError('wallClock', max, Date.now() - run.startedAtMs)
+  }
+  const what = kind === 'start' ? 'sent nothing' : kind === 'idle' ? 'went silent' : 'did not finish'
+  return new ClassifiedError(`The provider stream ${what} within ${afterMs} ms`, {
+    kind: 'timeout',
+    retryable: true,
+    provider: run.provider.name,
+  })
+}
+
+function providerError(run: RunContext, model: string, error: ClassifiedError, attempts: number): AgentProviderError {
+  return new AgentProviderError(`${run.provider.name} (${model}) failed: ${error.message}`, {
+    kind: error.kind,
+    status: error.status,
+    provider: run.provider.name,
+    model,
+    attempts,
+    cause: error,
+  })
+}
+
+/** A provider threw something other than a `ClassifiedError` (a bug): not retried. */
+function unclassifiedError(run: RunContext, model: string, error: unknown, attempts: number): AgentProviderError {
+  const message = error instanceof Error ? error.message : String(error)
+  return new AgentProviderError(`${run.provider.name} (${model}) failed: ${message}`, {
+    kind: 'unknown',
+    provider: run.provider.name,
+    model,
+    attempts,
+    cause: error,
+  })
+}
+
+export function hookTimeout(run: RunContext): number {
+  return run.behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs
+}
+
+export function runIds(run: RunContext) {
+  return { runId: run.runId, depth: run.depth, parentRunId: run.parentRunId, parentCallId: run.parentCallId }
+}

@@ -1,0 +1,166 @@
+/**
+ * Anthropic SDK failures → `ClassifiedError`. The loop owns retries, so the
+ * only job here is to say what happened, whether trying again can help, and
+ * how long the server asked us to wait.
+ */
+
+import type { ClassifiedErrorKind } from '../../errors'
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
+import { ClassifiedError, matchesContextExceeded } from '../../errors'
+
+export const PROVIDER_NAME = 'anthropic'
+
+interface Classification {
+  kind: ClassifiedErrorKind
+  retryable: boolean
+}
+
+const RETRYABLE_KINDS: ReadonlySet<ClassifiedErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'network', 'timeout'])
+
+function classification(kind: ClassifiedErrorKind): Classification {
+  return { kind, retryable: RETRYABLE_KINDS.has(kind) }
+}
+
+/** Error `type`s from Anthropic's error bodies and mid-stream `error` events. */
+const KIND_BY_ERROR_TYPE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
+  ['overloaded_error', 'overloaded'],
+  ['rate_limit_error', 'rate_limit'],
+  ['api_error', 'server'],
+  ['timeout_error', 'timeout'],
+  ['authentication_error', 'auth'],
+  ['permission_error', 'auth'],
+  ['billing_error', 'quota'],
+  ['not_found_error', 'not_found'],
+  ['invalid_request_error', 'invalid_request'],
+])
+
+/** Socket-level failures that can surface unwrapped while a stream body is read. */
+const NETWORK_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
+
+/**
+ * Classify anything `messages.create` or the stream iteration threw. Pass the
+ * request's signal: once it is aborted every failure is an abort, whatever
+ * shape the SDK gave it.
+ */
+export function classifyAnthropicError(error: unknown, signal?: AbortSignal): ClassifiedError {
+  // Checked first: an aborted stream may also end early or fail in any other way on its way down.
+  if (signal?.aborted || error instanceof APIUserAbortError || isAbortError(error))
+    return make('The request was aborted', { kind: 'aborted', retryable: false }, error)
+  if (error instanceof ClassifiedError)
+    return error
+  if (error instanceof APIConnectionTimeoutError)
+    return make(messageOf(error), classification('timeout'), error)
+  if (error instanceof APIConnectionError)
+    return make(messageOf(error), classification('network'), error)
+  if (error instanceof APIError)
+    return classifyApiError(error)
+  if (isNetworkFailure(error))
+    return make(messageOf(error), classification('network'), error)
+  return make(messageOf(error), { kind: 'unknown', retryable: false }, error)
+}
+
+function classifyApiError(error: APIError): ClassifiedError {
+  const message = error.apiMessage ?? messageOf(error)
+  const status = error.status
+  const byType = error.type ? KIND_BY_ERROR_TYPE.get(error.type) : undefined
+  const retryAfterMs = error.headers ? parseRetryAfter(error.headers) : undefined
+
+  let kind: ClassifiedErrorKind
+  if (byType === 'overloaded' || status === 529)
+    kind = 'overloaded'
+  else if (byType === 'quota' || status === 402)
+    kind = 'quota'
+  else if (status !== undefined)
+    kind = kindForStatus(status, message)
+  else if (byType === 'invalid_request')
+    kind = matchesContextExceeded(message) ? 'context_exceeded' : 'invalid_request'
+  else
+    kind = byType ?? 'unknown'
+
+  return make(message, classification(kind), error, { status, retryAfterMs })
+}
+
+function kindForStatus(status: number, message: string): ClassifiedErrorKind {
+  switch (status) {
+    case 429: return 'rate_limit'
+    case 408: return 'timeout'
+    case 401:
+    case 403: return 'auth'
+    case 404: return 'not_found'
+    case 400:
+    case 413: return matchesContextExceeded(message) ? 'context_exceeded' : 'invalid_request'
+  }
+  if (status >= 500)
+    return 'server'
+  return 'invalid_request'
+}
+
+const SECONDS = /^\d+(?:\.\d+)?$/
+
+/**
+ * Milliseconds the server asked us to wait: `retry-after-ms` first (exact),
+ * then `retry-after` as seconds or as an HTTP date. Absent or unreadable → `undefined`.
+ */
+export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')
+  if (Number.isFinite(ms) && ms >= 0)
+    return Math.round(ms)
+
+  const value = headers.get('retry-after')?.trim()
+  if (!value)
+    return undefined
+  if (SECONDS.test(value))
+    return Math.round(Number.parseFloat(value) * 1000)
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
+}
+
+/** The key is checked before any request, so its absence never reaches the network. */
+export function missingApiKeyError(): ClassifiedError {
+  return new ClassifiedError('No Anthropic API key: pass `apiKey` to anthropic() or set ANTHROPIC_API_KEY', {
+    kind: 'auth',
+    retryable: false,
+    provider: PROVIDER_NAME,
+  })
+}
+
+/** A stream that ended without `message_stop` was cut off on the way. */
+export function truncatedStreamError(): ClassifiedError {
+  return new ClassifiedError('The Anthropic stream ended before message_stop', {
+    kind: 'network',
+    retryable: true,
+    provider: PROVIDER_NAME,
+  })
+}
+
+/** A request the provider cannot express (audio, unresolved refs…), refused before anything is sent. */
+export function unsupportedContentError(what: string): ClassifiedError {
+  return new ClassifiedError(`Anthropic does not accept ${what}`, {
+    kind: 'unsupported',
+    retryable: false,
+    provider: PROVIDER_NAME,
+  })
+}
+
+function make(message: string, how: Classification, cause: unknown, extra: { status?: number, retryAfterMs?: number } = {}): ClassifiedError {
+  return new ClassifiedError(message, { ...how, ...extra, provider: PROVIDER_NAME, cause })
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError'
+}
+
+function isNetworkFailure(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 3; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))
+      return true
+    if (current.message === 'terminated' || current.message === 'other side closed')
+      return true
+  }
+  return false
+}

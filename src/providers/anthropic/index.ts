@@ -1,0 +1,120 @@
+/**
+ * `zidane/providers/anthropic`: Claude through the Messages API, streamed.
+ *
+ * ```ts
+ * import { anthropic } from 'zidane/providers/anthropic'
+ * const provider = anthropic({ defaultModel: 'claude-opus-5-5' })
+ * ```
+ */
+
+import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
+import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
+import Anthropic from '@anthropic-ai/sdk'
+import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
+import { findAnthropicModel } from './models'
+import { consumeAnthropicStream } from './stream'
+import { buildAnthropicRequest } from './wire'
+
+export interface AnthropicParams {
+  /** Defaults to `ANTHROPIC_API_KEY`, read at the first request. */
+  apiKey?: string
+  /** Without `/v1`; defaults to `ANTHROPIC_BASE_URL`, then the public API. */
+  baseURL?: string
+  /** The model when a run names none. Default `claude-sonnet-5-5`. */
+  defaultModel?: string
+  /**
+   * Retries inside the SDK. Default `0`: the agent loop retries itself, so that
+   * hooks see every attempt and backoff follows the run's policy.
+   */
+  maxRetries?: number
+  /** Request timeout in milliseconds (the SDK's default when unset). */
+  timeoutMs?: number
+  /** Extra headers for every request. `anthropic-beta` values are merged with the ones a request needs. */
+  headers?: Record<string, string>
+  /** Server-side context editing (`context_management`), sent with the context-management beta. */
+  contextManagement?: BetaContextManagementConfig
+}
+
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
+
+/**
+ * Create the Anthropic provider. Nothing is checked or connected here: the
+ * SDK client is built on the first `stream()`, so a provider can be created
+ * without a key, and a missing key fails that first turn with an `auth` error.
+ */
+export function anthropic(params: AnthropicParams = {}): Provider {
+  const defaultModel = params.defaultModel ?? DEFAULT_ANTHROPIC_MODEL
+  const { beta: userBetas, rest: userHeaders } = splitBetaHeader(params.headers)
+  let client: Anthropic | undefined
+
+  const getClient = (): Anthropic => {
+    if (client)
+      return client
+    const apiKey = params.apiKey ?? process.env.ANTHROPIC_API_KEY
+    if (!apiKey)
+      throw missingApiKeyError()
+    client = new Anthropic({
+      apiKey,
+      // A key given here wins; never pick up an OAuth token from the environment as well.
+      authToken: null,
+      baseURL: params.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
+      maxRetries: params.maxRetries ?? 0,
+      timeout: params.timeoutMs,
+      defaultHeaders: userHeaders,
+    })
+    return client
+  }
+
+  async function stream(options: StreamOptions, callbacks: StreamCallbacks): Promise<TurnResult> {
+    if (options.signal.aborted)
+      throw classifyAnthropicError(options.signal.reason, options.signal)
+    const { body, betas } = buildAnthropicRequest(options, { contextManagement: params.contextManagement })
+    const allBetas = [...new Set([...userBetas, ...betas])]
+    try {
+      const events = await getClient().messages.create(
+        { ...body, stream: true },
+        { signal: options.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
+      )
+      return await consumeAnthropicStream(events, callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? '5m' })
+    }
+    catch (error) {
+      throw classifyAnthropicError(error, options.signal)
+    }
+  }
+
+  return {
+    name: PROVIDER_NAME,
+    meta: { defaultModel, contextWindow: findAnthropicModel(defaultModel)?.contextWindow },
+    capabilities: {
+      images: true,
+      documents: true,
+      toolResultMedia: true,
+      thinking: true,
+      promptCache: true,
+      adaptiveBudgetIsEnvelope: true,
+    },
+    stream,
+  }
+}
+
+/** Pull `anthropic-beta` (any casing) out of user headers so it can be merged instead of overwritten. */
+function splitBetaHeader(headers: Record<string, string> | undefined): { beta: string[], rest: Record<string, string> } {
+  const rest: Record<string, string> = {}
+  const beta: string[] = []
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() === 'anthropic-beta')
+      beta.push(...value.split(',').map(part => part.trim()).filter(Boolean))
+    else
+      rest[name] = value
+  }
+  return { beta, rest }
+}
+
+export { classifyAnthropicError, parseRetryAfter } from './errors'
+export { ANTHROPIC_EFFORTS, anthropicTurnCost, DEFAULT_MAX_OUTPUT_TOKENS, findAnthropicModel } from './models'
+export type { AnthropicEffort, AnthropicModelInfo, AnthropicPrice, AnthropicPriceRates, AnthropicTokenCounts } from './models'
+export { anthropicFinishReason, consumeAnthropicStream } from './stream'
+export { anthropicThinkingFields, THINKING_BUDGETS } from './thinking'
+export type { ThinkingRequestFields } from './thinking'
+export { buildAnthropicRequest } from './wire'
+export type { AnthropicRequest, AnthropicRequestBody, AnthropicRequestInput, AnthropicRequestSettings } from './wire'

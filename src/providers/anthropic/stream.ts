@@ -1,0 +1,252 @@
+/**
+ * The SDK's raw stream events → streaming callbacks plus one `TurnResult`.
+ * Deltas are forwarded the moment they arrive; each block is assembled from
+ * its pieces once, when it stops.
+ */
+
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
+import type { TurnFinishReason, TurnUsage } from '../../agent/stats'
+import type { SessionContentBlock } from '../../session/content'
+import type { StreamCallbacks, ToolCall, TurnResult } from '../types'
+import { ToolJsonBuffer } from '../tool-json'
+import { truncatedStreamError } from './errors'
+import { anthropicTurnCost, findAnthropicModel } from './models'
+
+/** A block between its `content_block_start` and `content_block_stop`. */
+type OpenBlock
+  = | { kind: 'text', parts: string[] }
+    | { kind: 'thinking', parts: string[], signature: string[] }
+    | { kind: 'redacted_thinking', data: string }
+    | { kind: 'tool_use' | 'server_tool_use', id: string, name: string, initialInput: unknown, json: ToolJsonBuffer }
+    | { kind: 'server_tool_result', block: Record<string, unknown>, toolUseId: string }
+    | { kind: 'ignored' }
+
+/** Usage as the API reports it, merged across `message_start` and `message_delta`. */
+interface WireUsage {
+  input_tokens?: number | null
+  output_tokens?: number | null
+  cache_read_input_tokens?: number | null
+  cache_creation_input_tokens?: number | null
+  cache_creation?: { ephemeral_5m_input_tokens?: number, ephemeral_1h_input_tokens?: number } | null
+  output_tokens_details?: { thinking_tokens?: number } | null
+}
+
+export interface StreamContext {
+  /** The model asked for; used when the stream does not name the model that served it. */
+  model: string
+  /** Where cache writes are billed when the API does not split them by TTL. */
+  cacheTtl: '5m' | '1h'
+}
+
+const FINISH_REASONS: ReadonlyMap<string, TurnFinishReason> = new Map([
+  ['end_turn', 'stop'],
+  ['stop_sequence', 'stop'],
+  ['tool_use', 'tool-calls'],
+  ['max_tokens', 'length'],
+  ['model_context_window_exceeded', 'length'],
+  ['refusal', 'content-filter'],
+  ['pause_turn', 'pause'],
+])
+
+/** Anthropic's `stop_reason` → the normalized finish reason; unknown or missing → `'other'`. */
+export function anthropicFinishReason(stopReason: string | null | undefined): TurnFinishReason {
+  return (stopReason && FINISH_REASONS.get(stopReason)) || 'other'
+}
+
+/** Consume one response stream. Throws a retryable `network` error when the stream ends before `message_stop`. */
+export async function consumeAnthropicStream(
+  events: AsyncIterable<RawMessageStreamEvent>,
+  callbacks: StreamCallbacks,
+  context: StreamContext,
+): Promise<TurnResult> {
+  const open = new Map<number, OpenBlock>()
+  const finished: Array<{ index: number, block: SessionContentBlock }> = []
+  const serverToolNames = new Map<string, string>()
+  const usage: WireUsage = {}
+  let servedModel: string | undefined
+  let stopReason: string | null | undefined
+  let stopped = false
+
+  const close = (index: number) => {
+    const block = open.get(index)
+    open.delete(index)
+    const done = block && finishBlock(block, serverToolNames)
+    if (done)
+      finished.push({ index, block: done })
+  }
+
+  for await (const event of events) {
+    switch (event.type) {
+      case 'message_start':
+        servedModel = event.message.model
+        Object.assign(usage, event.message.usage)
+        break
+      case 'content_block_start':
+        open.set(event.index, startBlock(event.content_block as unknown as Record<string, unknown>, callbacks))
+        break
+      case 'content_block_delta':
+        applyDelta(open.get(event.index), event.delta as unknown as Record<string, unknown>, callbacks)
+        break
+      case 'content_block_stop':
+        close(event.index)
+        break
+      case 'message_delta':
+        stopReason = event.delta.stop_reason ?? stopReason
+        mergeDefined(usage, event.usage as WireUsage)
+        break
+      case 'message_stop':
+        stopped = true
+        break
+    }
+  }
+  if (!stopped)
+    throw truncatedStreamError()
+  for (const index of [...open.keys()])
+    close(index)
+
+  // Blocks may stop out of order; the transcript keeps the order the API numbered them in.
+  const content = finished.sort((a, b) => a.index - b.index).map(entry => entry.block)
+  const toolCalls: ToolCall[] = []
+  for (const block of content) {
+    if (block.type === 'tool_call')
+      toolCalls.push({ id: block.id, name: block.name, input: block.input })
+  }
+  const finishReason = anthropicFinishReason(stopReason)
+  return { content, toolCalls, finishReason, usage: turnUsage(usage, servedModel ?? context.model, context, finishReason) }
+}
+
+function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks): OpenBlock {
+  switch (block.type) {
+    case 'text': {
+      const text = stringField(block, 'text')
+      if (text)
+        callbacks.onText(text)
+      return { kind: 'text', parts: text ? [text] : [] }
+    }
+    case 'thinking': {
+      const text = stringField(block, 'thinking')
+      const signature = stringField(block, 'signature')
+      if (text)
+        callbacks.onThinking(text)
+      return { kind: 'thinking', parts: text ? [text] : [], signature: signature ? [signature] : [] }
+    }
+    case 'redacted_thinking':
+      callbacks.onActivity?.()
+      return { kind: 'redacted_thinking', data: stringField(block, 'data') }
+    case 'tool_use':
+    case 'server_tool_use': {
+      const id = stringField(block, 'id')
+      const name = stringField(block, 'name')
+      if (block.type === 'tool_use')
+        callbacks.onToolCallStart?.({ id, name })
+      else
+        callbacks.onActivity?.()
+      return { kind: block.type, id, name, initialInput: block.input, json: new ToolJsonBuffer() }
+    }
+  }
+  callbacks.onActivity?.()
+  // Server tools (web search, code execution…) answer with a block naming the call it belongs to.
+  if (typeof block.tool_use_id === 'string')
+    return { kind: 'server_tool_result', block, toolUseId: block.tool_use_id }
+  return { kind: 'ignored' }
+}
+
+function applyDelta(block: OpenBlock | undefined, delta: Record<string, unknown>, callbacks: StreamCallbacks): void {
+  switch (delta.type) {
+    case 'text_delta': {
+      const text = stringField(delta, 'text')
+      if (block?.kind === 'text' && text) {
+        block.parts.push(text)
+        callbacks.onText(text)
+      }
+      return
+    }
+    case 'thinking_delta': {
+      const text = stringField(delta, 'thinking')
+      if (block?.kind === 'thinking' && text) {
+        block.parts.push(text)
+        callbacks.onThinking(text)
+      }
+      return
+    }
+    case 'signature_delta':
+      if (block?.kind === 'thinking')
+        block.signature.push(stringField(delta, 'signature'))
+      break
+    case 'input_json_delta':
+      if (block?.kind === 'tool_use' || block?.kind === 'server_tool_use')
+        block.json.push(stringField(delta, 'partial_json'))
+      break
+  }
+  callbacks.onActivity?.()
+}
+
+function finishBlock(block: OpenBlock, serverToolNames: Map<string, string>): SessionContentBlock | undefined {
+  switch (block.kind) {
+    case 'text': {
+      const text = block.parts.join('')
+      return text ? { type: 'text', text } : undefined
+    }
+    case 'thinking': {
+      const text = block.parts.join('')
+      const signature = block.signature.join('')
+      // A signed block with no visible text (display: omitted) must still be kept for replay.
+      if (!text && !signature)
+        return undefined
+      return signature
+        ? { type: 'thinking', text, signature, signatureProducer: 'anthropic' }
+        : { type: 'thinking', text }
+    }
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data }
+    case 'tool_use':
+      return { type: 'tool_call', id: block.id, name: block.name, input: block.json.finish(block.initialInput) }
+    case 'server_tool_use':
+      serverToolNames.set(block.id, block.name)
+      return { type: 'server_tool_use', producer: 'anthropic', id: block.id, name: block.name, input: block.json.finish(block.initialInput) }
+    case 'server_tool_result':
+      return {
+        type: 'server_tool_result',
+        producer: 'anthropic',
+        toolUseId: block.toolUseId,
+        toolName: serverToolNames.get(block.toolUseId) ?? String(block.block.type),
+        content: block.block,
+      }
+    case 'ignored':
+      return undefined
+  }
+}
+
+function turnUsage(usage: WireUsage, modelId: string, context: StreamContext, finishReason: TurnFinishReason): TurnUsage {
+  const input = usage.input_tokens ?? 0
+  const output = usage.output_tokens ?? 0
+  const cacheRead = usage.cache_read_input_tokens ?? 0
+  const cacheCreation = usage.cache_creation_input_tokens ?? 0
+  const split = usage.cache_creation
+  const cacheWrite1h = split ? split.ephemeral_1h_input_tokens ?? 0 : context.cacheTtl === '1h' ? cacheCreation : 0
+  const cacheWrite5m = split ? split.ephemeral_5m_input_tokens ?? 0 : cacheCreation - cacheWrite1h
+  // Price by the model that served the turn; fall back to the one asked for if the table does not know it.
+  const pricedModel = findAnthropicModel(modelId) ? modelId : context.model
+  const cost = anthropicTurnCost(pricedModel, { input, output, cacheRead, cacheWrite5m, cacheWrite1h })
+
+  const result: TurnUsage = { input, output, cacheRead, cacheCreation, modelId, provider: 'anthropic', finishReason }
+  const thinking = usage.output_tokens_details?.thinking_tokens
+  if (thinking !== undefined)
+    result.thinking = thinking
+  if (cost !== undefined)
+    result.cost = cost
+  return result
+}
+
+/** `message_delta` usage repeats fields as `null` when it has nothing new; only real values replace the start's. */
+function mergeDefined(target: WireUsage, source: WireUsage | undefined): void {
+  for (const [key, value] of Object.entries(source ?? {})) {
+    if (value !== null && value !== undefined)
+      (target as Record<string, unknown>)[key] = value
+  }
+}
+
+function stringField(value: Record<string, unknown>, key: string): string {
+  const field = value[key]
+  return typeof field === 'string' ? field : ''
+}

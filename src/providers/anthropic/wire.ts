@@ -1,0 +1,136 @@
+/**
+ * Provider-neutral options → one Messages API request body. Pure and
+ * deterministic: the same input always gives the same bytes, and appending a
+ * message leaves every earlier byte alone except the block that carried the
+ * moving cache breakpoint. That is what keeps Anthropic's prompt cache warm.
+ */
+
+import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
+import type {
+  CacheControlEphemeral,
+  ContentBlockParam,
+  MessageCreateParamsBase,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages'
+import type { SessionMessage } from '../../session/content'
+import type { StreamOptions, ToolSpec } from '../types'
+import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
+import { findAnthropicModel } from './models'
+import { anthropicThinkingFields } from './thinking'
+import { acceptsCacheControl, toWireBlock } from './wire-content'
+
+export const EXTENDED_CACHE_TTL_BETA = 'extended-cache-ttl-2025-04-11'
+export const FAST_MODE_BETA = 'fast-mode-2026-02-01'
+export const CONTEXT_MANAGEMENT_BETA = 'context-management-2025-06-27'
+
+/** The request body, typed by the SDK where its non-beta types cover the field. */
+export type AnthropicRequestBody = Omit<MessageCreateParamsBase, 'thinking' | 'output_config' | 'stream'> & {
+  thinking?: AnthropicThinkingConfig
+  output_config?: AnthropicOutputConfig
+  context_management?: BetaContextManagementConfig
+}
+
+export interface AnthropicRequest {
+  body: AnthropicRequestBody
+  /** `anthropic-beta` values the body needs, in a stable order. */
+  betas: string[]
+}
+
+/** Everything one request needs; the same fields as `StreamOptions` minus the signal. */
+export type AnthropicRequestInput = Omit<StreamOptions, 'signal'>
+
+export interface AnthropicRequestSettings {
+  /** Server-side context editing, sent as `context_management` with its beta. */
+  contextManagement?: BetaContextManagementConfig
+}
+
+/**
+ * Build the request for one turn. Throws a `ClassifiedError` of kind
+ * `unsupported` (before anything is sent) for content the API cannot take.
+ *
+ * Model switches read from `modelOptions`: `fast: true` → `speed: 'fast'`
+ * (plus the fast-mode beta, which some models require). Other keys are ignored.
+ */
+export function buildAnthropicRequest(input: AnthropicRequestInput, settings: AnthropicRequestSettings = {}): AnthropicRequest {
+  const cacheControl = cacheControlFor(input)
+  const betas: string[] = []
+  if (cacheControl?.ttl === '1h')
+    betas.push(EXTENDED_CACHE_TTL_BETA)
+
+  const thinking = anthropicThinkingFields(input, findAnthropicModel(input.model))
+  betas.push(...thinking.betas)
+
+  // Fields are added in one fixed order: the prefix (system, tools) always serializes first.
+  const body: AnthropicRequestBody = {
+    model: input.model,
+    max_tokens: thinking.maxTokens,
+    ...(input.system ? { system: [withCacheControl<TextBlockParam>({ type: 'text', text: input.system }, cacheControl)] } : {}),
+    ...(input.tools.length > 0 ? { tools: wireTools(input.tools, cacheControl) } : {}),
+    messages: wireMessages(input.messages, cacheControl),
+  }
+  if (thinking.thinking)
+    body.thinking = thinking.thinking
+  if (thinking.outputConfig)
+    body.output_config = thinking.outputConfig
+  if (input.modelOptions?.fast === true) {
+    body.speed = 'fast'
+    betas.push(FAST_MODE_BETA)
+  }
+  if (settings.contextManagement) {
+    body.context_management = settings.contextManagement
+    betas.push(CONTEXT_MANAGEMENT_BETA)
+  }
+  return { body, betas: [...new Set(betas)] }
+}
+
+/** One TTL for every breakpoint: the API wants 1h entries before 5m ones, and a uniform TTL never mixes them. */
+function cacheControlFor(input: AnthropicRequestInput): CacheControlEphemeral | undefined {
+  if (input.cache === false)
+    return undefined
+  return input.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' }
+}
+
+function withCacheControl<T extends object>(block: T, cacheControl: CacheControlEphemeral | undefined): T {
+  return cacheControl ? { ...block, cache_control: cacheControl } : block
+}
+
+function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemeral | undefined): Tool[] {
+  return tools.map((tool, index) => {
+    const wire: Tool = { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] }
+    return index === tools.length - 1 ? withCacheControl(wire, cacheControl) : wire
+  })
+}
+
+/**
+ * Convert, drop what this API never sees, and merge consecutive messages of
+ * the same role (the API rejects two user messages in a row). The last block
+ * that can carry one gets the conversation's cache breakpoint.
+ */
+export function wireMessages(messages: readonly SessionMessage[], cacheControl?: CacheControlEphemeral): MessageParam[] {
+  const wire: Array<{ role: 'user' | 'assistant', content: ContentBlockParam[] }> = []
+  for (const message of messages) {
+    const content: ContentBlockParam[] = []
+    for (const block of message.content) {
+      const converted = toWireBlock(block)
+      if (converted)
+        content.push(converted)
+    }
+    if (content.length === 0)
+      continue
+    const previous = wire.at(-1)
+    if (previous && previous.role === message.role)
+      previous.content.push(...content)
+    else
+      wire.push({ role: message.role, content })
+  }
+
+  const last = wire.at(-1)
+  if (cacheControl && last) {
+    const index = last.content.findLastIndex(acceptsCacheControl)
+    if (index >= 0)
+      last.content[index] = withCacheControl(last.content[index], cacheControl)
+  }
+  return wire
+}

@@ -1,0 +1,21 @@
+/**
+ * `zidane/providers`: the provider contract. Types, the list of thinking
+ * levels and the tool-argument buffer every streaming provider needs; each provider implementation lives in its own subpath so importing
+ * this entry never loads a vendor SDK.
+ */
+
+export { THINKING_LEVELS } from './thinking'
+export type { ThinkingLevel } from './thinking'
+export { INVALID_TOOL_INPUT_KEY, invalidToolInput, parseToolInput, ToolJsonBuffer } from './tool-json'
+export type { InvalidToolInput } from './tool-json'
+export type {
+  Provider,
+  ProviderCapabilities,
+  ProviderMeta,
+  StreamCallbacks,
+  StreamOptions,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+  TurnResult,
+} from './types'

@@ -1,0 +1,76 @@
+/**
+ * Tool-call arguments arrive as `input_json_delta` fragments. They are kept in
+ * an array and parsed once, when the block stops: re-parsing the growing
+ * string on every delta would make long arguments quadratic.
+ *
+ * Arguments that do not parse to a JSON object (a stream cut short, a model
+ * that emitted garbage) are not repaired and not replaced by `{}`, which a
+ * tool with only optional parameters would happily run with. The call keeps
+ * its place in the transcript, so it stays paired with a result, and its input
+ * becomes a marker object that `invalidToolInput()` recognises: the loop
+ * answers such a call with an error result instead of running the tool, and a
+ * tool schema that forbids extra properties rejects it on its own.
+ */
+
+/** The single key of a marker input. Chosen so it cannot clash with a real argument name. */
+export const INVALID_TOOL_INPUT_KEY = '__invalidToolInput'
+
+export interface InvalidToolInput {
+  /** The argument text exactly as streamed. */
+  raw: string
+  /** Why it was rejected. */
+  error: string
+}
+
+/** Collects one block's argument fragments. */
+export class ToolJsonBuffer {
+  private readonly fragments: string[] = []
+
+  push(fragment: string): void {
+    if (fragment)
+      this.fragments.push(fragment)
+  }
+
+  get empty(): boolean {
+    return this.fragments.length === 0
+  }
+
+  /** Parse the collected text once. No fragments means no arguments: `initial` (the block's own `input`) or `{}`. */
+  finish(initial: unknown): Record<string, unknown> {
+    if (this.fragments.length === 0)
+      return isJsonObject(initial) ? initial : {}
+    return parseToolInput(this.fragments.join(''))
+  }
+}
+
+/** Parse finished argument text into an object, or into a marker input when it is not a JSON object. */
+export function parseToolInput(raw: string): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  }
+  catch (error) {
+    return markInvalid(raw, `arguments are not valid JSON (${(error as Error).message})`)
+  }
+  if (!isJsonObject(value))
+    return markInvalid(raw, 'arguments are not a JSON object')
+  return value
+}
+
+/** The marker's details when a tool call's input could not be parsed, else `undefined`. */
+export function invalidToolInput(input: Record<string, unknown>): InvalidToolInput | undefined {
+  const marker = input[INVALID_TOOL_INPUT_KEY]
+  if (Object.keys(input).length !== 1 || typeof marker !== 'object' || marker === null)
+    return undefined
+  const { raw, error } = marker as Partial<InvalidToolInput>
+  return typeof raw === 'string' && typeof error === 'string' ? { raw, error } : undefined
+}
+
+function markInvalid(raw: string, error: string): Record<string, unknown> {
+  const marker: InvalidToolInput = { raw, error }
+  return { [INVALID_TOOL_INPUT_KEY]: marker }
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,106 @@
+import type { TurnFinishReason, TurnUsage } from '../agent/stats'
+import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../session/content'
+import type { ThinkingLevel } from './thinking'
+
+/** A tool as the model sees it: the (wire) name, a description and a JSON Schema for its input. */
+export interface ToolSpec {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+}
+
+/** One tool call the model made. `name` is canonical inside the loop, the wire name inside a provider. */
+export interface ToolCall {
+  id: string
+  name: string
+  input: Record<string, unknown>
+}
+
+/** The answer to one tool call, paired by `callId`. */
+export interface ToolResult {
+  callId: string
+  output: string | ToolResultContent[]
+  isError?: boolean
+}
+
+/** What a provider can do; the loop and wire transforms read it instead of checking names. */
+export interface ProviderCapabilities {
+  /** Images in user prompts. */
+  images: boolean
+  /** Native PDF documents. */
+  documents: boolean
+  /** Images and documents inside tool results. */
+  toolResultMedia: boolean
+  /** Reasoning output and thinking levels. */
+  thinking: boolean
+  /** Prompt cache breakpoints. */
+  promptCache: boolean
+  /** With `thinking: 'adaptive'`, `thinkingBudget` caps the whole response rather than the reasoning alone. */
+  adaptiveBudgetIsEnvelope?: boolean
+  /** Most media blocks one request may carry, when the API has such a limit. */
+  maxMediaPerRequest?: number
+}
+
+export interface ProviderMeta {
+  defaultModel: string
+  contextWindow?: number
+}
+
+/** Everything one model call needs, already provider-neutral. */
+export interface StreamOptions {
+  model: string
+  system: string
+  messages: SessionMessage[]
+  tools: ToolSpec[]
+  thinking: ThinkingLevel
+  /** Per-turn reasoning budget in tokens; overrides the level's default. */
+  thinkingBudget?: number
+  /** Whole-task reasoning budget (Anthropic adaptive thinking only). */
+  taskBudget?: number
+  /** Send the level-derived effort hint (Anthropic). Default true. */
+  effortHint?: boolean
+  /** Output-token ceiling; providers pick a model-driven default when absent. */
+  maxTokens?: number
+  /** Mark cache breakpoints. Default true. */
+  cache?: boolean
+  cacheTtl?: '5m' | '1h'
+  /** Model-specific switches (e.g. `{ fast: true }`); unknown ones are ignored. */
+  modelOptions?: Record<string, unknown>
+  /** Cancels the request. Providers must pass it to their HTTP client. */
+  signal: AbortSignal
+}
+
+/**
+ * Streaming callbacks. Providers call them as bytes arrive; the loop forwards
+ * them to hooks and feeds its watchdogs, so every call also counts as activity.
+ */
+export interface StreamCallbacks {
+  onText: (delta: string) => void
+  onThinking: (delta: string) => void
+  /** A tool call's block began; its arguments follow. */
+  onToolCallStart?: (call: { id: string, name: string }) => void
+  /** Any other sign of life (argument fragments, server-tool progress). */
+  onActivity?: () => void
+}
+
+/** One finished assistant turn. */
+export interface TurnResult {
+  /** The assistant message, in order: thinking, text, tool calls, provider-specific blocks. */
+  content: SessionContentBlock[]
+  /** The tool calls of `content`, in order, for convenience. */
+  toolCalls: ToolCall[]
+  usage: TurnUsage
+  finishReason: TurnFinishReason
+}
+
+/**
+ * A model API behind one small seam. `stream()` turns provider-neutral options
+ * into the vendor's request, streams it, and resolves with the finished turn;
+ * failures are thrown as `ClassifiedError` so the loop can decide what to do.
+ */
+export interface Provider {
+  readonly name: string
+  readonly meta: ProviderMeta
+  readonly capabilities: ProviderCapabilities
+  stream: (options: StreamOptions, callbacks: StreamCallbacks) => Promise<TurnResult>
+}

@@ -1,0 +1,109 @@
+/**
+ * The provider-neutral conversation shapes: what a session stores and what the
+ * loop hands to a provider's wire builder. Providers translate these blocks;
+ * nothing here knows any vendor's format.
+ */
+
+import type { TurnUsage } from '../agent/stats'
+
+/** Tool-result content blocks (what a tool may return besides a plain string). */
+export interface ToolResultTextContent { type: 'text', text: string }
+export interface ToolResultImageContent { type: 'image', data: string, mediaType: string, name?: string, ref?: undefined }
+export interface ToolResultImageRefContent { type: 'image', ref: string, mediaType: string, name?: string, data?: undefined }
+export interface ToolResultAudioContent { type: 'audio', data: string, mediaType: string }
+export interface ToolResultVideoContent { type: 'video', data: string, mediaType: string }
+export interface ToolResultDocumentContent { type: 'document', data: string, encoding: 'text' | 'base64', mediaType: string, name?: string, ref?: undefined }
+export interface ToolResultDocumentRefContent { type: 'document', ref: string, encoding: 'text' | 'base64', mediaType: string, name?: string, data?: undefined }
+
+export type ToolResultContent
+  = | ToolResultTextContent
+    | ToolResultImageContent
+    | ToolResultImageRefContent
+    | ToolResultAudioContent
+    | ToolResultVideoContent
+    | ToolResultDocumentContent
+    | ToolResultDocumentRefContent
+
+/** Model-invisible data a hook attaches to a tool result (telemetry about transforms and the like). */
+export type ToolResultMetadata = Record<string, unknown>
+
+/** Multimodal prompt parts accepted by `agent.run({ prompt })`. */
+export interface PromptTextPart { type: 'text', text: string }
+export interface PromptImagePart { type: 'image', data: string, mediaType: string, name?: string }
+export interface PromptAudioPart { type: 'audio', data: string, mediaType: string, name?: string }
+export interface PromptVideoPart { type: 'video', data: string, mediaType: string, name?: string }
+export interface PromptDocumentPart { type: 'document', data: string, encoding: 'text' | 'base64', mediaType: string, name?: string }
+export type PromptPart = PromptTextPart | PromptImagePart | PromptAudioPart | PromptVideoPart | PromptDocumentPart
+
+/** Which API produced an opaque signature; only that API's wire builder sends it back. */
+export type SignatureProducer = 'anthropic' | 'openai' | 'gemini' | (string & {})
+export type GeminiSignatureScope = SignatureProducer
+
+/** Where a text block came from when the loop (not the user) wrote it. */
+export type TextOrigin = 'user' | 'injected' | 'system-note' | (string & {})
+
+/** A note for the model appended to a prompt turn (mode change, environment, …). */
+export interface SystemNote { kind: string, id?: string }
+
+/** A tool call made from inside another tool (codemode); never part of the model transcript. */
+export interface NestedToolCallRecord {
+  id: string
+  name: string
+  input: Record<string, unknown>
+  isError?: boolean
+  durationMs?: number
+  line?: number
+}
+
+export type SessionContentBlock
+  = | { type: 'text', text: string, signature?: string, signatureProducer?: SignatureProducer, origin?: TextOrigin, systemNote?: SystemNote }
+    | { type: 'image', data: string, mediaType: string, name?: string, ref?: never }
+    | { type: 'image', ref: string, mediaType: string, name?: string, data?: never }
+    | { type: 'audio', data: string, mediaType: string, name?: string }
+    | { type: 'video', data: string, mediaType: string, name?: string }
+    | { type: 'document', data: string, encoding: 'base64' | 'text', mediaType: string, name?: string, ref?: never }
+    | { type: 'document', ref: string, encoding: 'base64' | 'text', mediaType: string, name?: string, data?: never }
+    | { type: 'tool_call', id: string, name: string, input: Record<string, unknown>, signature?: string, signatureProducer?: SignatureProducer }
+    | { type: 'tool_result', callId: string, output: string | ToolResultContent[], isError?: boolean, durationMs?: number, metadata?: ToolResultMetadata, calls?: NestedToolCallRecord[] }
+    | { type: 'thinking', text: string, signature?: string, signatureProducer?: SignatureProducer }
+    | { type: 'redacted_thinking', data: string }
+    | { type: 'provider_reasoning', producer: 'openrouter', details: unknown[], model?: string }
+    | { type: 'provider_reasoning', producer: 'vllm', reasoningText: string, model?: string }
+    | { type: 'server_tool_use', producer: 'anthropic', id: string, name: string, input: Record<string, unknown> }
+    | { type: 'server_tool_result', producer: 'anthropic', toolUseId: string, toolName: string, content: unknown }
+    | { type: 'compact-summary', summary: string, model: string, compactedAt: number, replacesTurnIds: readonly string[], usage: TurnUsage }
+
+/** Narrow a block union member by its `type`. */
+export type BlockOf<T extends SessionContentBlock['type']> = Extract<SessionContentBlock, { type: T }>
+export type ToolCallBlock = BlockOf<'tool_call'>
+export type ToolResultBlock = BlockOf<'tool_result'>
+
+/** One message as a provider receives it. */
+export interface SessionMessage {
+  role: 'user' | 'assistant'
+  content: SessionContentBlock[]
+}
+
+/** Why the loop (rather than the user) added a user turn. */
+export type InjectedTurnReason
+  = | 'continue-pause'
+    | 'continue-length'
+    | 'continue-refusal'
+    | 'max-turns-warning'
+    | 'steer'
+    | 'follow-up'
+    | 'nudge'
+    | (string & {})
+
+/** One turn of a conversation as it is kept (and, with a session, persisted). */
+export interface SessionTurn {
+  id: string
+  role: 'system' | 'user' | 'assistant' | 'command'
+  content: SessionContentBlock[]
+  createdAt: number
+  runId?: string
+  usage?: TurnUsage
+  injected?: InjectedTurnReason
+  aborted?: true
+  display?: string
+}

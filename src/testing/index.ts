@@ -1,0 +1,2 @@
+export { scriptedProvider } from './scripted-provider'
+export type { ScriptedProvider, ScriptedProviderOptions, ScriptedTurn } from './scripted-provider'

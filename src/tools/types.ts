@@ -1,0 +1,58 @@
+import type { AgentBehavior } from '../agent/behavior'
+import type { ToolSpec } from '../providers/types'
+import type { ToolResultContent } from '../session/content'
+
+/** What a mutating tool did, reported through `ctx.reportOutcome` and surfaced on `tool:after`. */
+export type ToolOutcome = 'created' | 'updated' | 'edited' | 'noop' | 'failed'
+
+/** What a tool returns: plain text, or blocks when it has media to keep. */
+export type ToolOutput = string | ToolResultContent[]
+
+/** Outcome of checking a tool's input before it runs. `value` is what `execute` receives. */
+export type ValidationResult<T = Record<string, unknown>>
+  = | { ok: true, value: T }
+    | { ok: false, error: string }
+
+/** Everything a tool may know about the call it is serving. */
+export interface ToolContext {
+  /** Id of this tool call. */
+  callId: string
+  /** Id of the turn whose assistant message made the call. */
+  turnId: string
+  /** Id of the run. */
+  runId: string
+  /** Canonical tool name. */
+  name: string
+  /** Name the model used (the alias when one is configured). */
+  displayName: string
+  /** Aborted when the run is aborted; long-running tools must honor it. */
+  signal: AbortSignal
+  /** Subagent depth; 0 at the top level. */
+  depth: number
+  parentRunId?: string
+  parentCallId?: string
+  /** The run's resolved behavior, `extensions` included. */
+  behavior: Readonly<AgentBehavior>
+  /** Record what a mutating call did; shows up as `outcome` on `tool:after`. */
+  reportOutcome: (outcome: ToolOutcome) => void
+}
+
+/** A tool the agent can call. */
+export interface ToolDef<Input = any> {
+  spec: ToolSpec
+  execute: (input: Input, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>
+  /**
+   * Safe to run at the same time as other safe calls of the same turn (no
+   * shared writes). Unsafe calls run alone, in order, as barriers.
+   */
+  isConcurrencySafe?: boolean | ((input: Input) => boolean)
+  /**
+   * Check (and possibly coerce) the model's input. When absent the loop checks
+   * the input against `spec.inputSchema`. A failure goes back to the model as
+   * an error result; the tool does not run.
+   */
+  validate?: (input: unknown) => ValidationResult<Input>
+}
+
+/** Tools keyed by any label; the canonical name is always `spec.name`. */
+export type ToolMap = Record<string, ToolDef>

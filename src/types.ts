@@ -1,0 +1,48 @@
+/**
+ * `zidane/types`: the public types for code that only needs to name them
+ * (shared packages, UI adapters). Everything here is a type except a few tiny
+ * pure helpers and the default clock, so `import type` adds nothing to a bundle.
+ */
+
+export type { AgentBehavior, CacheTtl, RetryConfig } from './agent/behavior'
+export type { AgentClock } from './agent/clock'
+export { DEFAULT_AGENT_CLOCK } from './agent/clock'
+export type { Agent } from './agent/create-agent'
+export type { AgentOptions, AgentRunOptions } from './agent/options'
+export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './agent/stats'
+export { flattenTurns, statsByModel } from './agent/stats'
+export type { StopReason } from './agent/stop-reason'
+export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
+export type {
+  AgentAbortedError,
+  AgentBudgetExceededError,
+  AgentBusyError,
+  AgentContextExceededError,
+  AgentLengthResumeExhaustedError,
+  AgentProviderError,
+  AgentToolNotAllowedError,
+  AgentToolPairingError,
+  BudgetLimit,
+  ClassifiedError,
+  ClassifiedErrorKind,
+  OperationTimeoutError,
+  PairingRepair,
+} from './errors'
+export type { AgentHookBus } from './hooks/bus'
+export type * from './hooks/hook-map'
+export type { ThinkingLevel } from './providers/thinking'
+export type {
+  Provider,
+  ProviderCapabilities,
+  ProviderMeta,
+  StreamCallbacks,
+  StreamOptions,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+  TurnResult,
+} from './providers/types'
+
+export type * from './session/content'
+export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
+export type { ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'
