@@ -191,3 +191,15 @@ export class AgentBusyError extends Error {
     super('This agent is already running; wait for the current run to finish (or abort it) before starting another')
   }
 }
+
+/** A session store could not do what was asked (missing session, duplicate id, unreadable data, HTTP failure). */
+export class SessionStoreError extends Error {
+  override name = 'SessionStoreError'
+  readonly code: 'not_found' | 'exists' | 'corrupt' | 'unsupported_version' | 'io' | 'http'
+  readonly sessionId?: string
+  constructor(message: string, code: SessionStoreError['code'], options: { sessionId?: string, cause?: unknown } = {}) {
+    super(message, { cause: options.cause })
+    this.code = code
+    this.sessionId = options.sessionId
+  }
+}

@@ -1,0 +1,89 @@
+import type { StopReason } from '../agent/stop-reason'
+import type { SessionTurn } from './content'
+
+/**
+ * Version of the stored session format. Every store writes it, and every
+ * later version must still load the fixtures in `test/fixtures/sessions/`.
+ */
+export const SESSION_FORMAT_VERSION = 1
+
+/** How a run ended. */
+export type SessionEndStatus = 'completed' | 'aborted' | 'error'
+
+/** The host's agent profile a run ran as (for transcripts); free-form beyond `name`. */
+export interface SessionRunAgent {
+  name: string
+  [key: string]: unknown
+}
+
+/** Token and cost totals of one run, as recorded when it ended. */
+export interface SessionRunUsage {
+  input: number
+  output: number
+  cacheRead: number
+  cacheCreation: number
+  cost?: number
+  turns: number
+}
+
+/** One `agent.run()` recorded on its session. */
+export interface SessionRun {
+  id: string
+  /** `'running'` until the run ends; a run left `'running'` in a loaded session was cut off by a crash. */
+  status: 'running' | SessionEndStatus
+  startedAt: number
+  endedAt?: number
+  stopReason?: StopReason
+  /** Name and message of the error that ended the run, for `status: 'error'`. */
+  error?: { name: string, message: string }
+  usage?: SessionRunUsage
+  parentRunId?: string
+  parentCallId?: string
+  label?: string
+  agent?: SessionRunAgent
+  resumedFromRunId?: string
+}
+
+/** A whole session as a store holds it. */
+export interface SessionData {
+  version: number
+  id: string
+  createdAt: number
+  /** Time of the last write. */
+  updatedAt: number
+  metadata?: Record<string, unknown>
+  /** Every turn, in append order. */
+  turns: SessionTurn[]
+  /** Every run, in start order; a run saved again replaces its earlier record. */
+  runs: SessionRun[]
+}
+
+export interface CreateSessionRecord {
+  /** When absent the store mints one. */
+  id?: string
+  createdAt: number
+  metadata?: Record<string, unknown>
+}
+
+/**
+ * Where sessions live. Every store passes the same conformance suite
+ * (`test/session/store-conformance.ts`). Writes are append-only: turns are
+ * never rewritten once stored, which is what lets a file store persist turn N
+ * in O(1) whatever N is.
+ */
+export interface SessionStore {
+  /** Create an empty session. Rejects when a session with that id exists. */
+  create: (record: CreateSessionRecord) => Promise<SessionData>
+  /** The session, or `undefined` when there is none with that id. */
+  load: (id: string) => Promise<SessionData | undefined>
+  /** Append turns in order, all or nothing. Concurrent appends never interleave within one call. */
+  appendTurns: (id: string, turns: readonly SessionTurn[]) => Promise<void>
+  /** Insert a run record, or replace the one with the same run id. */
+  saveRun: (id: string, run: SessionRun) => Promise<void>
+  /** Remove a session; removing a missing one is not an error. */
+  delete: (id: string) => Promise<void>
+  /** Ids of every stored session. */
+  list: () => Promise<string[]>
+  /** Release handles (database connections, timers). Optional. */
+  close?: () => Promise<void>
+}
