@@ -5,8 +5,8 @@ export default antfu({
   typescript: true,
   ignores: ['dist/**', 'node_modules/**', 'docs/**/*.md'],
 }, {
-  // Examples and benchmarks are scripts: top-level await is the clearest form there.
-  files: ['examples/**', 'bench/**'],
+  // Examples, benchmarks and child-process fixtures are scripts: top-level await is the clearest form there.
+  files: ['examples/**', 'bench/**', 'scripts/**', 'test/support/*-child.ts'],
   rules: { 'antfu/no-top-level-await': 'off' },
 }, {
   rules: {

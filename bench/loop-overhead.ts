@@ -17,12 +17,12 @@ import Anthropic from '@anthropic-ai/sdk'
 import { createAgent } from '../src'
 import { anthropic } from '../src/providers/anthropic'
 import { runFloorLoop } from './floor-loop'
-import { measure, median, printTable } from './measure'
+import { measure, median, printTable, quantile } from './measure'
 import { startServerProcess } from './server-process'
 
 const TURNS = 50
-const WARMUP_RUNS = 30
-const MEASURED_RUNS = 30
+const WARMUP_RUNS = 80
+const MEASURED_RUNS = 40
 const TARGET_RATIO = 1.2
 
 const MODEL = 'claude-sonnet-5-5'
@@ -56,9 +56,13 @@ interface Scenario {
 
 export interface ScenarioResult {
   label: string
+  /** Medians per turn. */
   floor: Sample
   zidane: Sample
+  /** zidane CPU / floor CPU, from the two medians. */
   ratio: number
+  /** The same ratio taken run by run (each zidane run against the floor run beside it): quartiles, for the spread. */
+  pairedRatio: { q1: number, median: number, q3: number }
 }
 
 const SCENARIOS: readonly Scenario[] = [
@@ -99,13 +103,16 @@ async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
         floorSamples.push(await measure(floor))
       }
     }
+    const floorPerTurn = perTurn(floorSamples)
+    const zidanePerTurn = perTurn(zidaneSamples)
+    const pairs = zidaneSamples.map((sample, i) => sample.cpuMs / floorSamples[i].cpuMs)
     const result: ScenarioResult = {
       label: scenario.label,
-      floor: perTurn(floorSamples),
-      zidane: perTurn(zidaneSamples),
-      ratio: 0,
+      floor: floorPerTurn,
+      zidane: zidanePerTurn,
+      ratio: zidanePerTurn.cpuMs / floorPerTurn.cpuMs,
+      pairedRatio: { q1: quantile(pairs, 0.25), median: quantile(pairs, 0.5), q3: quantile(pairs, 0.75) },
     }
-    result.ratio = result.zidane.cpuMs / result.floor.cpuMs
     printScenario(result)
     return result
   }
@@ -128,6 +135,8 @@ function printScenario(result: ScenarioResult): void {
     ['floor (@anthropic-ai/sdk by hand)', result.floor.cpuMs.toFixed(3), result.floor.wallMs.toFixed(3), '1.00×'],
     ['zidane', result.zidane.cpuMs.toFixed(3), result.zidane.wallMs.toFixed(3), `${result.ratio.toFixed(2)}×`],
   ])
+  const { q1, median, q3 } = result.pairedRatio
+  console.log(`run-by-run CPU ratio: median ${median.toFixed(2)}×, middle half ${q1.toFixed(2)}×–${q3.toFixed(2)}×`)
 }
 
 export function floorRunner(baseURL: string): () => Promise<void> {

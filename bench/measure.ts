@@ -25,11 +25,18 @@ export async function measure(work: () => Promise<unknown>): Promise<Sample> {
 }
 
 export function median(values: readonly number[]): number {
+  return quantile(values, 0.5)
+}
+
+/** The `q` quantile (0 to 1), interpolating between the two nearest values. */
+export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0)
     return Number.NaN
   const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+  const position = (sorted.length - 1) * q
+  const below = Math.floor(position)
+  const above = Math.ceil(position)
+  return sorted[below] + (sorted[above] - sorted[below]) * (position - below)
 }
 
 /** Print rows as a left-aligned text table with a header rule. */

@@ -122,9 +122,18 @@ export class AgentToolNotAllowedError extends Error {
   }
 }
 
-/** One repair the pre-send pairing pass made (or would have made). */
+/**
+ * One repair the pre-send pairing pass made (or would have made). `messageIndex`
+ * points into the messages the pass was given (not its output, whose indices
+ * shift as messages are added or dropped): the message holding the call for
+ * `orphan-tool-call` and `duplicate-tool-call`, the message holding the result
+ * for the other kinds. `action` says what was done to the block, since two
+ * kinds have two outcomes (a stranded result is moved or dropped; an
+ * unanswered call gets a synthetic result, a call in a user message is dropped).
+ */
 export interface PairingRepair {
   kind: 'orphan-tool-call' | 'orphan-tool-result' | 'duplicate-tool-call' | 'duplicate-tool-result' | 'stranded'
+  action: 'synthesized' | 'moved' | 'dropped'
   callId: string
   messageIndex: number
 }
@@ -195,7 +204,7 @@ export class AgentBusyError extends Error {
 /** A session store could not do what was asked (missing session, duplicate id, unreadable data, HTTP failure). */
 export class SessionStoreError extends Error {
   override name = 'SessionStoreError'
-  readonly code: 'not_found' | 'exists' | 'corrupt' | 'unsupported_version' | 'io' | 'http'
+  readonly code: 'not_found' | 'exists' | 'invalid_id' | 'corrupt' | 'unsupported_version' | 'io' | 'http'
   readonly sessionId?: string
   constructor(message: string, code: SessionStoreError['code'], options: { sessionId?: string, cause?: unknown } = {}) {
     super(message, { cause: options.cause })

@@ -8,10 +8,14 @@ export type { AgentBehavior, CacheTtl, RetryConfig } from './agent/behavior'
 export type { AgentClock } from './agent/clock'
 export { DEFAULT_AGENT_CLOCK } from './agent/clock'
 export type { Agent } from './agent/create-agent'
+export type { ModelTarget, ModelTargetSpec } from './agent/model-targets'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
+export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './agent/stats'
 export { flattenTurns, statsByModel } from './agent/stats'
+export type { QueuedUserMessage } from './agent/steering'
 export type { StopReason } from './agent/stop-reason'
+export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
 export type {
   AgentAbortedError,
@@ -27,9 +31,12 @@ export type {
   ClassifiedErrorKind,
   OperationTimeoutError,
   PairingRepair,
+  SessionStoreError,
 } from './errors'
+
 export type { AgentHookBus } from './hooks/bus'
 export type * from './hooks/hook-map'
+export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'
 export type { ThinkingLevel } from './providers/thinking'
 export type {
   Provider,
@@ -42,7 +49,9 @@ export type {
   ToolSpec,
   TurnResult,
 } from './providers/types'
-
 export type * from './session/content'
+export type { CreateSessionOptions, Session } from './session/session'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
+export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore } from './session/types'
+export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'
 export type { ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'

@@ -5,6 +5,8 @@
  * that reads it, next to the code that acts on it.
  */
 
+import type { ModelCatalog } from '../providers/catalog/types'
+
 /** Retry-with-backoff around one provider call. */
 export interface RetryConfig {
   /** Attempts including the first. `1` turns retry off. Default 3. */
@@ -53,6 +55,12 @@ export interface AgentBehavior {
   modelOptions?: Record<string, unknown>
   /** Context window of the serving model, when the host knows it better than the provider. */
   contextWindow?: number
+  /**
+   * Model metadata overrides (window, output ceiling, prices), keyed
+   * `'provider:modelId'`, or a `{ get, list }` source. A run's catalog is
+   * consulted before the agent's, then `setModelCatalog()`, then the bundled data.
+   */
+  modelCatalog?: ModelCatalog
   /** Retry policy for retryable provider failures. */
   retry?: RetryConfig
 
@@ -75,6 +83,19 @@ export interface AgentBehavior {
   maxConsecutiveLengthResumes?: number
   /** Most consecutive refusal continuations; `0` turns the recovery off. Default 3. */
   maxConsecutiveRefusalResumes?: number
+
+  // --- sessions ------------------------------------------------------------
+  /**
+   * Append each finished turn to the session store as the run goes (default
+   * true): a tool call is stored together with its result, so a crash loses at
+   * most the turn in flight. `false` writes once when the run ends, on every
+   * exit path; the prompt turn is stored up front either way.
+   */
+  persistTurns?: boolean
+  /** Throw `AgentToolPairingError` instead of repairing broken tool-call pairing on the wire. */
+  strictToolPairing?: boolean
+  /** Most pairing repairs one request may need before the run fails with `AgentToolPairingError`. Default off. */
+  maxPairingRepairsPerTurn?: number
 
   // --- host data -----------------------------------------------------------
   /** Host-owned settings the SDK never reads; surfaced on `ToolContext.behavior.extensions`. */

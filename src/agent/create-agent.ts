@@ -1,10 +1,16 @@
 import type { AgentHookBus } from '../hooks/bus'
-import type { AgentOptions, AgentRunOptions } from './options'
+import type { PromptPart } from '../session/content'
+import type { Session } from '../session/session'
+import type { AgentToolState } from '../tool-state/types'
+import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
 import type { AgentStats } from './stats'
+import type { SteeringQueues } from './steering'
 import { AgentAbortedError, AgentBusyError } from '../errors'
 import { createHookBus, registerHookMap } from '../hooks/bus'
+import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
-import { executeRun } from './run'
+import { MessageQueue } from './message-queue'
+import { executeRun, providerList } from './run'
 
 /** An agent: a provider, tools and behavior, run one conversation at a time. */
 export interface Agent {
@@ -12,6 +18,21 @@ export interface Agent {
   readonly hooks: AgentHookBus
   /** Whether a run is in progress. */
   readonly running: boolean
+  /**
+   * What the agent's tools have committed to their state. Read-only: state
+   * changes only from inside a tool, so every write has a tool result it
+   * belongs to. Subagents get their own.
+   */
+  readonly toolState: AgentToolState
+  /** The session runs record into, when the agent has one. */
+  readonly session?: Session
+  /**
+   * Add a user message at the next turn boundary of the current run (or at the
+   * start of the next run when none is going). It keeps the run going.
+   */
+  steer: (prompt: string | PromptPart[], options?: QueuedMessageOptions) => void
+  /** Add a user message when the current (or next) run would otherwise end. */
+  followUp: (prompt: string | PromptPart[], options?: QueuedMessageOptions) => void
   /** Run the loop until the model is done, a limit is hit, or the run is aborted. */
   run: (options?: AgentRunOptions) => Promise<AgentStats>
   /** Abort the run in progress: the stream and tools in flight stop, and the run returns `'aborted'`. */
@@ -25,19 +46,30 @@ export interface Agent {
  * aliases, unknown hook names) throw here, not in the middle of a run.
  */
 export function createAgent(options: AgentOptions): Agent {
-  if (!options?.provider || typeof options.provider.stream !== 'function')
-    throw new TypeError('createAgent() needs a provider')
+  const providers = options?.provider ? providerList(options.provider) : []
+  if (providers.length === 0 || providers.some(provider => typeof provider?.stream !== 'function'))
+    throw new TypeError('createAgent() needs a provider (or a non-empty list of providers)')
   createToolRegistry(options.tools, options.toolAliases)
 
   const hooks = createHookBus()
   registerHookMap(hooks, options.hooks)
+  const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue() }
+  const toolState = createToolStateController(options.toolState)
   let current: AbortController | undefined
   let destroyed = false
 
   return {
     hooks,
+    session: options.session,
+    toolState: toolState.committed,
     get running() {
       return current !== undefined
+    },
+    steer(prompt, messageOptions = {}) {
+      queues.steering.push({ prompt, ...messageOptions })
+    },
+    followUp(prompt, messageOptions = {}) {
+      queues.followUp.push({ prompt, ...messageOptions })
     },
     async run(runOptions = {}) {
       if (destroyed)
@@ -47,7 +79,7 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
-        return await executeRun(options, hooks, controller, runOptions)
+        return await executeRun({ agent: options, hooks, controller, queues, toolState }, runOptions)
       }
       finally {
         current = undefined

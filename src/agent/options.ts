@@ -1,15 +1,23 @@
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
-import type { PromptPart } from '../session/content'
+import type { PromptPart, SystemNote } from '../session/content'
+import type { Session } from '../session/session'
+import type { SessionRunAgent } from '../session/types'
+import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
 import type { AgentBehavior } from './behavior'
 import type { AgentClock } from './clock'
+import type { ModelTargetSpec } from './model-targets'
+import type { SystemFreezeOptions } from './system-freeze'
 
 /** Options for `createAgent`. */
 export interface AgentOptions {
-  /** The model API the agent talks to. */
-  provider: Provider
+  /**
+   * The model API the agent talks to, or an ordered list: a run whose turn
+   * fails for good on one provider moves on to the next (see `run({ model })`).
+   */
+  provider: Provider | readonly Provider[]
   /** Tools available to every run, keyed by any label (the canonical name is `spec.name`). */
   tools?: ToolMap
   /** Default system prompt. Default: `'You are a helpful assistant.'`. */
@@ -25,14 +33,29 @@ export interface AgentOptions {
   toolAliases?: Record<string, string>
   /** Handlers registered on `agent.hooks` at creation. */
   hooks?: AgentHookMap
+  /**
+   * The conversation to record into and continue. Without one, each run is a
+   * fresh conversation and nothing outlives it.
+   */
+  session?: Session
+  /**
+   * Durable backing for tool state (`ToolContext.state`). Loaded at the start
+   * of each run until a load succeeds; each call's writes are committed when
+   * the call succeeds. Default: in memory, for the agent's lifetime.
+   */
+  toolState?: ToolStateStore
 }
 
 /** Options for one `agent.run()`. */
 export interface AgentRunOptions {
   /** The user's message: text, or parts for text with images and documents. */
   prompt?: string | PromptPart[]
-  /** Model id. Default: the provider's `meta.defaultModel`. */
-  model?: string
+  /**
+   * Model selection. A model id runs on the (first) provider and falls back
+   * across the others; a list is an ordered fallback chain whose entries may
+   * pin a model to a provider by name. Default: each provider's default model.
+   */
+  model?: string | readonly (string | ModelTargetSpec)[]
   /** System prompt for this run. Default: the agent's, then `'You are a helpful assistant.'`. */
   system?: string
   /** Reasoning effort. Default `'off'`. */
@@ -59,6 +82,35 @@ export interface AgentRunOptions {
   tracingContext?: Readonly<Record<string, string>>
   /** Model-specific options for this run; wins over `behavior.modelOptions`. */
   modelOptions?: Record<string, unknown>
+  /**
+   * Continue the conversation of an earlier run of the session (its turns only,
+   * with unanswered tool calls dropped). Needs a session and a prompt.
+   */
+  resumeRunId?: string
+  /** Display label recorded on the run (`SessionRun.label`). */
+  runLabel?: string
+  /** The host's agent profile recorded on the run (`SessionRun.agent`). */
+  runAgent?: SessionRunAgent
+  /**
+   * Stop at the next turn boundary, after the turn in flight and its tool
+   * results are recorded; the run returns `stopReason: 'paused'` and a later
+   * run on the same session continues it.
+   */
+  pauseSignal?: AbortSignal
+  /** Notes for the model appended to this run's prompt turn, after the prompt. */
+  systemNotes?: readonly SystemNoteText[]
+  /** Keep the conversation's system prompt byte-stable across runs (see `SystemFreezeOptions`). */
+  systemFreeze?: SystemFreezeOptions
+}
+
+/** A note for the model: a `SystemNote` marker plus its text. */
+export type SystemNoteText = SystemNote & { text: string }
+
+/** What `agent.steer` and `agent.followUp` take besides the prompt. */
+export interface QueuedMessageOptions {
+  /** Your id for the message; `steer:inject` gives it back. */
+  id?: string
+  systemNotes?: readonly SystemNoteText[]
 }
 
 export const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant.'

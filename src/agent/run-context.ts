@@ -1,17 +1,24 @@
 import type { AgentHookBus } from '../hooks/bus'
+import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
-import type { InjectedTurnReason, SessionTurn } from '../session/content'
+import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionTurn } from '../session/content'
+import type { Session } from '../session/session'
+import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
 import type { AgentBehavior } from './behavior'
 import type { AgentClock } from './clock'
+import type { ModelTarget } from './model-targets'
 import type { TurnUsage } from './stats'
 import type { StopReason } from './stop-reason'
 
-/** A user message the loop adds on its own (a nudge, a continuation). */
-export interface InjectedMessage {
-  text: string
-  reason: InjectedTurnReason
+/** A user turn waiting to be added before the next model call. */
+export interface PendingTurn {
+  content: SessionContentBlock[]
+  /** Set when the loop wrote it (a nudge, a continuation), not a person. */
+  injected?: InjectedTurnReason
+  /** For steered and follow-up messages: where it came from and the caller's id (`steer:inject`). */
+  queued?: { kind: 'steer' | 'follow-up', id?: string, prompt: string | PromptPart[] }
 }
 
 /**
@@ -26,12 +33,20 @@ export interface RunContext {
 
   readonly hooks: AgentHookBus
   readonly behavior: Readonly<AgentBehavior>
-  readonly provider: Provider
-  readonly model: string
+  /** The run's and the agent's model catalogs, kept apart so each layer is consulted in turn. */
+  readonly catalogs: ModelCatalogLayers
+  /** The provider and model serving the run now; a fallback moves both (see `targets`). */
+  provider: Provider
+  model: string
+  /** Every target of the run, in fallback order, and the index of the current one. */
+  readonly targets: readonly ModelTarget[]
+  targetIndex: number
   readonly system: string
   readonly thinking: ThinkingLevel
   readonly modelOptions?: Record<string, unknown>
   readonly tools: ToolRegistry
+  /** The agent's tool state; each call gets its own staging view. */
+  readonly toolState: ToolStateController
   readonly clock: AgentClock
   /** Aborted by `agent.abort()`, the run's `signal`, or a policy. */
   readonly signal: AbortSignal
@@ -39,6 +54,12 @@ export interface RunContext {
 
   /** The conversation: turns given to the run plus the turns it adds. */
   readonly turns: SessionTurn[]
+  /** The session the run records into, when the agent has one. */
+  readonly session?: Session
+  /** `turns[persistedCount:]` are not in the session's store yet. */
+  persistedCount: number
+  /** Stops the run at the next turn boundary (`stopReason: 'paused'`). */
+  readonly pauseSignal?: AbortSignal
   /** Parent-loop turns this run has started. */
   turnCount: number
   /** Usage of each finished turn of this run, in order. */
@@ -50,10 +71,10 @@ export interface RunContext {
   /** Real time of the first observable provider signal. */
   firstSignalAtMs?: number
 
-  /** Messages to add as user turns before the next model call. */
-  readonly pending: InjectedMessage[]
+  /** User turns to add before the next model call (added only if the loop goes on). */
+  readonly pending: PendingTurn[]
   /** Set by a policy to keep the loop going after a turn without tool calls. */
-  continuation?: InjectedMessage
+  keepGoing: boolean
   /** Set by a policy to end the run at this turn boundary. */
   stopRequest?: StopReason
 }

@@ -1,38 +1,55 @@
 import type { BehaviorPolicy, PolicyContext } from '../behavior/policy'
 import type { AgentHookBus } from '../hooks/bus'
-import type { PromptPart, SessionContentBlock, SessionTurn } from '../session/content'
+import type { Provider } from '../providers/types'
+import type { SessionTurn } from '../session/content'
+import type { SessionEndStatus, SessionRun } from '../session/types'
+import type { ToolStateController } from '../tool-state/types'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { RunContext } from './run-context'
 import type { AgentStats } from './stats'
+import type { SteeringQueues } from './steering'
 import type { StopReason } from './stop-reason'
 import { BUILT_IN_POLICIES } from '../behavior'
-import { AgentAbortedError } from '../errors'
+import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, registerHookMap } from '../hooks/bus'
-import { runLoop } from '../loop/run-loop'
+import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { createToolRegistry } from '../tools/registry'
+import { filterUnresolvedToolUses } from '../wire/pairing'
 import { resolveBehavior } from './behavior'
 import { DEFAULT_AGENT_CLOCK } from './clock'
+import { resolveModelTargets } from './model-targets'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
+import { promptContent } from './prompt-content'
+import { attachSteering } from './steering'
+import { composeSystemPrompt } from './system-freeze'
+
+/** What an agent hands each of its runs. */
+export interface RunEnvironment {
+  agent: AgentOptions
+  hooks: AgentHookBus
+  controller: AbortController
+  queues: SteeringQueues
+  toolState: ToolStateController
+  policies?: readonly BehaviorPolicy[]
+}
 
 /**
- * One `agent.run()` from start to finish: resolve options, attach per-run
- * hooks and policies, run the loop, build the stats, and always detach what
- * was attached, whichever way the run ends.
+ * One `agent.run()` from start to finish: resolve options, seed the
+ * conversation (from the session when there is one), attach policies and
+ * per-run hooks, run the loop, record the run, and always detach what was
+ * attached, whichever way the run ends.
  */
-export async function executeRun(
-  agent: AgentOptions,
-  hooks: AgentHookBus,
-  controller: AbortController,
-  options: AgentRunOptions,
-  policies: readonly BehaviorPolicy[] = BUILT_IN_POLICIES,
-): Promise<AgentStats> {
-  if (options.prompt === undefined)
-    throw new TypeError('agent.run() needs a prompt')
-
+export async function executeRun(env: RunEnvironment, options: AgentRunOptions): Promise<AgentStats> {
+  const { agent, hooks, controller } = env
+  const session = agent.session
+  const seed = seedTurns(env, options)
   const behavior = resolveBehavior(agent.behavior, options.behavior)
   const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
   const tools = createToolRegistry(options.tools ?? agent.tools, agent.toolAliases)
+  const targets = resolveModelTargets(providerList(agent.provider), options.model)
+  // The SDK appends no sections of its own yet; when it does, they join here.
+  const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT)
 
   // Everything attached below is detached in `finally`, in reverse order,
   // whichever way the run ends (a bad per-run hook name included).
@@ -54,42 +71,110 @@ export async function executeRun(
       parentCallId: options.parentCallId,
       hooks,
       behavior,
-      provider: agent.provider,
-      model: options.model ?? agent.provider.meta.defaultModel,
-      system: options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT,
+      catalogs: { run: options.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog },
+      provider: targets[0].provider,
+      model: targets[0].model,
+      targets,
+      targetIndex: 0,
+      system: await resolveSystem(options, freshSystem),
       thinking: options.thinking ?? 'off',
       modelOptions: options.modelOptions ?? behavior.modelOptions,
       tools,
+      toolState: env.toolState,
       clock,
       signal: controller.signal,
       abort: reason => controller.abort(reason ?? new AgentAbortedError()),
-      turns: [],
+      turns: [...seed],
+      session,
+      persistedCount: seed.length,
+      pauseSignal: options.pauseSignal,
       turnCount: 0,
       usage: [],
       startedAt: await clock.now(),
       startedAtMs: Date.now(),
       pending: [],
+      keepGoing: false,
     }
 
-    // Handler order on each event: the agent's own hooks, then the policies, then this run's hooks.
-    for (const policy of policies) {
+    // Handler order on each event: the agent's own hooks, then the policies,
+    // then steering, then this run's hooks.
+    for (const policy of env.policies ?? BUILT_IN_POLICIES) {
       const detach = policy.attach(policyContext(run))
       if (detach)
         detachers.push(detach)
     }
+    detachers.push(attachSteering(run, env.queues))
     detachers.push(registerHookMap(hooks, options.hooks))
 
-    return await driveRun(run, options)
+    // Tool state loads before any tool can run; a failed load is retried by the next run.
+    await env.toolState.hydrate()
+    return await driveRun(run, options, freshSystem)
   }
   finally {
     for (const detach of detachers.reverse()) detach()
   }
 }
 
-/** Fire the lifecycle hooks around the loop and turn its outcome into stats. */
-async function driveRun(run: RunContext, options: AgentRunOptions): Promise<AgentStats> {
+/**
+ * The conversation a run starts from: nothing without a session; the whole
+ * session otherwise, or one earlier run's turns with `resumeRunId`. Tool calls
+ * that never got a result (a process killed mid-tool) are left out, so the
+ * model is asked again instead of seeing a call with no answer.
+ */
+function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[] {
+  const session = env.agent.session
+  const queued = env.queues.steering.size > 0
+  if (options.resumeRunId !== undefined) {
+    if (!session)
+      throw new TypeError('resumeRunId needs an agent with a session')
+    if (options.prompt === undefined)
+      throw new TypeError('resumeRunId needs a prompt: the instruction to continue with')
+    const turns = session.turnsOfRun(options.resumeRunId)
+    if (turns.length === 0)
+      throw new TypeError(`Run "${options.resumeRunId}" has no recorded turns in session "${session.id}"`)
+    return resumableTurns(turns)
+  }
+  const turns = session ? resumableTurns(session.turns) : []
+  if (options.prompt === undefined && !queued && turns.length === 0)
+    throw new TypeError('agent.run() needs a prompt (or a session with turns to continue)')
+  return turns
+}
+
+/**
+ * Turns to resume from. When the last assistant turn had tool calls that never
+ * got results, that turn was interrupted: it is left out entirely (not just
+ * its calls), so the model answers the last user message afresh instead of
+ * seeing a half-finished turn as its final word.
+ */
+function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
+  const filtered = filterUnresolvedToolUses(turns)
+  const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
+  if (!lastAssistant || filtered.includes(lastAssistant))
+    return filtered
+  return filtered.filter(turn => turn.id !== lastAssistant.id)
+}
+
+/** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */
+async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string): Promise<AgentStats> {
   const lifecycle = { timeoutMs: hookTimeout(run), failClosed: false }
+  const session = run.session
+  const record: SessionRun = {
+    id: run.runId,
+    status: 'running',
+    startedAt: run.startedAt,
+    ...definedOnly({
+      parentRunId: options.parentRunId,
+      parentCallId: options.parentCallId,
+      label: options.runLabel,
+      agent: options.runAgent,
+      resumedFromRunId: options.resumeRunId,
+    }),
+  }
   try {
+    if (session) {
+      await session.saveRun(record)
+      await callHookBounded(run.hooks, 'session:start', { ...runIds(run), sessionId: session.id }, lifecycle)
+    }
     await callHookBounded(run.hooks, 'agent:start', {
       ...runIds(run),
       provider: run.provider.name,
@@ -98,19 +183,107 @@ async function driveRun(run: RunContext, options: AgentRunOptions): Promise<Agen
       tracingContext: options.tracingContext,
       metadata: options.metadata,
     }, lifecycle)
-    run.turns.push(await promptTurn(run, options.prompt!))
+    if (options.prompt !== undefined) {
+      run.turns.push({
+        id: run.clock.randomUUID(),
+        role: 'user',
+        content: promptContent(options.prompt, [...freezeNotes(options, freshSystem), ...options.systemNotes ?? []]),
+        createdAt: await run.clock.now(),
+        runId: run.runId,
+      })
+      // The prompt is stored before the model is called, whatever `persistTurns` says.
+      await persistNewTurns(run)
+    }
 
-    const stopReason = await runLoop(run)
+    const stopReason = endsWithAnswer(run) ? 'completed' : await runLoop(run)
+    await persistNewTurns(run)
     const stats = buildStats(run, stopReason)
+    await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason)
     if (stopReason === 'aborted')
       await callHookBounded(run.hooks, 'agent:abort', { ...runIds(run), reason: run.signal.reason }, lifecycle)
     await callHookBounded(run.hooks, 'agent:done', { ...runIds(run), stats, stopReason }, lifecycle)
     return stats
   }
   catch (error) {
+    // Keep what the run did: its recorded turns are paired (tool results are
+    // recorded before any policy can throw), so they are safe to store.
+    await persistNewTurns(run).catch(() => {})
+    const status: SessionEndStatus = error instanceof AgentBudgetExceededError ? 'aborted' : 'error'
+    await finishRecord(run, record, status, buildStats(run, 'aborted'), undefined, error).catch(() => {})
     await callHookBounded(run.hooks, 'agent:error', { ...runIds(run), error }, lifecycle).catch(() => {})
     throw error
   }
+}
+
+async function finishRecord(
+  run: RunContext,
+  record: SessionRun,
+  status: SessionEndStatus,
+  stats: AgentStats,
+  stopReason?: StopReason,
+  error?: unknown,
+): Promise<void> {
+  const session = run.session
+  if (!session)
+    return
+  await session.saveRun({
+    ...record,
+    status,
+    endedAt: await run.clock.now(),
+    ...definedOnly({ stopReason }),
+    ...(error === undefined ? {} : { error: describeError(error) }),
+    usage: {
+      input: stats.totalIn,
+      output: stats.totalOut,
+      cacheRead: stats.totalCacheRead,
+      cacheCreation: stats.totalCacheCreation,
+      turns: stats.turns,
+      ...definedOnly({ cost: stats.cost }),
+    },
+  })
+  await callHookBounded(run.hooks, 'session:end', {
+    ...runIds(run),
+    sessionId: session.id,
+    status,
+    ...definedOnly({ stopReason }),
+  }, { timeoutMs: hookTimeout(run), failClosed: false })
+}
+
+/**
+ * A continuation with nothing to continue: the conversation already ends with
+ * an answer (no prompt, nothing queued). The run returns at once.
+ */
+function endsWithAnswer(run: RunContext): boolean {
+  if (run.pending.length > 0)
+    return false
+  for (let i = run.turns.length - 1; i >= 0; i--) {
+    const turn = run.turns[i]
+    if (turn.role === 'user')
+      return false
+    if (turn.role === 'assistant' && !turn.aborted && turn.content.length > 0)
+      return !turn.content.some(block => block.type === 'tool_call')
+  }
+  return false
+}
+
+/**
+ * The system prompt to send: the frozen one when `systemFreeze.system` is set,
+ * else the fresh one (handed to `onCapture` so the host can freeze it).
+ */
+async function resolveSystem(options: AgentRunOptions, fresh: string): Promise<string> {
+  const freeze = options.systemFreeze
+  if (freeze?.system !== undefined)
+    return freeze.system
+  await freeze?.onCapture?.(fresh, {})
+  return fresh
+}
+
+/** With a frozen prompt, the host's notes about what changed since it was frozen. */
+function freezeNotes(options: AgentRunOptions, fresh: string) {
+  const freeze = options.systemFreeze
+  if (freeze?.system === undefined || !freeze.notes)
+    return []
+  return freeze.notes(fresh, {})
 }
 
 function policyContext(run: RunContext): PolicyContext {
@@ -118,22 +291,18 @@ function policyContext(run: RunContext): PolicyContext {
     hooks: run.hooks,
     behavior: run.behavior,
     run,
-    inject: (text, reason) => run.pending.push({ text, reason }),
+    inject: (text, reason) => {
+      run.pending.push({ content: [{ type: 'text', text, origin: 'injected' }], injected: reason })
+    },
     continueWith: (text, reason) => {
-      run.continuation = { text, reason }
+      run.pending.push({ content: [{ type: 'text', text, origin: 'injected' }], injected: reason })
+      run.keepGoing = true
     },
     stop: (reason) => {
       run.stopRequest ??= reason
     },
     abort: run.abort,
   }
-}
-
-async function promptTurn(run: RunContext, prompt: string | PromptPart[]): Promise<SessionTurn> {
-  const content: SessionContentBlock[] = typeof prompt === 'string'
-    ? [{ type: 'text', text: prompt }]
-    : prompt.map(part => ({ ...part }) as SessionContentBlock)
-  return { id: run.clock.randomUUID(), role: 'user', content, createdAt: await run.clock.now(), runId: run.runId }
 }
 
 function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
@@ -164,6 +333,8 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     stats.cost = cost
   if (run.firstSignalAtMs !== undefined)
     stats.timeTillFirstTokenMs = run.firstSignalAtMs - run.startedAtMs
+  if (stopReason === 'paused')
+    stats.paused = true
   return stats
 }
 
@@ -175,4 +346,23 @@ function finalText(turns: readonly SessionTurn[]): string {
       return turn.content.map(block => block.type === 'text' ? block.text : '').join('')
   }
   return ''
+}
+
+/** The agent's providers as a list. */
+export function providerList(provider: AgentOptions['provider']): readonly Provider[] {
+  return Array.isArray(provider) ? provider : [provider as Provider]
+}
+
+function describeError(error: unknown): { name: string, message: string } {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) }
+}
+
+/** Copy only the keys whose value is defined, so stored records carry no `undefined` holes. */
+function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
+  const out: Partial<T> = {}
+  for (const key of Object.keys(value) as (keyof T)[]) {
+    if (value[key] !== undefined)
+      out[key] = value[key]
+  }
+  return out
 }

@@ -32,6 +32,13 @@ const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
   'tool:after',
   'tool:error',
   'tool-results:after',
+  'session:start',
+  'session:turns',
+  'session:end',
+  'steer:inject',
+  'pairing:repair',
+  'tool-state:commit-failed',
+  'model:fallback',
 ])
 
 /**
@@ -122,7 +129,10 @@ export async function callHookBounded<K extends AgentHookName>(
       }
     }
   }
-  await bus.callHookWith(callInOrder, name, [ctx] as never)
+  // Synchronous handlers leave nothing to wait for: no extra turn of the microtask queue.
+  const pending = bus.callHookWith(callInOrder, name, [ctx] as never) as Promise<void> | void
+  if (pending)
+    await pending
 }
 
 /** Wait for one handler's promise; on timeout, throw (fail closed) or log and move on. */
@@ -152,6 +162,29 @@ async function waitBounded(pending: Promise<void>, name: string, options: Bounde
 }
 
 /**
+ * Hookable's serial order (each handler starts once the previous one has
+ * settled; a throw rejects) without the console task hookable creates per
+ * call, which costs about a microsecond and runs once per streamed delta here.
+ */
+function callInOrderUnbounded(handlers: HookCallback[], args: unknown[]): Promise<void> | void {
+  return callFrom(handlers, args, 0)
+}
+
+function callFrom(handlers: HookCallback[], args: unknown[], from: number): Promise<void> | void {
+  for (let index = from; index < handlers.length; index++) {
+    let result: unknown
+    try {
+      result = handlers[index](...args)
+    }
+    catch (error) {
+      return Promise.reject(error)
+    }
+    if (result && typeof (result as Promise<void>).then === 'function')
+      return Promise.resolve(result as Promise<void>).then(() => callFrom(handlers, args, index + 1))
+  }
+}
+
+/**
  * Fire a hook from a synchronous streaming callback. Handlers run in order;
  * an async handler is not awaited (the stream does not wait for observers),
  * and a failure is logged rather than breaking the stream.
@@ -160,7 +193,7 @@ export function fireHook<K extends AgentHookName>(bus: AgentHookBus, name: K, ct
   if (!hasHookHandlers(bus, name))
     return
   try {
-    const pending = (bus.callHook as (n: K, c: HookContext<K>) => Promise<void> | void)(name, ctx)
+    const pending = bus.callHookWith(callInOrderUnbounded, name, [ctx] as never) as Promise<void> | void
     if (pending)
       pending.catch(error => debugLog(`hook "${name}" failed`, error))
   }

@@ -1,8 +1,10 @@
 import type { AgentStats, TurnFinishReason, TurnUsage } from '../agent/stats'
 import type { StopReason } from '../agent/stop-reason'
-import type { ClassifiedError } from '../errors'
+import type { ClassifiedError, PairingRepair } from '../errors'
 import type { ToolResult } from '../providers/types'
 import type { PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../session/content'
+import type { SessionEndStatus } from '../session/types'
+import type { ToolStateOp } from '../tool-state/types'
 import type { ToolOutcome, ToolOutput } from '../tools/types'
 
 /** Ids shared by every run-scoped hook context. */
@@ -139,6 +141,45 @@ export interface AgentErrorContext extends RunHookContext {
   error: unknown
 }
 
+export interface SessionHookContext extends RunHookContext {
+  sessionId: string
+}
+
+export interface SessionTurnsContext extends SessionHookContext {
+  /** The turns just written to the store, in order. */
+  turns: readonly SessionTurn[]
+}
+
+export interface SessionEndContext extends SessionHookContext {
+  status: SessionEndStatus
+  stopReason?: StopReason
+}
+
+export interface SteerInjectContext extends StreamHookContext {
+  /** `'steer'` (`agent.steer`) or `'follow-up'` (`agent.followUp`). */
+  kind: 'steer' | 'follow-up'
+  /** The id the caller gave the message, if any. */
+  id?: string
+  prompt: string | PromptPart[]
+}
+
+export interface PairingRepairContext extends StreamHookContext {
+  repair: PairingRepair
+}
+
+export interface ToolStateCommitFailedContext extends ToolHookContext {
+  error: unknown
+  /** The writes that were dropped, in the order the tool made them. */
+  ops: readonly ToolStateOp[]
+}
+
+export interface ModelFallbackContext extends StreamHookContext {
+  from: { provider: string, model: string }
+  to: { provider: string, model: string }
+  /** The failure that moved the run on. */
+  error: unknown
+}
+
 type Handler<Ctx> = (ctx: Ctx) => void | Promise<void>
 
 /**
@@ -166,6 +207,13 @@ export interface AgentHooks {
   'tool:after': Handler<ToolAfterContext>
   'tool:error': Handler<ToolErrorContext>
   'tool-results:after': Handler<ToolResultsAfterContext>
+  'session:start': Handler<SessionHookContext>
+  'session:turns': Handler<SessionTurnsContext>
+  'session:end': Handler<SessionEndContext>
+  'steer:inject': Handler<SteerInjectContext>
+  'pairing:repair': Handler<PairingRepairContext>
+  'tool-state:commit-failed': Handler<ToolStateCommitFailedContext>
+  'model:fallback': Handler<ModelFallbackContext>
 }
 
 export type AgentHookName = keyof AgentHooks

@@ -2,10 +2,12 @@ import type { RunContext } from '../agent/run-context'
 import type { ToolAfterContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
 import type { ToolResultBlock } from '../session/content'
+import type { ToolStateView } from '../tool-state/types'
 import type { ToolContext, ToolDef, ToolOutcome, ToolOutput } from '../tools/types'
 import { BEHAVIOR_DEFAULTS } from '../agent/behavior'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { extendContext } from '../hooks/context'
 import { invalidToolInput } from '../providers/tool-json'
 import { toolOutputByteLength } from '../session/tool-output'
 import { checkJsonSchema } from '../tools/json-schema'
@@ -42,14 +44,13 @@ interface PreparedCall {
 function prepareCall(run: RunContext, turnId: string, call: ToolCall): PreparedCall {
   const name = run.tools.toCanonical(call.name)
   const def = run.tools.get(name)
-  const base: ToolHookContext = {
-    ...runIds(run),
+  const base: ToolHookContext = extendContext(runIds(run), {
     turnId,
     callId: call.id,
     name,
     displayName: run.tools.toWire(name),
     input: call.input,
-  }
+  })
   return { base, def, safe: def ? isConcurrencySafe(def, call.input) : true }
 }
 
@@ -119,6 +120,7 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
 async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown): Promise<Answer> {
   const startedAt = Date.now()
   let outcome: ToolOutcome | undefined
+  let view: ToolStateView | undefined
   const ctx: ToolContext = {
     callId: base.callId,
     turnId: base.turnId,
@@ -130,6 +132,11 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     parentRunId: run.parentRunId,
     parentCallId: run.parentCallId,
     behavior: run.behavior,
+    // Created on first use: most tools never touch state.
+    get state() {
+      view ??= run.toolState.begin(base.callId)
+      return view
+    },
     reportOutcome: (value) => {
       outcome = value
     },
@@ -149,28 +156,53 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     started = true
     const work = (async () => def.execute(input, ctx))()
     const output = await raceAbort(work, run.signal)
+    await settleToolState(run, base, view, true)
     return { output: normalizeOutput(output), isError: false, outcome, durationMs: Date.now() - startedAt }
   }
   catch (error) {
+    await settleToolState(run, base, view, false)
     const durationMs = Date.now() - startedAt
     if (run.signal.aborted)
       return { output: started ? ABORTED_WHILE_RUNNING : ABORTED_BEFORE_START, isError: true, outcome, durationMs }
-    await callHookBounded(run.hooks, 'tool:error', { ...base, error }, { timeoutMs: hookTimeout(run), failClosed: false })
+    await callHookBounded(run.hooks, 'tool:error', extendContext(base, { error }), { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(hookError => debugLog('tool:error hook failed', hookError))
     return { output: `Error: ${errorMessage(error)}`, isError: true, outcome, durationMs }
   }
+}
+
+/**
+ * A call's state writes take effect only if the call succeeded: a tool that
+ * threw or was aborted may have staged half of a change. A store that fails
+ * to commit does not fail the call (its work is done); the loss is reported
+ * on `tool-state:commit-failed`, or on stderr when nobody listens.
+ */
+async function settleToolState(run: RunContext, base: ToolHookContext, view: ToolStateView | undefined, succeeded: boolean): Promise<void> {
+  if (!view)
+    return
+  if (!succeeded) {
+    run.toolState.discard(base.callId)
+    return
+  }
+  const result = await run.toolState.commit(base.callId)
+  if (result.ok)
+    return
+  if (hasHookHandlers(run.hooks, 'tool-state:commit-failed')) {
+    await callHookBounded(run.hooks, 'tool-state:commit-failed', extendContext(base, { error: result.error, ops: result.ops }), { timeoutMs: hookTimeout(run), failClosed: false })
+      .catch(hookError => debugLog('tool-state:commit-failed hook failed', hookError))
+    return
+  }
+  console.error(`[zidane] tool state of ${base.name} (${base.callId}) was not saved: ${errorMessage(result.error)}`)
 }
 
 /** Let `tool:transform` rewrite the result, then report it on `tool:after`. */
 async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer): Promise<{ output: ToolOutput, isError: boolean }> {
   let output = normalizeOutput(answer.output)
   if (hasHookHandlers(run.hooks, 'tool:transform')) {
-    const transform: ToolTransformContext = {
-      ...base,
+    const transform: ToolTransformContext = extendContext(base, {
       result: answer.output,
       isError: answer.isError,
       outputBytes: toolOutputByteLength(answer.output),
-    }
+    })
     try {
       await callHookBounded(run.hooks, 'tool:transform', transform, { timeoutMs: hookTimeout(run), failClosed: true })
       output = normalizeOutput(transform.result)
@@ -181,14 +213,13 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
   }
   if (!hasHookHandlers(run.hooks, 'tool:after'))
     return { output, isError: answer.isError }
-  const after: ToolAfterContext = {
-    ...base,
+  const after: ToolAfterContext = extendContext(base, {
     result: output,
     isError: answer.isError,
     outcome: answer.outcome,
     outputBytes: toolOutputByteLength(output),
     durationMs: answer.durationMs,
-  }
+  })
   await callHookBounded(run.hooks, 'tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
     .catch(error => debugLog('tool:after hook failed', error))
   return { output, isError: answer.isError }
@@ -240,7 +271,13 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+    work.then((value) => {
+      signal.removeEventListener('abort', onAbort)
+      resolve(value)
+    }, (error) => {
+      signal.removeEventListener('abort', onAbort)
+      reject(error)
+    })
   })
 }
 

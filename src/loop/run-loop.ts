@@ -4,9 +4,13 @@ import type { StopReason } from '../agent/stop-reason'
 import type { ToolCall, ToolResult } from '../providers/types'
 import type { SessionTurn, ToolResultBlock } from '../session/content'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { extendContext } from '../hooks/context'
+import { fillEstimatedCost } from '../providers/catalog/cost'
 import { applyWireToolNames, buildWireMessages } from '../wire/messages'
 import { dispatchToolCalls } from './dispatch'
-import { hookTimeout, runIds, streamTurn } from './stream-turn'
+import { streamWithFallback } from './fallback'
+import { pairForWire } from './pairing-pass'
+import { hookTimeout, runIds } from './stream-turn'
 
 /**
  * The agent loop. Each pass: add any queued user messages, stream one
@@ -20,56 +24,56 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
   while (true) {
     if (run.signal.aborted)
       return 'aborted'
+    if (run.pauseSignal?.aborted)
+      return 'paused'
     if (run.turnCount >= maxTurns)
       return 'max-turns'
 
-    await appendPendingMessages(run)
+    await appendPendingTurns(run)
     run.turnCount += 1
     const turnId = run.clock.randomUUID()
     const request = await prepareRequest(run, turnId)
-    const streamed = await streamTurn(run, turnId, request)
+    const streamed = await streamWithFallback(run, turnId, request)
     if (!streamed)
       return 'aborted'
 
     const { result } = streamed
-    const usage: TurnUsage = {
-      ...result.usage,
+    // Providers that report no cost get one from the model catalog.
+    const usage: TurnUsage = fillEstimatedCost(extendContext(result.usage, {
       finishReason: result.finishReason,
       timeToFirstTokenMs: streamed.timeToFirstTokenMs,
       streamDurationMs: streamed.streamDurationMs,
-    }
+    }), run.provider.name, extendContext(run.catalogs, { requestedModel: run.model, cacheTtl: run.behavior.cacheTtl }))
     const hookOpts = { timeoutMs: hookTimeout(run), failClosed: false }
     const content = canonicalToolNames(run, result.content)
     // Each context is built only when someone listens: most hooks have no handler on most turns.
     if (hasHookHandlers(run.hooks, 'stream:end'))
-      await callHookBounded(run.hooks, 'stream:end', { ...runIds(run), turnId, content, usage, finishReason: result.finishReason }, hookOpts)
+      await callHookBounded(run.hooks, 'stream:end', extendContext(runIds(run), { turnId, content, usage, finishReason: result.finishReason }), hookOpts)
     const assistant = await appendTurn(run, turnId, 'assistant', content, { usage })
     run.usage.push(usage)
     if (hasHookHandlers(run.hooks, 'usage'))
-      await callHookBounded(run.hooks, 'usage', { ...runIds(run), turnId, usage }, hookOpts)
+      await callHookBounded(run.hooks, 'usage', extendContext(runIds(run), { turnId, usage }), hookOpts)
 
     const toolResults = await answerToolCalls(run, turnId, result.toolCalls)
+    if (run.behavior.persistTurns !== false)
+      await persistNewTurns(run)
     if (hasHookHandlers(run.hooks, 'turn:after')) {
-      await callHookBounded(run.hooks, 'turn:after', {
-        ...runIds(run),
+      await callHookBounded(run.hooks, 'turn:after', extendContext(runIds(run), {
         turnId,
         turn: run.turnCount,
         assistant,
         toolResults,
         usage,
         finishReason: result.finishReason,
-      }, hookOpts)
+      }), hookOpts)
     }
 
     if (run.signal.aborted)
       return 'aborted'
     if (run.stopRequest)
       return run.stopRequest
-    if (toolResults.length > 0)
-      continue
-    if (run.continuation) {
-      run.pending.unshift(run.continuation)
-      run.continuation = undefined
+    if (toolResults.length > 0 || run.keepGoing) {
+      run.keepGoing = false
       continue
     }
     if (result.finishReason === 'length')
@@ -82,22 +86,26 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
 
 /** Build this turn's request: the wire view, transformed by hooks, with tools under their wire names. */
 async function prepareRequest(run: RunContext, turnId: string) {
-  const ids = { ...runIds(run), turnId }
   const strict = { timeoutMs: hookTimeout(run), failClosed: true }
-  const wire = buildWireMessages(run.turns)
+  let system = run.system
+  let messages = buildWireMessages(run.turns)
   if (hasHookHandlers(run.hooks, 'turn:before'))
-    await callHookBounded(run.hooks, 'turn:before', { ...ids, turn: run.turnCount, messages: wire }, strict)
-  const system = { ...ids, system: run.system }
-  if (hasHookHandlers(run.hooks, 'system:transform'))
-    await callHookBounded(run.hooks, 'system:transform', system, strict)
-  const context = { ...ids, messages: wire }
-  if (hasHookHandlers(run.hooks, 'context:transform'))
-    await callHookBounded(run.hooks, 'context:transform', context, strict)
+    await callHookBounded(run.hooks, 'turn:before', extendContext(runIds(run), { turnId, turn: run.turnCount, messages }), strict)
+  if (hasHookHandlers(run.hooks, 'system:transform')) {
+    const ctx = extendContext(runIds(run), { turnId, system })
+    await callHookBounded(run.hooks, 'system:transform', ctx, strict)
+    system = ctx.system
+  }
+  if (hasHookHandlers(run.hooks, 'context:transform')) {
+    const ctx = extendContext(runIds(run), { turnId, messages })
+    await callHookBounded(run.hooks, 'context:transform', ctx, strict)
+    messages = ctx.messages
+  }
   const b = run.behavior
   return {
     model: run.model,
-    system: system.system,
-    messages: applyWireToolNames(context.messages, run.tools.toWire),
+    system,
+    messages: applyWireToolNames(await pairForWire(run, turnId, messages), run.tools.toWire),
     tools: [...run.tools.specs],
     thinking: run.thinking,
     thinkingBudget: b.thinkingBudget,
@@ -118,16 +126,44 @@ async function answerToolCalls(run: RunContext, turnId: string, calls: readonly 
   await appendTurn(run, run.clock.randomUUID(), 'user', blocks)
   const results = blocks.map(block => ({ callId: block.callId, output: block.output, isError: block.isError }))
   if (hasHookHandlers(run.hooks, 'tool-results:after'))
-    await callHookBounded(run.hooks, 'tool-results:after', { ...runIds(run), turnId, results }, { timeoutMs: hookTimeout(run), failClosed: false })
+    await callHookBounded(run.hooks, 'tool-results:after', extendContext(runIds(run), { turnId, results }), { timeoutMs: hookTimeout(run), failClosed: false })
   return results
 }
 
-/** Queued user messages (nudges, continuations) become user turns marked `injected`. */
-async function appendPendingMessages(run: RunContext): Promise<void> {
-  while (run.pending.length > 0) {
-    const message = run.pending.shift()!
-    await appendTurn(run, run.clock.randomUUID(), 'user', [{ type: 'text', text: message.text, origin: 'injected' }], { injected: message.reason })
+/**
+ * Pending user turns join the conversation: the loop's own (marked
+ * `injected`), and messages steered in or queued as follow-ups (announced on
+ * `steer:inject` with the caller's id).
+ */
+async function appendPendingTurns(run: RunContext): Promise<void> {
+  for (let next = run.pending.shift(); next; next = run.pending.shift()) {
+    const turn = await appendTurn(run, run.clock.randomUUID(), 'user', next.content, next.injected ? { injected: next.injected } : {})
+    if (next.queued) {
+      await callHookBounded(run.hooks, 'steer:inject', {
+        ...runIds(run),
+        turnId: turn.id,
+        kind: next.queued.kind,
+        id: next.queued.id,
+        prompt: next.queued.prompt,
+      }, { timeoutMs: hookTimeout(run), failClosed: false })
+    }
   }
+}
+
+/**
+ * Store the turns recorded since the last write, as one batch. Called after
+ * each turn's tool results, so a tool call is stored together with its
+ * result, and once more when the run ends.
+ */
+export async function persistNewTurns(run: RunContext): Promise<void> {
+  const session = run.session
+  if (!session || run.persistedCount >= run.turns.length)
+    return
+  const batch = run.turns.slice(run.persistedCount)
+  await session.appendTurns(batch)
+  run.persistedCount += batch.length
+  if (hasHookHandlers(run.hooks, 'session:turns'))
+    await callHookBounded(run.hooks, 'session:turns', { ...runIds(run), sessionId: session.id, turns: batch }, { timeoutMs: hookTimeout(run), failClosed: false })
 }
 
 async function appendTurn(

@@ -12,12 +12,13 @@ export async function runToolCallsInOrder<T>(
   maxConcurrent: number,
 ): Promise<T[]> {
   const limit = Math.max(1, Math.floor(maxConcurrent) || 1)
-  const results = Array.from<T>({ length: count })
+  const results: T[] = []
   const inFlight = new Set<Promise<void>>()
 
   for (let index = 0; index < count; index++) {
     if (!isSafe(index)) {
-      await Promise.all(inFlight)
+      if (inFlight.size > 0)
+        await Promise.all(inFlight)
       results[index] = await run(index)
       continue
     }
@@ -29,6 +30,7 @@ export async function runToolCallsInOrder<T>(
     })
     inFlight.add(slot)
   }
-  await Promise.all(inFlight)
+  if (inFlight.size > 0)
+    await Promise.all(inFlight)
   return results
 }

@@ -10,6 +10,7 @@ import {
   OperationTimeoutError,
 } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers } from '../hooks/bus'
+import { extendContext } from '../hooks/context'
 import { backoffDelay, resolveRetry, sleep } from './backoff'
 import { startStreamWatchdog } from './watchdog'
 
@@ -64,14 +65,13 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
         throw providerError(run, request.model, error, attempt)
 
       const delayMs = backoffDelay(attempt, retry, error.retryAfterMs)
-      await callHookBounded(run.hooks, 'stream:retry', {
-        ...runIds(run),
+      await callHookBounded(run.hooks, 'stream:retry', extendContext(runIds(run), {
         turnId,
         attempt: attempt + 1,
         error,
         delayMs,
         discardedThinking: progress.thinking,
-      }, { timeoutMs: hookTimeout(run), failClosed: false })
+      }), { timeoutMs: hookTimeout(run), failClosed: false })
       try {
         await sleep(delayMs, run.signal)
       }
@@ -85,13 +85,12 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
 async function callStreamStart(run: RunContext, turnId: string, model: string, attempt: number): Promise<void> {
   if (!hasHookHandlers(run.hooks, 'stream:start'))
     return
-  await callHookBounded(run.hooks, 'stream:start', {
-    ...runIds(run),
+  await callHookBounded(run.hooks, 'stream:start', extendContext(runIds(run), {
     turnId,
     provider: run.provider.name,
     model,
     attempt,
-  }, { timeoutMs: hookTimeout(run), failClosed: true })
+  }), { timeoutMs: hookTimeout(run), failClosed: true })
 }
 
 /**
@@ -100,7 +99,17 @@ async function callStreamStart(run: RunContext, turnId: string, model: string, a
  */
 async function streamAttempt(run: RunContext, turnId: string, request: TurnRequest, progress: AttemptProgress): Promise<TurnResult> {
   const controller = new AbortController()
-  const forwardRunAbort = () => controller.abort(run.signal.reason)
+  // Only this function aborts the attempt, so it settles the race itself
+  // instead of listening on the attempt's signal.
+  let cancel!: (reason: unknown) => void
+  const cancelled = new Promise<never>((_, reject) => {
+    cancel = reject
+  })
+  const abortAttempt = (reason: unknown) => {
+    controller.abort(reason)
+    cancel(controller.signal.reason)
+  }
+  const forwardRunAbort = () => abortAttempt(run.signal.reason)
   if (run.signal.aborted)
     forwardRunAbort()
   else
@@ -109,10 +118,9 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
   let firedBy: { kind: WatchdogKind, afterMs: number } | undefined
   const watchdog = startStreamWatchdog(watchdogLimits(run), (kind, afterMs) => {
     firedBy = { kind, afterMs }
-    controller.abort(new Error(`provider ${kind} watchdog fired`))
+    abortAttempt(new Error(`provider ${kind} watchdog fired`))
   })
 
-  const ids = { ...runIds(run), turnId }
   // Once this attempt is over, late callbacks from a provider that ignored the
   // abort must not reach hooks or the watchdogs (a retry may be streaming).
   let live = true
@@ -124,24 +132,16 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
     watchdog.activity()
   }
 
-  const cancelled = new Promise<never>((_, reject) => {
-    const onAbort = () => reject(controller.signal.reason)
-    if (controller.signal.aborted)
-      onAbort()
-    else
-      controller.signal.addEventListener('abort', onAbort, { once: true })
-  })
-
   // Called through an async wrapper so a provider that throws synchronously
   // still lands in the race below, where the watchdog is cleared.
-  const call = (async () => run.provider.stream({ ...request, signal: controller.signal }, {
+  const call = (async () => run.provider.stream(extendContext(request, { signal: controller.signal }), {
     onText(delta) {
       if (!live)
         return
       progress.contentStreamed = true
       markSignal()
       if (hasHookHandlers(run.hooks, 'stream:text'))
-        fireHook(run.hooks, 'stream:text', { ...ids, delta })
+        fireHook(run.hooks, 'stream:text', deltaContext(run, turnId, delta))
     },
     onThinking(delta) {
       if (!live)
@@ -149,7 +149,7 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
       progress.thinking += delta
       markSignal()
       if (hasHookHandlers(run.hooks, 'stream:thinking'))
-        fireHook(run.hooks, 'stream:thinking', { ...ids, delta })
+        fireHook(run.hooks, 'stream:thinking', deltaContext(run, turnId, delta))
     },
     onToolCallStart() {
       if (!live)
@@ -180,6 +180,11 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
     watchdog.clear()
     run.signal.removeEventListener('abort', forwardRunAbort)
   }
+}
+
+/** A streamed delta's hook context, written out as one literal because it is built per delta (see `extendContext`). */
+function deltaContext(run: RunContext, turnId: string, delta: string) {
+  return { runId: run.runId, depth: run.depth, parentRunId: run.parentRunId, parentCallId: run.parentCallId, turnId, delta }
 }
 
 function watchdogLimits(run: RunContext) {

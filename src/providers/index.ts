@@ -4,6 +4,8 @@
  * this entry never loads a vendor SDK.
  */
 
+export { BUNDLED_MODEL_CATALOG, fillEstimatedCost, getModelCatalog, resolveModelInfo, setModelCatalog } from './catalog'
+export type { ModelCatalog, ModelInfo, ModelPricing } from './catalog'
 export { THINKING_LEVELS } from './thinking'
 export type { ThinkingLevel } from './thinking'
 export { INVALID_TOOL_INPUT_KEY, invalidToolInput, parseToolInput, ToolJsonBuffer } from './tool-json'

@@ -5,6 +5,7 @@
  */
 
 import type { TurnUsage } from '../agent/stats'
+import type { SystemPromptSnapshot } from '../agent/system-freeze'
 
 /** Tool-result content blocks (what a tool may return besides a plain string). */
 export interface ToolResultTextContent { type: 'text', text: string }
@@ -106,4 +107,6 @@ export interface SessionTurn {
   injected?: InjectedTurnReason
   aborted?: true
   display?: string
+  /** On a `role: 'system'` turn: a frozen system prompt (`content` holds its text). */
+  systemSnapshot?: SystemPromptSnapshot
 }

@@ -1,6 +1,7 @@
 import type { AgentBehavior } from '../agent/behavior'
 import type { ToolSpec } from '../providers/types'
 import type { ToolResultContent } from '../session/content'
+import type { ToolStateView } from '../tool-state/types'
 
 /** What a mutating tool did, reported through `ctx.reportOutcome` and surfaced on `tool:after`. */
 export type ToolOutcome = 'created' | 'updated' | 'edited' | 'noop' | 'failed'
@@ -33,6 +34,12 @@ export interface ToolContext {
   parentCallId?: string
   /** The run's resolved behavior, `extensions` included. */
   behavior: Readonly<AgentBehavior>
+  /**
+   * Durable key/value state shared by the agent's tools across runs. Writes
+   * are staged and committed only when this call succeeds; reads see the
+   * committed state plus this call's own writes.
+   */
+  state: ToolStateView
   /** Record what a mutating call did; shows up as `outcome` on `tool:after`. */
   reportOutcome: (outcome: ToolOutcome) => void
 }

@@ -10,9 +10,11 @@ import type { BehaviorPolicy } from '../../src/behavior/policy'
 import type { SessionContentBlock, SessionMessage, SessionTurn } from '../../src/session/content'
 import type { ScriptedTurn } from '../../src/testing'
 import type { ToolDef } from '../../src/tools/types'
+import { MessageQueue } from '../../src/agent/message-queue'
 import { executeRun } from '../../src/agent/run'
 import { BUILT_IN_POLICIES } from '../../src/behavior'
 import { createHookBus, registerHookMap } from '../../src/hooks/bus'
+import { createToolStateController } from '../../src/tool-state'
 
 /** A promise with its resolver exposed. */
 export interface Deferred<T = void> {
@@ -157,7 +159,7 @@ export async function runCapturingTurns(
   onStart?.(controller)
   const captured: CapturedRun = { turns: [], controller }
   try {
-    captured.stats = await executeRun(agent, hooks, controller, runOptions, [...BUILT_IN_POLICIES, capture])
+    captured.stats = await executeRun({ agent, hooks, controller, queues: { steering: new MessageQueue(), followUp: new MessageQueue() }, toolState: createToolStateController(), policies: [...BUILT_IN_POLICIES, capture] }, runOptions)
   }
   catch (error) {
     captured.error = error

@@ -1,0 +1,53 @@
+import type { Provider } from '../providers/types'
+
+/** One entry of a run's model list: a model id, optionally pinned to one provider by name. */
+export interface ModelTargetSpec {
+  model: string
+  /** `Provider.name` to pin the model to; without it the model is tried on every provider. */
+  provider?: string
+  /** Context window of this model, when the host knows it. */
+  contextWindow?: number
+}
+
+/** A concrete place to send a turn. */
+export interface ModelTarget {
+  provider: Provider
+  model: string
+  contextWindow?: number
+}
+
+/**
+ * The ordered targets of a run. No model: each provider's default model, in
+ * provider order. A model id: that id on every provider, in order. A list:
+ * each entry in turn, a pinned entry on its provider only and a bare one on
+ * every provider. Duplicates are dropped; an entry pinned to a provider the
+ * agent does not have is a configuration error.
+ */
+export function resolveModelTargets(providers: readonly Provider[], model: string | readonly (string | ModelTargetSpec)[] | undefined): ModelTarget[] {
+  if (model === undefined)
+    return providers.map(provider => ({ provider, model: provider.meta.defaultModel, contextWindow: provider.meta.contextWindow }))
+  const entries = typeof model === 'string' ? [model] : model
+  if (entries.length === 0)
+    throw new TypeError('The model list is empty')
+  const targets: ModelTarget[] = []
+  const seen = new Set<string>()
+  const add = (provider: Provider, spec: ModelTargetSpec) => {
+    const key = `${provider.name}\u0000${spec.model}`
+    if (seen.has(key))
+      return
+    seen.add(key)
+    targets.push({ provider, model: spec.model, ...(spec.contextWindow === undefined ? {} : { contextWindow: spec.contextWindow }) })
+  }
+  for (const entry of entries) {
+    const spec = typeof entry === 'string' ? { model: entry } : entry
+    if (spec.provider === undefined) {
+      for (const provider of providers) add(provider, spec)
+      continue
+    }
+    const pinned = providers.find(provider => provider.name === spec.provider)
+    if (!pinned)
+      throw new TypeError(`Model "${spec.model}" is pinned to provider "${spec.provider}", which this agent does not have (it has: ${providers.map(p => p.name).join(', ')})`)
+    add(pinned, spec)
+  }
+  return targets
+}

@@ -1,0 +1,36 @@
+import type { RunContext } from '../agent/run-context'
+import type { StreamedTurn, TurnRequest } from './stream-turn'
+import { AgentContextExceededError, AgentProviderError } from '../errors'
+import { callHookBounded } from '../hooks/bus'
+import { hookTimeout, runIds, streamTurn } from './stream-turn'
+
+/**
+ * Stream a turn on the run's current target; when it fails for good (retries
+ * spent, or not retryable), move to the next target and try again. The move
+ * is run-sticky: later turns of this run stay on the new target, and the next
+ * run starts from the first one again. With no target left, the last error
+ * is thrown.
+ */
+export async function streamWithFallback(run: RunContext, turnId: string, request: TurnRequest): Promise<StreamedTurn | undefined> {
+  while (true) {
+    try {
+      return await streamTurn(run, turnId, { ...request, model: run.model })
+    }
+    catch (error) {
+      const next = run.targets[run.targetIndex + 1]
+      if (!next || run.signal.aborted || !(error instanceof AgentProviderError || error instanceof AgentContextExceededError))
+        throw error
+      const from = { provider: run.provider.name, model: run.model }
+      run.targetIndex += 1
+      run.provider = next.provider
+      run.model = next.model
+      await callHookBounded(run.hooks, 'model:fallback', {
+        ...runIds(run),
+        turnId,
+        from,
+        to: { provider: next.provider.name, model: next.model },
+        error,
+      }, { timeoutMs: hookTimeout(run), failClosed: false })
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import type { RunContext } from '../agent/run-context'
+import type { SessionMessage } from '../session/content'
+import { activeLimit } from '../agent/behavior'
+import { AgentToolPairingError } from '../errors'
+import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { repairToolPairing } from '../wire/pairing'
+import { isWellPaired } from '../wire/well-paired'
+import { hookTimeout, runIds } from './stream-turn'
+
+/**
+ * The pre-send pairing pass: every tool call on the wire gets exactly one
+ * result. Repairs change this request only, never the recorded turns; each is
+ * announced on `pairing:repair`. With `strictToolPairing` the run fails
+ * instead, and `maxPairingRepairsPerTurn` fails a run whose history needs
+ * more repairs than any healthy one would (a provider reusing ids, say).
+ */
+export async function pairForWire(run: RunContext, turnId: string, messages: SessionMessage[]): Promise<SessionMessage[]> {
+  if (isWellPaired(messages))
+    return messages
+  const { messages: repaired, repairs } = repairToolPairing(messages)
+  if (repairs.length === 0)
+    return messages
+  if (hasHookHandlers(run.hooks, 'pairing:repair')) {
+    for (const repair of repairs)
+      await callHookBounded(run.hooks, 'pairing:repair', { ...runIds(run), turnId, repair }, { timeoutMs: hookTimeout(run), failClosed: false })
+  }
+  if (run.behavior.strictToolPairing)
+    throw new AgentToolPairingError(`The conversation needs ${repairs.length} tool pairing repair(s) and strictToolPairing is on`, repairs)
+  const max = activeLimit(run.behavior.maxPairingRepairsPerTurn)
+  if (max !== undefined && repairs.length > max)
+    throw new AgentToolPairingError(`The conversation needs ${repairs.length} tool pairing repairs, more than maxPairingRepairsPerTurn (${max})`, repairs)
+  return repaired
+}

@@ -1,0 +1,175 @@
+/**
+ * `openai` SDK failures → `ClassifiedError`, for every API of the Chat
+ * Completions family. The loop owns retries; this only says what happened,
+ * whether trying again can help, and how long the server asked us to wait.
+ */
+
+import type { ClassifiedErrorKind } from '../../errors'
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
+import { ClassifiedError, matchesContextExceeded } from '../../errors'
+import { parseRetryAfter } from './retry-after'
+
+const RETRYABLE_KINDS: ReadonlySet<ClassifiedErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'network', 'timeout'])
+
+/**
+ * Error `code`s and `type`s seen in error bodies and mid-stream error chunks
+ * (OpenAI, OpenRouter, vLLM, Groq, Fireworks, Cerebras). Checked before the
+ * HTTP status, because a status can hide a different failure: OpenAI answers an
+ * exhausted quota with 429, which must not be retried like a rate limit.
+ */
+const KIND_BY_CODE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
+  ['insufficient_quota', 'quota'],
+  ['billing_error', 'quota'],
+  ['payment_required', 'quota'],
+  ['context_length_exceeded', 'context_exceeded'],
+  ['overloaded_error', 'overloaded'],
+  ['overloaded', 'overloaded'],
+  ['rate_limit_exceeded', 'rate_limit'],
+  ['rate_limit_error', 'rate_limit'],
+  ['too_many_requests', 'rate_limit'],
+  ['server_error', 'server'],
+  ['api_error', 'server'],
+  ['internal_error', 'server'],
+  ['internal_server_error', 'server'],
+  ['service_unavailable', 'server'],
+  ['timeout', 'timeout'],
+  ['timeout_error', 'timeout'],
+  ['request_timeout', 'timeout'],
+  ['invalid_api_key', 'auth'],
+  ['authentication_error', 'auth'],
+  ['permission_error', 'auth'],
+  ['model_not_found', 'not_found'],
+  ['not_found_error', 'not_found'],
+  ['invalid_request_error', 'invalid_request'],
+])
+
+/** Kinds a body code may impose whatever the status says. */
+const CODE_WINS: ReadonlySet<ClassifiedErrorKind> = new Set(['quota', 'context_exceeded', 'overloaded'])
+
+/** A three-digit code in a string, as some gateways write the status. */
+const STATUS_LIKE = /^\d{3}$/
+
+/** Socket-level failures that can surface unwrapped while a stream body is read. */
+const NETWORK_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
+
+export interface ClassifyContext {
+  provider: string
+  /** Once it is aborted, every failure is an abort, whatever shape the SDK gave it. */
+  signal?: AbortSignal
+}
+
+/** Classify anything `chat.completions.create` or the stream iteration threw. */
+export function classifyChatError(error: unknown, context: ClassifyContext): ClassifiedError {
+  const make = (message: string, kind: ClassifiedErrorKind, extra: { status?: number, retryAfterMs?: number } = {}) =>
+    new ClassifiedError(message, { kind, retryable: RETRYABLE_KINDS.has(kind), ...extra, provider: context.provider, cause: error })
+
+  if (context.signal?.aborted || error instanceof APIUserAbortError || isAbortError(error))
+    return make('The request was aborted', 'aborted')
+  if (error instanceof ClassifiedError)
+    return error
+  if (error instanceof APIConnectionTimeoutError)
+    return make(messageOf(error), 'timeout')
+  if (error instanceof APIConnectionError)
+    return make(messageOf(error), 'network')
+  if (error instanceof APIError) {
+    const message = apiMessage(error)
+    const retryAfterMs = error.headers ? parseRetryAfter(error.headers) : undefined
+    return make(message, apiErrorKind(error, message), { status: error.status, retryAfterMs })
+  }
+  if (isNetworkFailure(error))
+    return make(messageOf(error), 'network')
+  return make(messageOf(error), 'unknown')
+}
+
+function apiErrorKind(error: APIError, message: string): ClassifiedErrorKind {
+  const byCode = codeKind(error.code) ?? codeKind(error.type)
+  if (byCode && CODE_WINS.has(byCode))
+    return byCode
+  if (error.status !== undefined)
+    return kindForStatus(error.status, message)
+  // No status: an error chunk in a stream that had already started. A numeric
+  // code (OpenRouter) is the status the request would have failed with.
+  const numeric = numericCode(error)
+  if (numeric !== undefined)
+    return kindForStatus(numeric, message)
+  if (byCode === 'invalid_request' || byCode === undefined) {
+    if (matchesContextExceeded(message))
+      return 'context_exceeded'
+    // The request was accepted and generation broke down: a server failure, unless the body says otherwise.
+    return byCode ?? 'server'
+  }
+  return byCode
+}
+
+function kindForStatus(status: number, message: string): ClassifiedErrorKind {
+  switch (status) {
+    case 429: return 'rate_limit'
+    case 408: return 'timeout'
+    case 401:
+    case 403: return 'auth'
+    case 402: return 'quota'
+    case 404: return 'not_found'
+    case 529: return 'overloaded'
+    case 400:
+    case 413:
+    case 422: return matchesContextExceeded(message) ? 'context_exceeded' : 'invalid_request'
+  }
+  if (status >= 500)
+    return 'server'
+  return 'invalid_request'
+}
+
+function codeKind(code: unknown): ClassifiedErrorKind | undefined {
+  return typeof code === 'string' ? KIND_BY_CODE.get(code.toLowerCase()) : undefined
+}
+
+function numericCode(error: APIError): number | undefined {
+  const code = (error.error as { code?: unknown } | undefined)?.code
+  const value = typeof code === 'number' ? code : typeof code === 'string' && STATUS_LIKE.test(code) ? Number(code) : undefined
+  return value !== undefined && value >= 400 && value < 600 ? value : undefined
+}
+
+/** The server's own message, without the SDK's status prefix. */
+function apiMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined
+  return typeof body?.message === 'string' && body.message ? body.message : error.message
+}
+
+/** The key is checked before any request, so its absence never reaches the network. */
+export function missingApiKeyError(provider: string, hint: string): ClassifiedError {
+  return new ClassifiedError(`No ${provider} API key: ${hint}`, { kind: 'auth', retryable: false, provider })
+}
+
+/** A stream that ended before any choice said why it stopped was cut off on the way. */
+export function truncatedStreamError(provider: string): ClassifiedError {
+  return new ClassifiedError(`The ${provider} stream ended before a finish_reason`, { kind: 'network', retryable: true, provider })
+}
+
+/** A stream that finished with `finish_reason: 'error'` but no error payload: the upstream model failed mid-generation. */
+export function generationFailedError(provider: string): ClassifiedError {
+  return new ClassifiedError(`The ${provider} stream finished with an error`, { kind: 'server', retryable: true, provider })
+}
+
+/** Content the API cannot carry, refused before anything is sent. */
+export function unsupportedContentError(provider: string, what: string): ClassifiedError {
+  return new ClassifiedError(`${provider} does not accept ${what}`, { kind: 'unsupported', retryable: false, provider })
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError'
+}
+
+function isNetworkFailure(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 3; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))
+      return true
+    if (current.message === 'terminated' || current.message === 'other side closed')
+      return true
+  }
+  return false
+}

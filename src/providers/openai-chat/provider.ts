@@ -1,0 +1,99 @@
+/**
+ * The shared body of every Chat Completions provider: a lazily built `openai`
+ * client, one streamed request per `stream()` call, and errors classified for
+ * the loop. Each factory (`openai`, `openaiCompat`, `openrouter`, `cerebras`)
+ * only describes its API.
+ */
+
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
+import type { Provider, ProviderCapabilities, ProviderMeta, StreamCallbacks, StreamOptions, TurnResult } from '../types'
+import type { ChatDialect } from './dialect'
+import OpenAI from 'openai'
+import { classifyChatError, missingApiKeyError } from './errors'
+import { consumeChatStream } from './stream'
+import { buildChatRequest } from './wire'
+
+export interface ChatClientSettings {
+  providerName: string
+  /** Resolved at the first request, so a key set after the provider was created is still found. */
+  apiKey: () => string | undefined
+  /** Whether a request may go out without a key (self-hosted servers). */
+  keyless: boolean
+  /** Told to the user when the key is missing. */
+  missingKeyHint: string
+  baseURL: () => string | undefined
+  headers?: Record<string, string>
+  organization?: string
+  timeoutMs?: number
+  /**
+   * Let the SDK read `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID` from the environment.
+   * Only OpenAI itself: those values (and OpenAI admin keys) must never reach another vendor.
+   */
+  openaiEnvironment: boolean
+}
+
+/**
+ * A getter that builds the client on first use. Retries are off (`maxRetries: 0`):
+ * the agent loop retries itself, so hooks see every attempt and backoff follows
+ * the run's policy. A missing key throws an `auth` error, before any request.
+ */
+export function lazyChatClient(settings: ChatClientSettings): () => OpenAI {
+  let client: OpenAI | undefined
+  return () => {
+    if (client)
+      return client
+    const apiKey = settings.apiKey()
+    if (!apiKey && !settings.keyless)
+      throw missingApiKeyError(settings.providerName, settings.missingKeyHint)
+    const vendorEnvironment = settings.openaiEnvironment ? {} : { organization: null, project: null }
+    client = new OpenAI({
+      // The SDK insists on a key; a keyless server gets a placeholder and no Authorization header at all.
+      apiKey: apiKey || 'keyless',
+      adminAPIKey: null,
+      ...vendorEnvironment,
+      ...(settings.organization ? { organization: settings.organization } : {}),
+      baseURL: settings.baseURL(),
+      maxRetries: 0,
+      timeout: settings.timeoutMs,
+      defaultHeaders: apiKey ? settings.headers : { Authorization: null, ...settings.headers },
+    })
+    return client
+  }
+}
+
+export interface ChatProviderConfig {
+  meta: ProviderMeta
+  capabilities: ProviderCapabilities
+  dialect: ChatDialect
+  client: () => OpenAI
+}
+
+/** A `Provider` over any Chat Completions API. */
+export function chatCompletionsProvider(config: ChatProviderConfig): Provider {
+  return {
+    name: config.dialect.providerName,
+    meta: config.meta,
+    capabilities: config.capabilities,
+    stream: (options, callbacks) => streamChatCompletion(config.client, options, callbacks, config.dialect),
+  }
+}
+
+/** One streamed turn: build the body (refusing unsupported content before sending), stream it, classify failures. */
+export async function streamChatCompletion(
+  client: () => OpenAI,
+  options: StreamOptions,
+  callbacks: StreamCallbacks,
+  dialect: ChatDialect,
+): Promise<TurnResult> {
+  const classify = (error: unknown) => classifyChatError(error, { provider: dialect.providerName, signal: options.signal })
+  if (options.signal.aborted)
+    throw classify(options.signal.reason)
+  const body = buildChatRequest(options, dialect)
+  try {
+    const chunks = await client().chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: options.signal })
+    return await consumeChatStream(chunks, callbacks, { model: options.model, providerName: dialect.providerName })
+  }
+  catch (error) {
+    throw classify(error)
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * OpenRouter streams structured reasoning (`reasoning_details`) in pieces: each
+ * piece names the detail it belongs to by `index`, text and summaries arrive as
+ * fragments, and a signature or an encrypted blob usually arrives once, often
+ * after an empty placeholder. The details are merged back into whole objects
+ * so they can be replayed exactly as OpenRouter expects them.
+ */
+
+/** Fields streamed as fragments of one growing string. */
+const APPENDED_FIELDS: ReadonlySet<string> = new Set(['text', 'summary'])
+
+export class ReasoningDetailsCollector {
+  private readonly details: Record<string, unknown>[] = []
+  private readonly byIndex = new Map<number, Record<string, unknown>>()
+
+  /** Merge one delta's details. Returns the visible reasoning fragments they carried, in order. */
+  push(pieces: unknown): string[] {
+    const visible: string[] = []
+    if (!Array.isArray(pieces))
+      return visible
+    for (const piece of pieces) {
+      if (typeof piece !== 'object' || piece === null)
+        continue
+      const fields = piece as Record<string, unknown>
+      const target = this.detailFor(fields.index)
+      for (const [key, value] of Object.entries(fields)) {
+        if (APPENDED_FIELDS.has(key) && typeof value === 'string') {
+          target[key] = `${typeof target[key] === 'string' ? target[key] : ''}${value}`
+          if (value)
+            visible.push(value)
+        }
+        else if (value !== null && value !== undefined && (value !== '' || !(key in target))) {
+          // A later empty placeholder never erases a value that already arrived.
+          target[key] = value
+        }
+      }
+    }
+    return visible
+  }
+
+  /** The merged details, in the order they first appeared. */
+  finish(): unknown[] {
+    return this.details
+  }
+
+  private detailFor(index: unknown): Record<string, unknown> {
+    const known = typeof index === 'number' ? this.byIndex.get(index) : undefined
+    if (known)
+      return known
+    const detail: Record<string, unknown> = {}
+    this.details.push(detail)
+    if (typeof index === 'number')
+      this.byIndex.set(index, detail)
+    return detail
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Chat Completions usage and finish reasons → the normalized `TurnUsage` and
+ * `TurnFinishReason`.
+ *
+ * Token convention (the same as the Anthropic provider, and what the cost
+ * estimator assumes): `input` counts only the prompt tokens billed at the full
+ * input rate. OpenAI-style APIs count cached tokens inside `prompt_tokens`, so
+ * cache reads (`prompt_tokens_details.cached_tokens`) and, where reported,
+ * cache writes (`prompt_tokens_details.cache_write_tokens`, OpenRouter) are
+ * subtracted: `input + cacheRead + cacheCreation` is the whole prompt.
+ * `output` is `completion_tokens`, reasoning included; `thinking` repeats the
+ * reasoning part when the API reports it.
+ */
+
+import type { TurnFinishReason, TurnUsage } from '../../agent/stats'
+
+/** Usage as the family reports it; every field optional because servers differ. */
+export interface ChatWireUsage {
+  prompt_tokens?: number | null
+  completion_tokens?: number | null
+  prompt_tokens_details?: { cached_tokens?: number | null, cache_write_tokens?: number | null } | null
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null
+  /** DeepSeek reports cache hits here instead of in `prompt_tokens_details`. */
+  prompt_cache_hit_tokens?: number | null
+  /** OpenRouter: what the request cost, in USD. */
+  cost?: number | null
+}
+
+export interface UsageContext {
+  /** The model the request named: the key catalogs and stats group by, even when the server echoes a dated alias. */
+  model: string
+  providerName: string
+}
+
+export function chatTurnUsage(usage: ChatWireUsage | undefined, context: UsageContext, finishReason: TurnFinishReason): TurnUsage {
+  const prompt = count(usage?.prompt_tokens)
+  const cacheRead = count(usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens)
+  const cacheCreation = count(usage?.prompt_tokens_details?.cache_write_tokens)
+  const result: TurnUsage = {
+    input: Math.max(0, prompt - cacheRead - cacheCreation),
+    output: count(usage?.completion_tokens),
+    cacheRead,
+    cacheCreation,
+    modelId: context.model,
+    provider: context.providerName,
+    finishReason,
+  }
+  const thinking = usage?.completion_tokens_details?.reasoning_tokens
+  if (typeof thinking === 'number')
+    result.thinking = thinking
+  if (typeof usage?.cost === 'number' && Number.isFinite(usage.cost))
+    result.cost = usage.cost
+  return result
+}
+
+const FINISH_REASONS: ReadonlyMap<string, TurnFinishReason> = new Map([
+  ['stop', 'stop'],
+  ['tool_calls', 'tool-calls'],
+  ['function_call', 'tool-calls'],
+  ['length', 'length'],
+  ['content_filter', 'content-filter'],
+])
+
+/**
+ * The API's `finish_reason` → the normalized reason; unknown → `'other'`.
+ * Some servers (Ollama, older vLLM) say `stop` after emitting tool calls; a
+ * turn that carries calls is reported as `tool-calls` so the loop runs them.
+ */
+export function chatFinishReason(reason: string | null | undefined, hasToolCalls: boolean): TurnFinishReason {
+  const mapped = (reason && FINISH_REASONS.get(reason)) || 'other'
+  return mapped === 'stop' && hasToolCalls ? 'tool-calls' : mapped
+}
+
+function count(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0
+}

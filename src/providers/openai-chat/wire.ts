@@ -1,0 +1,225 @@
+/**
+ * Provider-neutral options → one Chat Completions request body. Pure and
+ * deterministic: the same input always gives the same bytes, and appending a
+ * message leaves every earlier byte alone except the moving cache breakpoint.
+ * That is what keeps prompt caches (automatic or `cache_control`) warm.
+ */
+
+import type { SessionContentBlock, SessionMessage, ToolResultBlock } from '../../session/content'
+import type { StreamOptions, ToolSpec } from '../types'
+import type { ChatDialect } from './dialect'
+import type { ContentRules } from './wire-content'
+import type {
+  AssistantMessage,
+  CacheControl,
+  ChatMessage,
+  ChatRequestBody,
+  ChatTool,
+  ContentPart,
+  SystemMessage,
+  ToolMessage,
+  UserMessage,
+  WireToolCall,
+} from './wire-types'
+import { chatReasoningFields } from './reasoning'
+import { wireToolCallId } from './tool-ids'
+import { compactSummaryText, companionIntro, textPart, toolResultWire, userContentPart } from './wire-content'
+
+/** Everything one request needs; the same fields as `StreamOptions` minus the signal. */
+export type ChatRequestInput = Omit<StreamOptions, 'signal'>
+
+interface BuildContext {
+  dialect: ChatDialect
+  rules: ContentRules
+  model: string
+  /** Text content as part arrays, so a breakpoint can be added or removed without reshaping a message. */
+  asParts: boolean
+}
+
+/**
+ * Build the request for one turn. Throws a `ClassifiedError` of kind
+ * `unsupported` (before anything is sent) for content the API cannot take.
+ *
+ * `modelOptions`: only the keys listed in `dialect.modelOptionKeys` are copied,
+ * verbatim and in that list's order; every other key is ignored, as the
+ * provider contract asks. Reasoning, output caps and streaming fields are
+ * never taken from `modelOptions`.
+ */
+export function buildChatRequest(input: ChatRequestInput, dialect: ChatDialect): ChatRequestBody {
+  const cacheControl = cacheControlFor(input, dialect)
+  const context: BuildContext = {
+    dialect,
+    rules: { providerName: dialect.providerName, images: dialect.images, pdfFiles: dialect.pdfFiles, toolResultImages: dialect.toolResultImages },
+    model: input.model,
+    asParts: cacheControl !== undefined,
+  }
+
+  const messages: ChatMessage[] = []
+  if (input.system)
+    messages.push(systemMessage(input.system, cacheControl))
+  messages.push(...conversation(input.messages, context))
+  if (cacheControl)
+    markLastMessage(messages, cacheControl)
+
+  const reasoning = chatReasoningFields(input, dialect)
+  return {
+    model: input.model,
+    messages,
+    ...(input.tools.length > 0 ? { tools: wireTools(input.tools, cacheControl) } : {}),
+    ...reasoning.fields,
+    ...(reasoning.maxTokens !== undefined ? { [dialect.maxTokensField]: reasoning.maxTokens } : {}),
+    ...passThrough(input.modelOptions, dialect.modelOptionKeys),
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(dialect.usageInclude ? { usage: { include: true } } : {}),
+  }
+}
+
+/** One TTL for every breakpoint, as on the Anthropic provider: mixed TTLs must be ordered, a uniform one never is. */
+function cacheControlFor(input: ChatRequestInput, dialect: ChatDialect): CacheControl | undefined {
+  if (input.cache === false || !dialect.cacheBreakpoints(input.model))
+    return undefined
+  return input.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' }
+}
+
+function systemMessage(system: string, cacheControl: CacheControl | undefined): SystemMessage {
+  return cacheControl
+    ? { role: 'system', content: [{ ...textPart(system), cache_control: cacheControl }] }
+    : { role: 'system', content: system }
+}
+
+function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControl | undefined): ChatTool[] {
+  return tools.map((tool, index) => {
+    const wire: ChatTool = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }
+    return cacheControl && index === tools.length - 1 ? { ...wire, cache_control: cacheControl } : wire
+  })
+}
+
+/**
+ * Session messages → wire messages, one session message at a time. A user
+ * message becomes its tool results (one `tool` message each, in the order of
+ * the calls they answer) followed by at most one user message holding the
+ * attachments of those results and the message's own content.
+ */
+function conversation(messages: readonly SessionMessage[], context: BuildContext): ChatMessage[] {
+  const out: ChatMessage[] = []
+  let callOrder: ReadonlyMap<string, number> = new Map()
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      const wire = assistantMessage(message.content, context)
+      if (wire)
+        out.push(wire)
+      callOrder = new Map(message.content.flatMap(block => block.type === 'tool_call' ? [block.id] : []).map((id, index) => [id, index]))
+      continue
+    }
+    out.push(...userTurn(message.content, callOrder, context))
+    callOrder = new Map()
+  }
+  return out
+}
+
+function userTurn(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap<string, number>, context: BuildContext): ChatMessage[] {
+  const out: ChatMessage[] = []
+  const userParts: ContentPart[] = []
+  for (const result of orderedResults(blocks, callOrder)) {
+    const wireId = wireToolCallId(result.callId)
+    const { message, attachments } = toolResultWire(result, wireId, context.rules)
+    out.push(context.asParts ? toolMessageAsParts(message) : message)
+    if (attachments.length > 0)
+      userParts.push(companionIntro(wireId), ...attachments)
+  }
+  for (const block of blocks) {
+    const part = block.type === 'tool_result' ? undefined : userContentPart(block, context.rules)
+    if (part)
+      userParts.push(part)
+  }
+  if (userParts.length > 0)
+    out.push(userMessage(userParts, context.asParts))
+  return out
+}
+
+/** Results in the order of the calls they answer; results for unknown calls keep their place after them. */
+function orderedResults(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap<string, number>): ToolResultBlock[] {
+  const results = blocks.filter((block): block is ToolResultBlock => block.type === 'tool_result')
+  const rank = (block: ToolResultBlock) => callOrder.get(block.callId) ?? Number.MAX_SAFE_INTEGER
+  return results.map((block, index) => ({ block, index })).sort((a, b) => rank(a.block) - rank(b.block) || a.index - b.index).map(entry => entry.block)
+}
+
+/** Plain text as one string where no breakpoint may be needed: the most widely accepted form. */
+function userMessage(parts: ContentPart[], asParts: boolean): UserMessage {
+  if (!asParts && parts.every(part => part.type === 'text'))
+    return { role: 'user', content: parts.map(part => part.text).join('\n\n') }
+  return { role: 'user', content: parts }
+}
+
+/** An empty output stays a string: an empty text part is rejected by some backends. */
+function toolMessageAsParts(message: ToolMessage): ToolMessage {
+  return typeof message.content === 'string' && message.content
+    ? { ...message, content: [textPart(message.content)] }
+    : message
+}
+
+/**
+ * Text and tool calls of an assistant message. Thinking blocks are never sent:
+ * their signatures belong to other APIs. This model's own reasoning is replayed
+ * only where the dialect says the API accepts it back, and only to the model
+ * that produced it.
+ */
+function assistantMessage(blocks: readonly SessionContentBlock[], context: BuildContext): AssistantMessage | undefined {
+  const texts: string[] = []
+  const calls: WireToolCall[] = []
+  const reasoning: string[] = []
+  const details: unknown[] = []
+  const sameModel = (model: string | undefined) => model === undefined || model === context.model
+  for (const block of blocks) {
+    if (block.type === 'text' && block.text) {
+      texts.push(block.text)
+    }
+    else if (block.type === 'compact-summary') {
+      texts.push(compactSummaryText(block.summary))
+    }
+    else if (block.type === 'tool_call') {
+      calls.push({ id: wireToolCallId(block.id), type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } })
+    }
+    else if (block.type === 'provider_reasoning' && sameModel(block.model)) {
+      if (block.producer === 'openrouter' && context.dialect.replayReasoningDetails)
+        details.push(...block.details)
+      else if (block.producer === 'vllm' && context.dialect.replayReasoningField)
+        reasoning.push(block.reasoningText)
+    }
+  }
+  if (texts.length === 0 && calls.length === 0)
+    return undefined
+
+  const message: AssistantMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('\n\n') : null }
+  if (reasoning.length > 0 && context.dialect.replayReasoningField)
+    message[context.dialect.replayReasoningField] = reasoning.join('')
+  if (details.length > 0)
+    message.reasoning_details = details
+  if (calls.length > 0)
+    message.tool_calls = calls
+  return message
+}
+
+/** The conversation breakpoint goes on the last part of the latest user or tool message that has parts. */
+function markLastMessage(messages: ChatMessage[], cacheControl: CacheControl): void {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]
+    if ((message.role === 'user' || message.role === 'tool') && Array.isArray(message.content) && message.content.length > 0) {
+      const parts = message.content.map((part, index, all) => index === all.length - 1 ? { ...part, cache_control: cacheControl } : part)
+      messages[i] = { ...message, content: parts }
+      return
+    }
+  }
+}
+
+function passThrough(options: Record<string, unknown> | undefined, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (!options)
+    return out
+  for (const key of keys) {
+    if (Object.hasOwn(options, key) && options[key] !== undefined)
+      out[key] = options[key]
+  }
+  return out
+}

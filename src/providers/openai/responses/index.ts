@@ -1,0 +1,55 @@
+/**
+ * The OpenAI Responses API behind the provider seam: `openai({ api: 'responses' })`
+ * builds the client and calls `streamResponses` once per turn.
+ *
+ * Requests are stateless (`store: false`, the full conversation every turn).
+ * Reasoning comes back encrypted and is stored in `thinking` blocks signed
+ * by `'openai'`, then replayed directly before the item that followed it.
+ * Messages and tool calls are sent without item ids (calls pair with their
+ * outputs by `call_id`); only reasoning items keep theirs, next to their
+ * encrypted content. See `wire.ts` for the replay rules.
+ */
+
+import type OpenAI from 'openai'
+import type { ResponseInputItem } from 'openai/resources/responses/responses'
+import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
+import { classifyResponsesError } from './errors'
+import { consumeResponsesStream } from './stream'
+import { buildResponsesRequest } from './wire'
+
+export interface ResponsesSettings {
+  /** Names the provider in usage and errors (`'openai'`, or a gateway's name). */
+  providerName: string
+}
+
+/**
+ * Stream one turn. Every failure is thrown as a `ClassifiedError`; content the
+ * API cannot take fails with kind `unsupported` before any request is made.
+ * The client should be built with `maxRetries: 0`: the agent loop retries.
+ */
+export async function streamResponses(client: OpenAI, options: StreamOptions, callbacks: StreamCallbacks, settings: ResponsesSettings): Promise<TurnResult> {
+  const provider = settings.providerName
+  if (options.signal.aborted)
+    throw classifyResponsesError(options.signal.reason, provider, options.signal)
+  const { input, ...rest } = buildResponsesRequest(options, settings)
+  try {
+    // The narrowed input items are a subset of what the SDK accepts; its types also describe output-only fields.
+    const events = await client.responses.create(
+      { ...rest, input: input as ResponseInputItem[], stream: true },
+      { signal: options.signal },
+    )
+    return await consumeResponsesStream(events, callbacks, { model: options.model, provider, signal: options.signal })
+  }
+  catch (error) {
+    throw classifyResponsesError(error, provider, options.signal)
+  }
+}
+
+export { classifyResponsesError } from './errors'
+export { decodeReasoningSignature, encodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
+export type { ReasoningFollower, ReasoningSignature } from './reasoning'
+export { consumeResponsesStream, responsesFinishReason } from './stream'
+export { buildResponsesRequest, producesEncryptedReasoning, RESPONSES_EFFORT, responsesInput, responsesReasoning } from './wire'
+export type { ResponsesRequestBody, ResponsesRequestInput } from './wire'
+export { responsesCallId } from './wire-content'
+export type { ResponsesFunctionTool, ResponsesInputItem } from './wire-types'

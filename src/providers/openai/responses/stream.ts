@@ -1,0 +1,280 @@
+/**
+ * Responses stream events → streaming callbacks plus one `TurnResult`.
+ * Deltas are forwarded the moment they arrive; each output item is assembled
+ * from its pieces once, and the finished items keep the API's output order,
+ * which is what lets a reasoning item name the item that followed it.
+ */
+
+import type { ResponseOutputItem, ResponseStreamEvent, ResponseUsage, Response as WireResponse } from 'openai/resources/responses/responses'
+import type { TurnFinishReason, TurnUsage } from '../../../agent/stats'
+import type { SessionContentBlock } from '../../../session/content'
+import type { StreamCallbacks, ToolCall, TurnResult } from '../../types'
+import type { ReasoningFollower } from './reasoning'
+import { ToolJsonBuffer } from '../../tool-json'
+import { abortedError, streamFailureError, truncatedStreamError } from './errors'
+import { encodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
+
+/** An output item between `output_item.added` and the end of the stream. */
+type OpenItem
+  = | { kind: 'reasoning', id: string, summary: string[][], content: string[], encrypted?: string }
+    | { kind: 'message', parts: string[], refusal: boolean }
+    | { kind: 'function_call', callId: string, name: string, json: ToolJsonBuffer }
+    | { kind: 'other' }
+
+export interface ResponsesStreamContext {
+  /** The model asked for; used when the stream does not name the model that served it. */
+  model: string
+  /** `TurnUsage.provider` and `ClassifiedError.provider`. */
+  provider: string
+  /** Once aborted, no further event is processed or forwarded. */
+  signal?: AbortSignal
+}
+
+/**
+ * Consume one response stream. Throws a `ClassifiedError` for `error` and
+ * `response.failed` events, and a retryable `network` error when the stream
+ * ends without `response.completed` or `response.incomplete`.
+ */
+export async function consumeResponsesStream(
+  events: AsyncIterable<ResponseStreamEvent>,
+  callbacks: StreamCallbacks,
+  context: ResponsesStreamContext,
+): Promise<TurnResult> {
+  const items = new Map<number, OpenItem>()
+  let servedModel: string | undefined
+  let final: WireResponse | undefined
+
+  for await (const event of events) {
+    // Events may already sit in the SDK's buffer when the caller aborts; none of them is wanted any more.
+    if (context.signal?.aborted)
+      throw abortedError(context.provider)
+    switch (event.type) {
+      case 'response.created':
+      case 'response.in_progress':
+        servedModel = event.response.model ?? servedModel
+        break
+      case 'response.output_item.added':
+        items.set(event.output_index, openItem(event.item, callbacks))
+        break
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        appendText(items.get(event.output_index), event.delta, event.type === 'response.refusal.delta', callbacks)
+        break
+      case 'response.reasoning_summary_text.delta':
+        appendSummary(items.get(event.output_index), event.summary_index, event.delta, callbacks)
+        break
+      case 'response.reasoning_text.delta': {
+        const item = items.get(event.output_index)
+        if (item?.kind === 'reasoning')
+          appendReasoningText(item, event.delta, callbacks)
+        break
+      }
+      case 'response.function_call_arguments.delta': {
+        const item = items.get(event.output_index)
+        if (item?.kind === 'function_call')
+          item.json.push(event.delta)
+        callbacks.onActivity?.()
+        break
+      }
+      case 'response.output_item.done':
+        items.set(event.output_index, finishItem(items.get(event.output_index), event.item, callbacks))
+        break
+      case 'response.completed':
+        final = event.response
+        break
+      case 'response.incomplete':
+        // The event itself says the response is incomplete, whatever status a lenient server wrote.
+        final = { ...event.response, status: 'incomplete' }
+        break
+      case 'response.failed':
+        throw streamFailureError(event.response.error?.code, event.response.error?.message, context.provider)
+      case 'error':
+        throw streamFailureError(event.code, event.message, context.provider)
+    }
+  }
+  if (context.signal?.aborted)
+    throw abortedError(context.provider)
+  if (!final)
+    throw truncatedStreamError(context.provider)
+
+  const content = contentBlocks([...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item))
+  const toolCalls: ToolCall[] = []
+  for (const block of content) {
+    if (block.type === 'tool_call')
+      toolCalls.push({ id: block.id, name: block.name, input: block.input })
+  }
+  const refused = [...items.values()].some(item => item.kind === 'message' && item.refusal)
+  const finishReason = responsesFinishReason(final, toolCalls.length > 0, refused)
+  const modelId = final.model || servedModel || context.model
+  return { content, toolCalls, finishReason, usage: turnUsage(final.usage, modelId, context.provider, finishReason) }
+}
+
+/**
+ * The normalized finish reason: an incomplete response says why it stopped;
+ * a completed one stopped for its tool calls, a refusal, or on its own.
+ */
+export function responsesFinishReason(response: Pick<WireResponse, 'status' | 'incomplete_details'>, hasToolCalls: boolean, refused = false): TurnFinishReason {
+  if (response.status === 'incomplete') {
+    switch (response.incomplete_details?.reason) {
+      case 'max_output_tokens': return 'length'
+      case 'content_filter': return 'content-filter'
+      default: return 'other'
+    }
+  }
+  if (response.status !== undefined && response.status !== 'completed')
+    return 'other'
+  if (hasToolCalls)
+    return 'tool-calls'
+  return refused ? 'content-filter' : 'stop'
+}
+
+function openItem(item: ResponseOutputItem, callbacks: StreamCallbacks): OpenItem {
+  switch (item.type) {
+    case 'reasoning':
+      callbacks.onActivity?.()
+      return { kind: 'reasoning', id: item.id, summary: [], content: [] }
+    case 'message':
+      return { kind: 'message', parts: [], refusal: false }
+    case 'function_call':
+      callbacks.onToolCallStart?.({ id: item.call_id, name: item.name })
+      return { kind: 'function_call', callId: item.call_id, name: item.name, json: new ToolJsonBuffer() }
+    default:
+      callbacks.onActivity?.()
+      return { kind: 'other' }
+  }
+}
+
+function appendText(item: OpenItem | undefined, delta: string, refusal: boolean, callbacks: StreamCallbacks): void {
+  if (item?.kind !== 'message' || !delta)
+    return
+  item.parts.push(delta)
+  item.refusal ||= refusal
+  callbacks.onText(delta)
+}
+
+/** Summary parts are shown one paragraph each; the separator is streamed too, so the deltas add up to the block's text. */
+function appendSummary(item: OpenItem | undefined, index: number, delta: string, callbacks: StreamCallbacks): void {
+  if (item?.kind !== 'reasoning' || !delta)
+    return
+  while (item.summary.length <= index)
+    item.summary.push([])
+  const part = item.summary[index]
+  if (part.length === 0 && item.summary.some(other => other !== part && other.length > 0))
+    callbacks.onThinking('\n\n')
+  part.push(delta)
+  callbacks.onThinking(delta)
+}
+
+/**
+ * `output_item.done` carries the finished item. It is authoritative for what
+ * never streams (the encrypted reasoning, ids); text that arrived only here
+ * (a proxy that skips deltas) is forwarded now so hooks still see it.
+ */
+function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callbacks: StreamCallbacks): OpenItem {
+  switch (item.type) {
+    case 'reasoning': {
+      const reasoning = open?.kind === 'reasoning' ? open : { kind: 'reasoning' as const, id: item.id, summary: [], content: [] }
+      reasoning.id = item.id || reasoning.id
+      reasoning.encrypted = item.encrypted_content || undefined
+      if (reasoning.summary.every(part => part.length === 0))
+        item.summary.forEach((part, index) => appendSummary(reasoning, index, part.text, callbacks))
+      if (reasoning.content.length === 0 && reasoning.summary.every(part => part.length === 0)) {
+        for (const part of item.content ?? [])
+          appendReasoningText(reasoning, part.text, callbacks)
+      }
+      return reasoning
+    }
+    case 'message': {
+      const message = open?.kind === 'message' ? open : { kind: 'message' as const, parts: [], refusal: false }
+      if (message.parts.length === 0) {
+        for (const part of item.content)
+          appendText(message, part.type === 'output_text' ? part.text : part.refusal, part.type === 'refusal', callbacks)
+      }
+      return message
+    }
+    case 'function_call': {
+      if (open?.kind === 'function_call') {
+        if (open.json.empty)
+          open.json.push(item.arguments)
+        return open
+      }
+      callbacks.onToolCallStart?.({ id: item.call_id, name: item.name })
+      const call = { kind: 'function_call' as const, callId: item.call_id, name: item.name, json: new ToolJsonBuffer() }
+      call.json.push(item.arguments)
+      return call
+    }
+    default:
+      callbacks.onActivity?.()
+      return open ?? { kind: 'other' }
+  }
+}
+
+function appendReasoningText(item: Extract<OpenItem, { kind: 'reasoning' }>, text: string, callbacks: StreamCallbacks): void {
+  if (!text)
+    return
+  item.content.push(text)
+  callbacks.onThinking(text)
+}
+
+/** Items → session blocks in output order; each reasoning block records which block followed it. */
+function contentBlocks(items: readonly OpenItem[]): SessionContentBlock[] {
+  const blocks = items.map(item => item.kind === 'reasoning' ? undefined : itemBlock(item))
+  items.forEach((item, index) => {
+    if (item.kind === 'reasoning')
+      blocks[index] = reasoningBlock(item, followerOf(blocks[index + 1]))
+  })
+  return blocks.filter(block => block !== undefined)
+}
+
+function itemBlock(item: Exclude<OpenItem, { kind: 'reasoning' }>): SessionContentBlock | undefined {
+  switch (item.kind) {
+    case 'message': {
+      const text = item.parts.join('')
+      return text ? { type: 'text', text } : undefined
+    }
+    case 'function_call':
+      return { type: 'tool_call', id: item.callId, name: item.name, input: item.json.finish(undefined) }
+    case 'other':
+      return undefined
+  }
+}
+
+function followerOf(block: SessionContentBlock | undefined): ReasoningFollower | undefined {
+  if (block?.type === 'tool_call')
+    return { type: 'function_call', callId: block.id }
+  return block?.type === 'text' ? { type: 'message' } : undefined
+}
+
+/**
+ * The summary is what people read; the encrypted content is what the model
+ * reads back. A reasoning item with neither is dropped; one without encrypted
+ * content is kept as unsigned thinking, shown but never replayed.
+ */
+function reasoningBlock(item: Extract<OpenItem, { kind: 'reasoning' }>, next: ReasoningFollower | undefined): SessionContentBlock | undefined {
+  const summary = item.summary.map(part => part.join('')).filter(Boolean).join('\n\n')
+  const text = summary || item.content.join('')
+  if (!item.encrypted)
+    return text ? { type: 'thinking', text } : undefined
+  const signature = encodeReasoningSignature({ id: item.id, encryptedContent: item.encrypted, next })
+  return { type: 'thinking', text, signature, signatureProducer: OPENAI_SIGNATURE_PRODUCER }
+}
+
+/** `input_tokens` counts cached and cache-written tokens too; `TurnUsage.input` is only the uncached rest. */
+function turnUsage(usage: ResponseUsage | undefined, modelId: string, provider: string, finishReason: TurnFinishReason): TurnUsage {
+  const cacheRead = usage?.input_tokens_details?.cached_tokens ?? 0
+  const cacheWrite = usage?.input_tokens_details?.cache_write_tokens ?? 0
+  const result: TurnUsage = {
+    input: Math.max(0, (usage?.input_tokens ?? 0) - cacheRead - cacheWrite),
+    output: usage?.output_tokens ?? 0,
+    cacheRead,
+    modelId,
+    provider,
+    finishReason,
+  }
+  if (cacheWrite > 0)
+    result.cacheCreation = cacheWrite
+  const thinking = usage?.output_tokens_details?.reasoning_tokens
+  if (thinking !== undefined)
+    result.thinking = thinking
+  return result
+}

@@ -1,0 +1,169 @@
+/**
+ * Session content → Responses input parts, one block at a time. Pure and
+ * field-order stable: the same block always serializes to the same bytes.
+ */
+
+import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../../session/content'
+import type { FunctionCallOutputItem, UserContentPart } from './wire-types'
+import { createHash } from 'node:crypto'
+import { unsupportedContentError } from './errors'
+
+const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+
+/** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
+const TEXTUAL_APPLICATION_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/xml', 'application/yaml', 'application/x-yaml'])
+
+/** A call id this API produced itself (`call_…`, at most 64 characters): sent unchanged. */
+const NATIVE_CALL_ID = /^call_[\w-]{1,59}$/
+
+/**
+ * The `call_id` a session tool-call id travels under. Ids from other providers
+ * (`toolu_…`, empty, overlong) are replaced by a hash of the id, so the call
+ * and its output always agree and the same session gives the same bytes.
+ */
+export function responsesCallId(id: string): string {
+  return NATIVE_CALL_ID.test(id) ? id : `call_${createHash('sha256').update(id).digest('hex').slice(0, 40)}`
+}
+
+/**
+ * One block of a user message → one input part. Returns `undefined` for blocks
+ * that carry nothing for this API and throws `unsupported` (before any request)
+ * for media it cannot take.
+ */
+export function userContentPart(block: SessionContentBlock, provider: string): UserContentPart | undefined {
+  switch (block.type) {
+    case 'text':
+      return block.text ? { type: 'input_text', text: block.text } : undefined
+    case 'image':
+      if (block.data === undefined)
+        throw unsupportedContentError(`an unresolved image reference (${block.ref})`, provider)
+      if (!IMAGE_MEDIA_TYPES.has(block.mediaType))
+        throw unsupportedContentError(`images of type ${block.mediaType}`, provider)
+      return imagePart(block.mediaType, block.data)
+    case 'document':
+      return documentPart(block, provider)
+    case 'audio':
+    case 'video':
+      throw unsupportedContentError(`${block.type} content (${block.mediaType})`, provider)
+    case 'compact-summary':
+      return { type: 'input_text', text: summaryText(block.summary) }
+    default:
+      return undefined
+  }
+}
+
+export function summaryText(summary: string): string {
+  return `Summary of the earlier conversation:\n${summary}`
+}
+
+function imagePart(mediaType: string, data: string): UserContentPart {
+  return { type: 'input_image', image_url: dataUrl(mediaType, data), detail: 'auto' }
+}
+
+function dataUrl(mediaType: string, data: string): string {
+  return `data:${mediaType};base64,${data}`
+}
+
+interface DocumentLike {
+  data?: string
+  ref?: string
+  encoding: 'base64' | 'text'
+  mediaType: string
+  name?: string
+}
+
+/** PDFs travel as files; text documents are inlined under a header naming them. */
+function documentPart(part: DocumentLike, provider: string): UserContentPart {
+  if (part.data === undefined)
+    throw unsupportedContentError(`an unresolved document reference (${part.ref})`, provider)
+  if (part.encoding === 'base64' && part.mediaType === 'application/pdf')
+    return { type: 'input_file', filename: part.name ?? 'document.pdf', file_data: dataUrl(part.mediaType, part.data) }
+  const text = inlineDocumentText(part)
+  if (text === undefined)
+    throw unsupportedContentError(`documents of type ${part.mediaType}`, provider)
+  return { type: 'input_text', text }
+}
+
+/** The text of a document shown inline, or `undefined` when it is binary. */
+function inlineDocumentText(part: DocumentLike): string | undefined {
+  if (part.data === undefined)
+    return undefined
+  if (part.encoding === 'text')
+    return attachedDocument(part, part.data)
+  if (part.mediaType.startsWith('text/') || TEXTUAL_APPLICATION_TYPES.has(part.mediaType))
+    return attachedDocument(part, Buffer.from(part.data, 'base64').toString('utf8'))
+  return undefined
+}
+
+function attachedDocument(part: DocumentLike, text: string): string {
+  const name = (part.name ?? 'untitled').replaceAll('"', '\'')
+  return `<attached-document name="${name}" media-type="${part.mediaType}">\n${text}\n</attached-document>`
+}
+
+/** One tool result: its output item and the media that must follow it in a user message. */
+export interface ToolResultWire {
+  output: FunctionCallOutputItem
+  companions: UserContentPart[]
+}
+
+/**
+ * A tool result → a `function_call_output` whose output is a string, plus its
+ * images and PDFs as "companion" parts for a user message after the outputs.
+ * The string names each attachment so the model can tell which call it came
+ * from. Tool results come from tools the model chose to call, so content this
+ * API cannot carry becomes a short note instead of failing every later request.
+ */
+export function toolResultWire(block: ToolResultBlock): ToolResultWire {
+  const callId = responsesCallId(block.callId)
+  const companions: UserContentPart[] = []
+  let text: string
+  if (typeof block.output === 'string') {
+    text = block.output
+  }
+  else {
+    const lines: string[] = []
+    let attachments = 0
+    for (const part of block.output) {
+      const media = companionPart(part)
+      if (media) {
+        attachments += 1
+        const label = `attachment ${attachments} (${part.type}${'name' in part && part.name ? ` "${part.name}"` : ''})`
+        lines.push(`[${label} follows in the next user message]`)
+        companions.push({ type: 'input_text', text: `Tool call ${callId}, ${label}:` }, media)
+      }
+      else {
+        lines.push(outputLine(part))
+      }
+    }
+    text = lines.filter(Boolean).join('\n')
+  }
+  const output = block.isError ? `[tool error] ${text}` : text
+  return { output: { type: 'function_call_output', call_id: callId, output }, companions }
+}
+
+/** Images and PDFs cannot sit in a string output; they ride in the companion message. */
+function companionPart(part: ToolResultContent): UserContentPart | undefined {
+  if (part.type === 'image' && part.data !== undefined && IMAGE_MEDIA_TYPES.has(part.mediaType))
+    return imagePart(part.mediaType, part.data)
+  if (part.type === 'document' && part.data !== undefined && part.encoding === 'base64' && part.mediaType === 'application/pdf')
+    return { type: 'input_file', filename: part.name ?? 'document.pdf', file_data: dataUrl(part.mediaType, part.data) }
+  return undefined
+}
+
+function outputLine(part: ToolResultContent): string {
+  switch (part.type) {
+    case 'text':
+      return part.text
+    case 'image':
+      return part.data === undefined
+        ? `[image omitted: ${part.name ?? part.ref} was not resolved]`
+        : `[image omitted: ${part.mediaType} is not supported here]`
+    case 'document':
+      if (part.data === undefined)
+        return `[document omitted: ${part.name ?? part.ref} was not resolved]`
+      return inlineDocumentText(part) ?? `[document omitted: ${part.mediaType} is not supported here]`
+    case 'audio':
+    case 'video':
+      return `[${part.type} omitted: ${part.mediaType} is not supported here]`
+  }
+}

@@ -1,0 +1,16 @@
+export { catalogChangeNotes, latestSystemSnapshot, systemSnapshotTurn } from '../agent/system-freeze'
+export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from '../agent/system-freeze'
+export { filterUnresolvedToolUses } from '../wire/pairing'
+export type { SessionTurn } from './content'
+/**
+ * `zidane/session`: conversations that outlive a run and survive a crash.
+ *
+ *   const session = await createSession({ store: createFileStore({ dir: '.zidane/sessions' }) })
+ *   const agent = createAgent({ provider, session })
+ */
+export { createSession, loadSession } from './session'
+export type { CreateSessionOptions, Session } from './session'
+export { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler } from './stores'
+export type * from './stores'
+export { SESSION_FORMAT_VERSION } from './types'
+export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore } from './types'

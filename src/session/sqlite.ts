@@ -1,0 +1,231 @@
+/**
+ * `zidane/session/sqlite`: a session store in one SQLite database, through
+ * the optional peer dependency `better-sqlite3` (only this entry loads it).
+ *
+ * Tables (prefixed so they can share a database with the host's own):
+ * - `zidane_sessions`: id, format version, created/updated times, metadata
+ *   (JSON), and the next turn and run sequence numbers;
+ * - `zidane_turns`: (session id, seq) → one turn as JSON;
+ * - `zidane_runs`: (session id, run id) → the run as JSON, with the seq of
+ *   its first save so runs load in start order.
+ *
+ * Persisting a turn is one indexed insert and one row update in a single
+ * transaction, O(log n) in the size of the database and independent of the
+ * session's length. The database runs in WAL mode; `durability` picks the
+ * sync level (`'buffered'`: `synchronous = NORMAL`, safe against a process
+ * crash, a power loss may drop the last commits; `'fsync'`: `FULL`).
+ */
+
+import type { SessionTurn } from './content'
+import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from './types'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import { SessionStoreError } from '../errors'
+import { assertReadableVersion, ioError } from './stores/records'
+import { assertSessionId, sessionIdFor } from './stores/session-id'
+import { SESSION_FORMAT_VERSION } from './types'
+
+export interface SqliteStoreOptions {
+  /** Database file; its directory is created when missing. `':memory:'` for a throwaway database. */
+  path: string
+  /** `'buffered'` (default) or `'fsync'`: see the module comment. */
+  durability?: 'buffered' | 'fsync'
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS zidane_sessions (
+  id TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  metadata TEXT,
+  next_turn INTEGER NOT NULL DEFAULT 0,
+  next_run INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS zidane_turns (
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  turn TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE IF NOT EXISTS zidane_runs (
+  session_id TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  run TEXT NOT NULL,
+  PRIMARY KEY (session_id, run_id)
+);
+CREATE INDEX IF NOT EXISTS zidane_runs_order ON zidane_runs (session_id, seq);
+`
+
+interface SessionRow {
+  version: number
+  created_at: number
+  updated_at: number
+  metadata: string | null
+}
+
+export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
+  const db = openDatabase(options)
+
+  const insertSession = db.prepare('INSERT INTO zidane_sessions (id, version, created_at, updated_at, metadata) VALUES (?, ?, ?, ?, ?)')
+  const selectSession = db.prepare('SELECT version, created_at, updated_at, metadata FROM zidane_sessions WHERE id = ?')
+  const selectTurns = db.prepare('SELECT turn FROM zidane_turns WHERE session_id = ? ORDER BY seq').pluck()
+  const selectRuns = db.prepare('SELECT run FROM zidane_runs WHERE session_id = ? ORDER BY seq').pluck()
+  const selectNextTurn = db.prepare('SELECT next_turn FROM zidane_sessions WHERE id = ?').pluck()
+  const insertTurn = db.prepare('INSERT INTO zidane_turns (session_id, seq, turn) VALUES (?, ?, ?)')
+  const advanceTurns = db.prepare('UPDATE zidane_sessions SET next_turn = ?, updated_at = ? WHERE id = ?')
+  const selectNextRun = db.prepare('SELECT next_run FROM zidane_sessions WHERE id = ?').pluck()
+  const updateRun = db.prepare('UPDATE zidane_runs SET run = ? WHERE session_id = ? AND run_id = ?')
+  const insertRun = db.prepare('INSERT INTO zidane_runs (session_id, run_id, seq, run) VALUES (?, ?, ?, ?)')
+  const advanceRuns = db.prepare('UPDATE zidane_sessions SET next_run = ?, updated_at = ? WHERE id = ?')
+  const touchSession = db.prepare('UPDATE zidane_sessions SET updated_at = ? WHERE id = ?')
+  const deleteTurns = db.prepare('DELETE FROM zidane_turns WHERE session_id = ?')
+  const deleteRuns = db.prepare('DELETE FROM zidane_runs WHERE session_id = ?')
+  const deleteSession = db.prepare('DELETE FROM zidane_sessions WHERE id = ?')
+  const selectIds = db.prepare('SELECT id FROM zidane_sessions ORDER BY rowid').pluck()
+
+  // A deferred transaction gives the reads one consistent snapshot.
+  const readSession = db.transaction((id: string) => {
+    const row = selectSession.get(id) as SessionRow | undefined
+    if (!row)
+      return undefined
+    return { row, turns: selectTurns.all(id) as string[], runs: selectRuns.all(id) as string[] }
+  })
+
+  const appendTurns = db.transaction((id: string, turns: readonly string[], at: number) => {
+    const next = selectNextTurn.get(id) as number | undefined
+    if (next === undefined)
+      throw notFound(id)
+    if (turns.length === 0)
+      return
+    turns.forEach((turn, i) => insertTurn.run(id, next + i, turn))
+    advanceTurns.run(next + turns.length, at, id)
+  })
+
+  const saveRun = db.transaction((id: string, runId: string, run: string, at: number) => {
+    const next = selectNextRun.get(id) as number | undefined
+    if (next === undefined)
+      throw notFound(id)
+    if (updateRun.run(run, id, runId).changes === 0) {
+      insertRun.run(id, runId, next, run)
+      advanceRuns.run(next + 1, at, id)
+    }
+    else {
+      touchSession.run(at, id)
+    }
+  })
+
+  const removeSession = db.transaction((id: string) => {
+    deleteTurns.run(id)
+    deleteRuns.run(id)
+    deleteSession.run(id)
+  })
+
+  /** better-sqlite3 is synchronous; run a statement and report failures as store errors. */
+  const attempt = <T>(action: string, id: string | undefined, work: () => T): T => {
+    try {
+      return work()
+    }
+    catch (error) {
+      throw ioError(action, id, error)
+    }
+  }
+
+  return {
+    async create(record: CreateSessionRecord) {
+      const id = sessionIdFor(record.id)
+      const metadata = record.metadata === undefined ? null : JSON.stringify(record.metadata)
+      const at = Date.now()
+      attempt('create', id, () => {
+        try {
+          insertSession.run(id, SESSION_FORMAT_VERSION, record.createdAt, at, metadata)
+        }
+        catch (error) {
+          if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+            throw new SessionStoreError(`Session "${id}" already exists`, 'exists', { sessionId: id, cause: error })
+          throw error
+        }
+      })
+      const data: SessionData = { version: SESSION_FORMAT_VERSION, id, createdAt: record.createdAt, updatedAt: at, turns: [], runs: [] }
+      if (metadata !== null)
+        data.metadata = JSON.parse(metadata) as Record<string, unknown>
+      return data
+    },
+
+    async load(id: string) {
+      assertSessionId(id)
+      const stored = attempt('read', id, () => readSession(id))
+      if (!stored)
+        return undefined
+      const { row } = stored
+      assertReadableVersion(row.version, id)
+      const data: SessionData = {
+        version: row.version,
+        id,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+        turns: stored.turns.map(turn => parseJson(turn, id) as SessionTurn),
+        runs: stored.runs.map(run => parseJson(run, id) as SessionRun),
+      }
+      if (row.metadata !== null)
+        data.metadata = parseJson(row.metadata, id) as Record<string, unknown>
+      return data
+    },
+
+    async appendTurns(id: string, turns: readonly SessionTurn[]) {
+      assertSessionId(id)
+      const rows = turns.map(turn => JSON.stringify(turn))
+      attempt('append to', id, () => appendTurns(id, rows, Date.now()))
+    },
+
+    async saveRun(id: string, run: SessionRun) {
+      assertSessionId(id)
+      const json = JSON.stringify(run)
+      attempt('save a run on', id, () => saveRun(id, run.id, json, Date.now()))
+    },
+
+    async delete(id: string) {
+      assertSessionId(id)
+      attempt('delete', id, () => removeSession(id))
+    },
+
+    async list() {
+      return attempt('list sessions in', undefined, () => selectIds.all() as string[])
+    },
+
+    async close() {
+      if (db.open)
+        db.close()
+    },
+  }
+}
+
+function openDatabase(options: SqliteStoreOptions): Database.Database {
+  try {
+    if (options.path !== ':memory:' && options.path !== '')
+      mkdirSync(dirname(options.path), { recursive: true })
+    const db = new Database(options.path)
+    db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${options.durability === 'fsync' ? 'FULL' : 'NORMAL'}`)
+    db.exec(SCHEMA)
+    return db
+  }
+  catch (error) {
+    throw ioError(`open the SQLite session database "${options.path}"`, undefined, error)
+  }
+}
+
+function parseJson(text: string, id: string): unknown {
+  try {
+    return JSON.parse(text)
+  }
+  catch (cause) {
+    throw new SessionStoreError(`Session "${id}" holds a row that is not valid JSON`, 'corrupt', { sessionId: id, cause })
+  }
+}
+
+function notFound(id: string): SessionStoreError {
+  return new SessionStoreError(`No session "${id}" in this store`, 'not_found', { sessionId: id })
+}

@@ -1,0 +1,7 @@
+export { createFileStore } from './file'
+export type { FileStoreOptions } from './file'
+export { createMemoryStore } from './memory'
+export { createRemoteStore } from './remote'
+export type { RemoteStoreHeaders, RemoteStoreOptions } from './remote'
+export { createSessionStoreHandler } from './remote-server'
+export type { SessionStoreHandlerOptions } from './remote-server'

@@ -1,0 +1,132 @@
+/**
+ * The file store's on-disk format (v1): one JSONL log per session, append-only.
+ *
+ * ```
+ * {"v":1,"type":"session","id":"…","createdAt":1764460800000,"metadata":{…},"at":1764460800012}
+ * {"type":"turns","at":1764460801000,"turns":[{…},{…}]}    one line per appendTurns call
+ * {"type":"run","at":1764460802000,"run":{…}}              one line per saveRun call
+ * ```
+ *
+ * A line counts only once its trailing newline is written: the newline is the
+ * commit mark. Loading replays the lines in order (turns concatenate, a run
+ * replaces the earlier record with its id) and ignores a last line with no
+ * newline, which is what a crash in the middle of a write leaves behind.
+ * `at` is the time of the write; the last one is the session's `updatedAt`.
+ * Blank lines are skipped so hand-edited logs stay loadable. Every later
+ * format version must still load `test/fixtures/sessions/v1/`.
+ */
+
+import type { SessionTurn } from '../content'
+import type { SessionData, SessionRun } from '../types'
+import { SessionStoreError } from '../../errors'
+import { SESSION_FORMAT_VERSION } from '../types'
+import { assertReadableVersion, upsertRun } from './records'
+
+const NEWLINE = 0x0A
+
+export function headerLine(id: string, createdAt: number, metadata: Record<string, unknown> | undefined, at: number): string {
+  return `${JSON.stringify({ v: SESSION_FORMAT_VERSION, type: 'session', id, createdAt, metadata, at })}\n`
+}
+
+export function turnsLine(turns: readonly SessionTurn[], at: number): string {
+  return `${JSON.stringify({ type: 'turns', at, turns })}\n`
+}
+
+export function runLine(run: SessionRun, at: number): string {
+  return `${JSON.stringify({ type: 'run', at, run })}\n`
+}
+
+/**
+ * Rebuild a session from the bytes of its log. `undefined` when the log holds
+ * no complete line (a create that crashed before its header was written).
+ * Throws `corrupt` for a complete line that is not a valid record and
+ * `unsupported_version` for a log written by a newer format.
+ */
+export function replayLog(bytes: Uint8Array, id: string): SessionData | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let data: SessionData | undefined
+  const runPositions = new Map<string, number>()
+  let lineNumber = 0
+  let start = 0
+  for (let end = buffer.indexOf(NEWLINE, start); end !== -1; start = end + 1, end = buffer.indexOf(NEWLINE, start)) {
+    lineNumber++
+    const text = buffer.toString('utf8', start, end)
+    if (text.trim() === '')
+      continue
+    const record = parseRecord(text, id, lineNumber)
+    if (data === undefined) {
+      data = sessionFromHeader(record, id, lineNumber)
+      continue
+    }
+    applyRecord(data, runPositions, record, id, lineNumber)
+  }
+  return data
+}
+
+/**
+ * Check a log's first line (its header) before writing to it: `corrupt` when
+ * it is not a header for `id`, `unsupported_version` when a newer format wrote it.
+ */
+export function checkHeaderLine(text: string, id: string): void {
+  sessionFromHeader(parseRecord(text, id, 1), id, 1)
+}
+
+function parseRecord(text: string, id: string, lineNumber: number): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  }
+  catch (cause) {
+    throw corrupt(id, lineNumber, 'is not valid JSON', cause)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw corrupt(id, lineNumber, 'is not a JSON object')
+  return value as Record<string, unknown>
+}
+
+function sessionFromHeader(header: Record<string, unknown>, id: string, lineNumber: number): SessionData {
+  if (header.type !== 'session')
+    throw corrupt(id, lineNumber, 'should be the session header')
+  // Version first: a newer writer may have changed every other field.
+  assertReadableVersion(header.v, id)
+  if (header.id !== id)
+    throw corrupt(id, lineNumber, `names session ${JSON.stringify(header.id)}`)
+  if (typeof header.createdAt !== 'number')
+    throw corrupt(id, lineNumber, 'has no numeric createdAt')
+  const metadata = header.metadata
+  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)))
+    throw corrupt(id, lineNumber, 'has metadata that is not an object')
+  return {
+    version: header.v as number,
+    id,
+    createdAt: header.createdAt,
+    updatedAt: typeof header.at === 'number' ? header.at : header.createdAt,
+    ...(metadata === undefined ? {} : { metadata: metadata as Record<string, unknown> }),
+    turns: [],
+    runs: [],
+  }
+}
+
+function applyRecord(data: SessionData, runPositions: Map<string, number>, record: Record<string, unknown>, id: string, lineNumber: number): void {
+  if (record.type === 'turns') {
+    if (!Array.isArray(record.turns))
+      throw corrupt(id, lineNumber, 'has no turns array')
+    for (const turn of record.turns as SessionTurn[])
+      data.turns.push(turn)
+  }
+  else if (record.type === 'run') {
+    const run = record.run as SessionRun | undefined
+    if (typeof run !== 'object' || run === null || typeof run.id !== 'string')
+      throw corrupt(id, lineNumber, 'has no run with a string id')
+    upsertRun(data.runs, runPositions, run)
+  }
+  else {
+    throw corrupt(id, lineNumber, `has unknown record type ${JSON.stringify(record.type)}`)
+  }
+  if (typeof record.at === 'number')
+    data.updatedAt = record.at
+}
+
+function corrupt(id: string, lineNumber: number, problem: string, cause?: unknown): SessionStoreError {
+  return new SessionStoreError(`Session log "${id}", line ${lineNumber} ${problem}`, 'corrupt', { sessionId: id, cause })
+}

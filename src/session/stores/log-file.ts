@@ -1,0 +1,69 @@
+/**
+ * Byte-level work on one open session log: find where its committed lines
+ * end (cutting a torn tail a crash left), read its header line, write a
+ * whole buffer at a position. Each costs O(1) in the length of the log,
+ * apart from a torn tail, which is read once, backwards, and then cut.
+ */
+
+import type { FileHandle } from 'node:fs/promises'
+
+const NEWLINE = 0x0A
+const CHUNK = 64 * 1024
+
+/**
+ * Where the next line goes: just past the log's last newline. A last line
+ * without its newline is the remains of a write a crash cut short; it was
+ * never acknowledged, so it is truncated away. `undefined` when the log has
+ * no complete line at all (not even its header).
+ */
+export async function committedEnd(handle: FileHandle): Promise<number | undefined> {
+  const { size } = await handle.stat()
+  if (size === 0)
+    return undefined
+  const last = Buffer.alloc(1)
+  await handle.read(last, 0, 1, size - 1)
+  if (last[0] === NEWLINE)
+    return size
+  const end = await lastNewlineBefore(handle, size)
+  if (end === undefined)
+    return undefined
+  await handle.truncate(end + 1)
+  return end + 1
+}
+
+async function lastNewlineBefore(handle: FileHandle, size: number): Promise<number | undefined> {
+  const chunk = Buffer.alloc(CHUNK)
+  for (let stop = size; stop > 0; stop -= CHUNK) {
+    const start = Math.max(0, stop - CHUNK)
+    const { bytesRead } = await handle.read(chunk, 0, stop - start, start)
+    const at = chunk.subarray(0, bytesRead).lastIndexOf(NEWLINE)
+    if (at !== -1)
+      return start + at
+  }
+  return undefined
+}
+
+/** The log's first line without its newline, or `undefined` when it has no complete line. */
+export async function readFirstLine(handle: FileHandle): Promise<string | undefined> {
+  const parts: Buffer[] = []
+  const chunk = Buffer.alloc(CHUNK)
+  for (let position = 0; ; position += CHUNK) {
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK, position)
+    if (bytesRead === 0)
+      return undefined
+    const at = chunk.subarray(0, bytesRead).indexOf(NEWLINE)
+    if (at !== -1) {
+      parts.push(Buffer.from(chunk.subarray(0, at)))
+      return Buffer.concat(parts).toString('utf8')
+    }
+    parts.push(Buffer.from(chunk.subarray(0, bytesRead)))
+  }
+}
+
+/** Write all of `bytes` at `position` (a single write may write less). */
+export async function writeAt(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  for (let offset = 0; offset < bytes.length;) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset)
+    offset += bytesWritten
+  }
+}

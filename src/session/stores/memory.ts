@@ -1,0 +1,80 @@
+import type { SessionTurn } from '../content'
+import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from '../types'
+import { SessionStoreError } from '../../errors'
+import { SESSION_FORMAT_VERSION } from '../types'
+import { jsonCopy, upsertRun } from './records'
+import { assertSessionId, sessionIdFor } from './session-id'
+
+interface MemorySession {
+  data: SessionData
+  runPositions: Map<string, number>
+}
+
+/**
+ * A store that keeps sessions in this process only. Everything going in and
+ * coming out is copied through JSON, so callers can never mutate what is
+ * stored and the store behaves like a persistent one (an `undefined` field
+ * disappears, a value JSON cannot hold is rejected). Good for tests and for
+ * runs that need no history after the process exits.
+ */
+export function createMemoryStore(): SessionStore {
+  const sessions = new Map<string, MemorySession>()
+
+  const existing = (id: string): MemorySession => {
+    assertSessionId(id)
+    const session = sessions.get(id)
+    if (!session)
+      throw new SessionStoreError(`No session "${id}" in this store`, 'not_found', { sessionId: id })
+    return session
+  }
+
+  return {
+    async create(record: CreateSessionRecord) {
+      const id = sessionIdFor(record.id)
+      if (sessions.has(id))
+        throw new SessionStoreError(`Session "${id}" already exists`, 'exists', { sessionId: id })
+      const data: SessionData = {
+        version: SESSION_FORMAT_VERSION,
+        id,
+        createdAt: record.createdAt,
+        updatedAt: Date.now(),
+        ...(record.metadata === undefined ? {} : { metadata: jsonCopy(record.metadata) }),
+        turns: [],
+        runs: [],
+      }
+      sessions.set(id, { data, runPositions: new Map() })
+      return jsonCopy(data)
+    },
+
+    async load(id: string) {
+      assertSessionId(id)
+      const session = sessions.get(id)
+      return session && jsonCopy(session.data)
+    },
+
+    async appendTurns(id: string, turns: readonly SessionTurn[]) {
+      const session = existing(id)
+      const copies = jsonCopy(turns)
+      if (copies.length === 0)
+        return
+      for (const turn of copies)
+        session.data.turns.push(turn)
+      session.data.updatedAt = Date.now()
+    },
+
+    async saveRun(id: string, run: SessionRun) {
+      const session = existing(id)
+      upsertRun(session.data.runs, session.runPositions, jsonCopy(run))
+      session.data.updatedAt = Date.now()
+    },
+
+    async delete(id: string) {
+      assertSessionId(id)
+      sessions.delete(id)
+    },
+
+    async list() {
+      return [...sessions.keys()]
+    },
+  }
+}

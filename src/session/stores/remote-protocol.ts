@@ -1,0 +1,76 @@
+/**
+ * The HTTP protocol between `createRemoteStore` (client) and
+ * `createSessionStoreHandler` (server). Paths are relative to the store's base
+ * URL; bodies are JSON; ids in paths are URI-encoded.
+ *
+ * | request                              | body                              | success                  |
+ * |--------------------------------------|-----------------------------------|--------------------------|
+ * | `GET    /sessions`                   |                                   | 200 `{ ids: string[] }`  |
+ * | `POST   /sessions`                   | `{ id?, createdAt, metadata? }`   | 201 `SessionData`        |
+ * | `GET    /sessions/{id}`              |                                   | 200 `SessionData`        |
+ * | `DELETE /sessions/{id}`              |                                   | 204                      |
+ * | `POST   /sessions/{id}/turns`        | `{ turns: SessionTurn[] }`        | 204                      |
+ * | `PUT    /sessions/{id}/runs/{runId}` | `{ run: SessionRun }`             | 204                      |
+ *
+ * Failures answer `{ error: { code, message } }`, where `code` is a
+ * `SessionStoreError` code or one of the protocol's own (`bad_request`,
+ * `unauthorized`, `no_route`, `method_not_allowed`, `too_large`).
+ *
+ * Every write carries an `Idempotency-Key` header, the same on each retry of
+ * one call. The server runs a key once and answers its retries with the first
+ * outcome (a failure of the server itself, 5xx, is not remembered), so a
+ * retried append whose first response was lost cannot store its turns twice.
+ * The server remembers a bounded number of recent keys, in memory.
+ */
+
+import { SessionStoreError } from '../../errors'
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key'
+
+export type StoreErrorCode = SessionStoreError['code']
+export type ProtocolErrorCode = 'bad_request' | 'unauthorized' | 'no_route' | 'method_not_allowed' | 'too_large'
+
+export interface ErrorBody {
+  error: { code: StoreErrorCode | ProtocolErrorCode, message: string }
+}
+
+const STATUS_OF_CODE: Record<StoreErrorCode | ProtocolErrorCode, number> = {
+  invalid_id: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  no_route: 404,
+  method_not_allowed: 405,
+  exists: 409,
+  too_large: 413,
+  corrupt: 500,
+  unsupported_version: 500,
+  io: 500,
+  http: 502,
+}
+
+export function statusOfCode(code: StoreErrorCode | ProtocolErrorCode): number {
+  return STATUS_OF_CODE[code]
+}
+
+/** Store error codes a client rethrows as is; the protocol's own codes become `http`. */
+const STORE_CODES = new Set<string>(['not_found', 'exists', 'invalid_id', 'corrupt', 'unsupported_version', 'io'])
+
+export function isStoreErrorCode(code: unknown): code is StoreErrorCode {
+  return typeof code === 'string' && STORE_CODES.has(code)
+}
+
+/** Paths of the protocol, relative to the base URL. */
+export const paths = {
+  sessions: () => '/sessions',
+  session: (id: string) => `/sessions/${encodeURIComponent(id)}`,
+  turns: (id: string) => `/sessions/${encodeURIComponent(id)}/turns`,
+  run: (id: string, runId: string) => `/sessions/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`,
+}
+
+export function errorBody(error: unknown): { status: number, body: ErrorBody } {
+  if (error instanceof SessionStoreError)
+    return { status: statusOfCode(error.code), body: { error: { code: error.code, message: error.message } } }
+  const message = error instanceof Error ? error.message : String(error)
+  return { status: 500, body: { error: { code: 'io', message } } }
+}

@@ -1,0 +1,261 @@
+/**
+ * The server side of the remote store protocol (`remote-protocol.ts`): a
+ * plain `node:http` request handler that serves any `SessionStore`.
+ *
+ * ```ts
+ * const handler = createSessionStoreHandler(createFileStore({ dir: 'sessions' }), {
+ *   authorize: req => req.headers.authorization === `Bearer ${process.env.TOKEN}`,
+ * })
+ * createServer(handler).listen(8787, '127.0.0.1')
+ * ```
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { SessionTurn } from '../content'
+import type { CreateSessionRecord, SessionRun, SessionStore } from '../types'
+import type { ErrorBody, ProtocolErrorCode } from './remote-protocol'
+import { errorBody, IDEMPOTENCY_HEADER, statusOfCode } from './remote-protocol'
+
+export interface SessionStoreHandlerOptions {
+  /** Path prefix the handler serves, e.g. `/zidane`; requests outside it get 404. Default: none. */
+  basePath?: string
+  /** Decide whether a request may use the store (check its credentials); `false` answers 401. Default: allow all. */
+  authorize?: (req: IncomingMessage) => boolean | Promise<boolean>
+  /** Largest request body accepted, in bytes; larger ones answer 413. Default 64 MiB. */
+  maxBodyBytes?: number
+  /** How many recent idempotency keys are remembered for deduplicating retried writes. Default 10,000. */
+  idempotencyKeys?: number
+}
+
+interface Reply {
+  status: number
+  body?: unknown
+}
+
+/** A request the handler understood: whether it writes, and the store call that answers it. */
+interface Operation {
+  writes: boolean
+  execute: (body: unknown) => Promise<Reply>
+}
+
+const TRAILING_SLASHES = /\/+$/
+
+class ProtocolError extends Error {
+  constructor(readonly code: ProtocolErrorCode, message: string) {
+    super(message)
+  }
+}
+
+export function createSessionStoreHandler(store: SessionStore, options: SessionStoreHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const basePath = (options.basePath ?? '').replace(TRAILING_SLASHES, '')
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024
+  const keyLimit = Math.max(0, options.idempotencyKeys ?? 10_000)
+  // First outcome per idempotency key, oldest first (a Map keeps insertion order).
+  const outcomes = new Map<string, Promise<Reply>>()
+
+  const remember = (key: string, outcome: Promise<Reply>) => {
+    outcomes.set(key, outcome)
+    while (outcomes.size > keyLimit)
+      outcomes.delete(outcomes.keys().next().value!)
+    // A failure of the server itself is not an answer to replay: let a retry run again.
+    void outcome.then((reply) => {
+      if (reply.status >= 500 && outcomes.get(key) === outcome)
+        outcomes.delete(key)
+    })
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`))
+      throw new ProtocolError('no_route', `No route for ${url.pathname}`)
+    if (options.authorize && !(await options.authorize(req)))
+      throw new ProtocolError('unauthorized', 'Not authorized to use this session store')
+    const operation = route(store, req.method ?? 'GET', url.pathname.slice(basePath.length))
+    const body = operation.writes ? await readJson(req, maxBodyBytes) : undefined
+    const key = req.headers[IDEMPOTENCY_HEADER]
+    if (!operation.writes || typeof key !== 'string' || key === '' || keyLimit === 0) {
+      send(res, await answer(operation, body))
+      return
+    }
+    const slot = `${req.method} ${url.pathname} ${key}`
+    let outcome = outcomes.get(slot)
+    if (!outcome) {
+      outcome = answer(operation, body)
+      remember(slot, outcome)
+    }
+    send(res, await outcome)
+  }
+
+  return (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent)
+        res.destroy()
+      else
+        send(res, errorReply(error))
+    })
+  }
+}
+
+/** Run the operation; a store error becomes its error reply. */
+async function answer(operation: Operation, body: unknown): Promise<Reply> {
+  try {
+    return await operation.execute(body)
+  }
+  catch (error) {
+    return errorReply(error)
+  }
+}
+
+function errorReply(error: unknown): Reply {
+  if (error instanceof ProtocolError) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message } }
+    return { status: statusOfCode(error.code), body }
+  }
+  return errorBody(error)
+}
+
+function route(store: SessionStore, method: string, path: string): Operation {
+  const segments = path.split('/').filter(segment => segment !== '').map(decodeSegment)
+  const [collection, id, child, runId] = segments
+  if (collection !== 'sessions' || segments.length > 4 || (child !== undefined && child !== 'turns' && child !== 'runs'))
+    throw new ProtocolError('no_route', `No route for ${path}`)
+  const allow = (expected: string, kind: string) => {
+    if (method !== expected)
+      throw new ProtocolError('method_not_allowed', `${method} is not allowed on ${kind}`)
+  }
+
+  if (id === undefined) {
+    if (method === 'GET')
+      return { writes: false, execute: async () => ({ status: 200, body: { ids: await store.list() } }) }
+    allow('POST', 'the session list')
+    return { writes: true, execute: async body => ({ status: 201, body: await store.create(createRecord(body)) }) }
+  }
+  if (child === undefined) {
+    if (method === 'GET') {
+      return {
+        writes: false,
+        execute: async () => {
+          const data = await store.load(id)
+          return data ? { status: 200, body: data } : { status: 404, body: { error: { code: 'not_found', message: `No session "${id}" in this store` } } }
+        },
+      }
+    }
+    allow('DELETE', 'a session')
+    return {
+      writes: true,
+      execute: async () => {
+        await store.delete(id)
+        return { status: 204 }
+      },
+    }
+  }
+  if (child === 'turns' && segments.length === 3) {
+    allow('POST', 'turns')
+    return {
+      writes: true,
+      execute: async (body) => {
+        await store.appendTurns(id, turnsOf(body))
+        return { status: 204 }
+      },
+    }
+  }
+  if (child === 'runs' && runId !== undefined) {
+    allow('PUT', 'a run')
+    return {
+      writes: true,
+      execute: async (body) => {
+        await store.saveRun(id, runOf(body, runId))
+        return { status: 204 }
+      },
+    }
+  }
+  throw new ProtocolError('no_route', `No route for ${path}`)
+}
+
+function createRecord(body: unknown): CreateSessionRecord {
+  const record = body as Partial<CreateSessionRecord> | undefined
+  if (!isObject(record) || typeof record.createdAt !== 'number' || !Number.isFinite(record.createdAt))
+    throw new ProtocolError('bad_request', 'A new session needs a numeric createdAt')
+  if (record.id !== undefined && typeof record.id !== 'string')
+    throw new ProtocolError('bad_request', 'A session id is a string')
+  if (record.metadata !== undefined && !isObject(record.metadata))
+    throw new ProtocolError('bad_request', 'Session metadata is an object')
+  return { id: record.id, createdAt: record.createdAt, metadata: record.metadata }
+}
+
+function turnsOf(body: unknown): SessionTurn[] {
+  const turns = (body as { turns?: unknown } | undefined)?.turns
+  if (!Array.isArray(turns) || !turns.every(isObject))
+    throw new ProtocolError('bad_request', 'Appending needs { turns: [...] } with an object per turn')
+  return turns as unknown as SessionTurn[]
+}
+
+function runOf(body: unknown, runId: string): SessionRun {
+  const run = (body as { run?: unknown } | undefined)?.run
+  if (!isObject(run) || (run as { id?: unknown }).id !== runId)
+    throw new ProtocolError('bad_request', `Saving a run needs { run } whose id is "${runId}"`)
+  return run as unknown as SessionRun
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  }
+  catch {
+    throw new ProtocolError('bad_request', `Malformed path segment ${segment}`)
+  }
+}
+
+function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBytes) {
+        req.off('data', onData)
+        req.resume()
+        reject(new ProtocolError('too_large', `Request body is larger than ${maxBytes} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    }
+    req.on('data', onData)
+    req.on('error', reject)
+    req.on('close', () => {
+      if (!req.complete)
+        reject(new Error('The client went away before sending the whole body'))
+    })
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8')
+      if (text === '') {
+        resolve(undefined)
+        return
+      }
+      try {
+        resolve(JSON.parse(text))
+      }
+      catch {
+        reject(new ProtocolError('bad_request', 'Request body is not valid JSON'))
+      }
+    })
+  })
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (reply.body === undefined) {
+    res.writeHead(reply.status).end()
+    return
+  }
+  const text = JSON.stringify(reply.body)
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }
+  // Do not keep reading an oversized upload just to reuse the connection.
+  if (reply.status === 413)
+    headers.connection = 'close'
+  res.writeHead(reply.status, headers)
+  res.end(text)
+}

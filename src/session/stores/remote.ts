@@ -1,0 +1,208 @@
+/**
+ * A store kept by a server: the client side of the protocol described in
+ * `remote-protocol.ts`, served by `createSessionStoreHandler`.
+ *
+ * Each attempt is bounded by `timeoutMs`. Network failures, timeouts, 429,
+ * 502/503/504 and a 500 from a failing backend (`io`) are retried up to
+ * `retries` times, with exponential backoff and jitter (a `Retry-After` in
+ * seconds wins). Writes are safe to retry: each call sends one idempotency
+ * key with all of its attempts, and the server applies it once. Everything
+ * else fails at once with the server's `SessionStoreError` code, or `http`.
+ */
+
+import type { SessionTurn } from '../content'
+import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from '../types'
+import type { ErrorBody } from './remote-protocol'
+import { randomUUID } from 'node:crypto'
+import { SessionStoreError } from '../../errors'
+import { assertReadableVersion } from './records'
+import { IDEMPOTENCY_HEADER, isStoreErrorCode, paths } from './remote-protocol'
+import { assertSessionId } from './session-id'
+
+export type RemoteStoreHeaders = Record<string, string>
+
+export interface RemoteStoreOptions {
+  /** Base URL the handler serves, e.g. `https://example.com/zidane`; paths are appended to it. */
+  url: string
+  /** Sent with every request (authentication). A function is called before each attempt, so tokens can rotate. */
+  headers?: RemoteStoreHeaders | (() => RemoteStoreHeaders | Promise<RemoteStoreHeaders>)
+  /** Time limit of one attempt, in ms. Default 30,000. */
+  timeoutMs?: number
+  /** Attempts after the first one for failures worth retrying. Default 3. */
+  retries?: number
+  /** Backoff before the first retry, in ms, doubling each time (capped at 30 s). Default 250. */
+  retryDelayMs?: number
+  /** The `fetch` to use. Default: the global one. */
+  fetch?: typeof fetch
+}
+
+const MAX_DELAY_MS = 30_000
+const TRAILING_SLASHES = /\/+$/
+const SECONDS = /^\d+(?:\.\d+)?$/
+const RETRY_STATUSES = new Set([429, 502, 503, 504])
+
+interface Reply {
+  status: number
+  body: unknown
+}
+
+/** An attempt that failed: retried when `retryable`, after `retryAfterMs` when the server named a wait. */
+interface Failure {
+  error: SessionStoreError
+  retryable: boolean
+  retryAfterMs?: number
+}
+
+export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
+  const base = options.url.replace(TRAILING_SLASHES, '')
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const retries = Math.max(0, Math.floor(options.retries ?? 3))
+  const retryDelayMs = Math.max(0, options.retryDelayMs ?? 250)
+  const doFetch = options.fetch ?? globalThis.fetch
+
+  /** One call: its attempts share the idempotency key of a write. */
+  async function call(method: string, path: string, body: unknown, sessionId: string | undefined, accept: readonly number[] = []): Promise<Reply> {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const key = method === 'GET' ? undefined : randomUUID()
+    let failure: Failure | undefined
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (failure)
+        await delay(backoff(attempt, failure))
+      const outcome = await attemptOnce(method, path, payload, key, sessionId, accept)
+      if (!('error' in outcome))
+        return outcome
+      if (!outcome.retryable)
+        throw outcome.error
+      failure = outcome
+    }
+    throw failure!.error
+  }
+
+  async function attemptOnce(method: string, path: string, payload: string | undefined, key: string | undefined, sessionId: string | undefined, accept: readonly number[]): Promise<Reply | Failure> {
+    const headers = new Headers(typeof options.headers === 'function' ? await options.headers() : options.headers)
+    if (payload !== undefined)
+      headers.set('content-type', 'application/json')
+    if (key !== undefined)
+      headers.set(IDEMPOTENCY_HEADER, key)
+    const label = `${method} ${path}`
+    try {
+      const response = await doFetch(`${base}${path}`, { method, headers, body: payload, signal: AbortSignal.timeout(timeoutMs) })
+      const text = await response.text()
+      const parsed = parseBody(text)
+      if (response.ok || accept.includes(response.status))
+        return { status: response.status, body: parsed }
+      return responseError(label, response, parsed, sessionId)
+    }
+    catch (error) {
+      const reason = isTimeout(error) ? `timed out after ${timeoutMs} ms` : describe(error)
+      return { error: new SessionStoreError(`${label} failed: ${reason}`, 'http', { sessionId, cause: error }), retryable: true }
+    }
+  }
+
+  return {
+    async create(record: CreateSessionRecord) {
+      if (record.id !== undefined)
+        assertSessionId(record.id)
+      const reply = await call('POST', paths.sessions(), record, record.id)
+      return checkedSession(reply.body, record.id)
+    },
+
+    async load(id: string) {
+      assertSessionId(id)
+      const reply = await call('GET', paths.session(id), undefined, id, [404])
+      if (reply.status === 404) {
+        if ((reply.body as ErrorBody | undefined)?.error?.code === 'not_found')
+          return undefined
+        throw new SessionStoreError(`GET ${paths.session(id)} answered 404 without a session error: is the store URL right?`, 'http', { sessionId: id })
+      }
+      return checkedSession(reply.body, id)
+    },
+
+    async appendTurns(id: string, turns: readonly SessionTurn[]) {
+      assertSessionId(id)
+      await call('POST', paths.turns(id), { turns }, id)
+    },
+
+    async saveRun(id: string, run: SessionRun) {
+      assertSessionId(id)
+      await call('PUT', paths.run(id, run.id), { run }, id)
+    },
+
+    async delete(id: string) {
+      assertSessionId(id)
+      await call('DELETE', paths.session(id), undefined, id)
+    },
+
+    async list() {
+      const reply = await call('GET', paths.sessions(), undefined, undefined)
+      const ids = (reply.body as { ids?: unknown } | undefined)?.ids
+      if (!Array.isArray(ids) || !ids.every(id => typeof id === 'string'))
+        throw new SessionStoreError('GET /sessions answered without an ids array', 'http')
+      return ids
+    },
+  }
+
+  function backoff(attempt: number, failure: Failure): number {
+    if (failure.retryAfterMs !== undefined)
+      return Math.min(failure.retryAfterMs, MAX_DELAY_MS)
+    const ceiling = Math.min(MAX_DELAY_MS, retryDelayMs * 2 ** (attempt - 1))
+    // Half fixed, half random: spreads clients that failed together.
+    return ceiling / 2 + Math.random() * ceiling / 2
+  }
+}
+
+function responseError(label: string, response: Response, body: unknown, sessionId: string | undefined): Failure {
+  const detail = (body as ErrorBody | undefined)?.error
+  const message = `${label} answered ${response.status}${detail?.message ? `: ${detail.message}` : ''}`
+  // A 500 from the backend itself (io, or no store code: a proxy) may pass; corrupt data will not.
+  const retryable = RETRY_STATUSES.has(response.status) || (response.status === 500 && (detail === undefined || detail.code === 'io'))
+  const code = isStoreErrorCode(detail?.code) ? detail.code : 'http'
+  return {
+    error: new SessionStoreError(message, code, { sessionId }),
+    retryable,
+    retryAfterMs: retryable ? retryAfterMs(response.headers.get('retry-after')) : undefined,
+  }
+}
+
+function checkedSession(body: unknown, requestedId: string | undefined): SessionData {
+  const data = body as SessionData | undefined
+  const id = requestedId ?? (typeof data?.id === 'string' ? data.id : 'unknown')
+  const valid = typeof data === 'object' && data !== null && Array.isArray(data.turns) && Array.isArray(data.runs)
+    && typeof data.id === 'string' && (requestedId === undefined || data.id === requestedId)
+  if (!valid)
+    throw new SessionStoreError(`The server answered without a session for "${id}"`, 'http', { sessionId: id })
+  assertReadableVersion(data.version, id)
+  return data
+}
+
+function parseBody(text: string): unknown {
+  if (text === '')
+    return undefined
+  try {
+    return JSON.parse(text)
+  }
+  catch {
+    return undefined
+  }
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null || !SECONDS.test(header.trim()))
+    return undefined
+  return Number(header) * 1000
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error))
+    return String(error)
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ''
+  return `${error.message}${cause}`
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms))
+}

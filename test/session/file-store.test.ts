@@ -1,0 +1,192 @@
+import { spawn } from 'node:child_process'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { SessionStoreError } from '../../src/errors'
+import { createFileStore } from '../../src/session/stores'
+import { assistantTurn, run, toolResultTurn, userTurn } from './sample-turns'
+import { describeStoreConformance } from './store-conformance'
+import { tempDirForFile } from './temp-dir'
+
+const freshDir = tempDirForFile('file-store')
+
+describeStoreConformance('file', () => createFileStore({ dir: freshDir() }))
+describeStoreConformance('file (fsync)', () => createFileStore({ dir: freshDir(), durability: 'fsync' }))
+
+async function storeWithSession(id = 's1') {
+  const dir = freshDir()
+  const store = createFileStore({ dir })
+  await store.create({ id, createdAt: 1000 })
+  return { dir, store, path: join(dir, `${id}.jsonl`) }
+}
+
+function lines(path: string): string[] {
+  const text = readFileSync(path, 'utf8')
+  expect(text.endsWith('\n')).toBe(true)
+  return text.slice(0, -1).split('\n')
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  const error = await promise.then(() => undefined, (failure: unknown) => failure)
+  expect(error).toBeInstanceOf(SessionStoreError)
+  return (error as SessionStoreError).code
+}
+
+describe('file store log', () => {
+  it('writes a header line, then one line per append and per saved run', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 'log', createdAt: 1000, metadata: { title: 'demo' } })
+    await store.appendTurns('log', [userTurn('t1', 'hi'), assistantTurn('t2')])
+    await store.saveRun('log', run('run_1'))
+    const records = lines(join(dir, 'log.jsonl')).map(line => JSON.parse(line))
+    expect(records.map(record => record.type)).toEqual(['session', 'turns', 'run'])
+    expect(records[0]).toMatchObject({ v: 1, type: 'session', id: 'log', createdAt: 1000, metadata: { title: 'demo' } })
+    expect(records[1].turns.map((turn: { id: string }) => turn.id)).toEqual(['t1', 't2'])
+    expect((await store.load('log'))?.updatedAt).toBe(records[2].at)
+  })
+
+  it('only appends: earlier bytes stay as they were, the file grows by one line', async () => {
+    const { store, path } = await storeWithSession()
+    for (let i = 0; i < 20; i++)
+      await store.appendTurns('s1', [userTurn(`t${i}`, `turn ${i}`)])
+    const before = readFileSync(path)
+    await store.appendTurns('s1', [toolResultTurn('last', 'call_1')])
+    const after = readFileSync(path)
+    expect(after.subarray(0, before.length).equals(before)).toBe(true)
+    const added = after.subarray(before.length).toString('utf8')
+    expect(added.endsWith('\n')).toBe(true)
+    expect(added.indexOf('\n')).toBe(added.length - 1)
+  })
+
+  it('recovers from a torn last line: ignored on load, cut by the next append', async () => {
+    const { store, path } = await storeWithSession()
+    await store.appendTurns('s1', [userTurn('t1', 'one'), userTurn('t2', 'two')])
+    appendFileSync(path, '{"type":"turns","at":5,"turns":[{"id":"torn","role":"us')
+    expect((await store.load('s1'))?.turns.map(turn => turn.id)).toEqual(['t1', 't2'])
+
+    await store.appendTurns('s1', [userTurn('t3', 'three')])
+    expect((await store.load('s1'))?.turns.map(turn => turn.id)).toEqual(['t1', 't2', 't3'])
+    const records = lines(path).map(line => JSON.parse(line))
+    expect(records.map(record => record.type)).toEqual(['session', 'turns', 'turns'])
+  })
+
+  it('treats a complete JSON line without its newline as torn (the write was never acknowledged)', async () => {
+    const { store, path } = await storeWithSession()
+    appendFileSync(path, JSON.stringify({ type: 'turns', at: 5, turns: [userTurn('unacked', 'x')] }))
+    expect((await store.load('s1'))?.turns).toEqual([])
+    await store.saveRun('s1', run('run_1'))
+    expect(await store.load('s1')).toMatchObject({ turns: [], runs: [run('run_1')] })
+    expect(lines(path)).toHaveLength(2)
+  })
+
+  it('cuts a torn tail longer than one read chunk', async () => {
+    const { store, path } = await storeWithSession()
+    await store.appendTurns('s1', [userTurn('t1', 'one')])
+    appendFileSync(path, `{"type":"turns","turns":[{"text":"${'y'.repeat(300_000)}`)
+    await store.appendTurns('s1', [userTurn('t2', 'two')])
+    expect((await store.load('s1'))?.turns.map(turn => turn.id)).toEqual(['t1', 't2'])
+    expect(statSync(path).size).toBeLessThan(10_000)
+  })
+
+  it('treats a log whose header never completed as a create that did not happen', async () => {
+    const dir = freshDir()
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'half.jsonl'), '{"v":1,"type":"session","id":"ha')
+    const store = createFileStore({ dir })
+    expect(await store.load('half')).toBeUndefined()
+    expect(await codeOf(store.appendTurns('half', [userTurn('t1', 'x')]))).toBe('not_found')
+    await store.create({ id: 'half', createdAt: 7 })
+    expect(await store.load('half')).toMatchObject({ id: 'half', createdAt: 7, turns: [] })
+  })
+
+  it('rejects a complete line that is not a valid record as corrupt', async () => {
+    const { store, path } = await storeWithSession()
+    await store.appendTurns('s1', [userTurn('t1', 'one')])
+    appendFileSync(path, 'not json\n')
+    expect(await codeOf(store.load('s1'))).toBe('corrupt')
+    writeFileSync(path, `${lines(path)[0]}\n{"type":"mystery","at":1}\n`)
+    expect(await codeOf(store.load('s1'))).toBe('corrupt')
+  })
+
+  it('rejects a header naming another session as corrupt', async () => {
+    const { store, path } = await storeWithSession()
+    writeFileSync(path, `${JSON.stringify({ v: 1, type: 'session', id: 'other', createdAt: 1, at: 1 })}\n`)
+    expect(await codeOf(store.load('s1'))).toBe('corrupt')
+  })
+
+  it('refuses to read or extend a log written by a newer format', async () => {
+    const dir = freshDir()
+    mkdirSync(dir, { recursive: true })
+    const path = join(dir, 'future.jsonl')
+    const text = `${JSON.stringify({ v: 2, type: 'session', id: 'future', created: '2031-01-01' })}\n{"type":"events","events":[]}\n`
+    writeFileSync(path, text)
+    const store = createFileStore({ dir })
+    expect(await codeOf(store.load('future'))).toBe('unsupported_version')
+    expect(await codeOf(store.appendTurns('future', [userTurn('t1', 'x')]))).toBe('unsupported_version')
+    expect(readFileSync(path, 'utf8')).toBe(text)
+  })
+
+  it('never touches a path outside its directory for an unsafe id', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 'inside', createdAt: 1 })
+    for (const id of ['../outside', '..', 'a/../../outside'])
+      expect(await codeOf(store.create({ id, createdAt: 1 }))).toBe('invalid_id')
+    expect(existsSync(join(dirname(dir), 'outside.jsonl'))).toBe(false)
+    expect(readdirSync(dir)).toEqual(['inside.jsonl'])
+  })
+
+  it('lists only session logs, and nothing for a directory not yet created', async () => {
+    expect(await createFileStore({ dir: freshDir() }).list()).toEqual([])
+    const { dir, store } = await storeWithSession('real')
+    writeFileSync(join(dir, 'notes.txt'), 'x')
+    writeFileSync(join(dir, '.hidden.jsonl'), 'x')
+    mkdirSync(join(dir, 'nested'))
+    expect(await store.list()).toEqual(['real'])
+  })
+
+  it('keeps sessions across store instances', async () => {
+    const { dir, store } = await storeWithSession('kept')
+    await store.appendTurns('kept', [userTurn('t1', 'one')])
+    const reopened = createFileStore({ dir })
+    await reopened.appendTurns('kept', [userTurn('t2', 'two')])
+    expect((await createFileStore({ dir }).load('kept'))?.turns.map(turn => turn.id)).toEqual(['t1', 't2'])
+  })
+
+  it('serializes appends from two store instances on the same directory', async () => {
+    const { dir, store } = await storeWithSession('shared')
+    const other = createFileStore({ dir })
+    const writes = Array.from({ length: 30 }, (_, b) =>
+      (b % 2 === 0 ? store : other).appendTurns('shared', [userTurn(`b${b}-0`, 'z'.repeat(20_000)), userTurn(`b${b}-1`, 'z')]))
+    await Promise.all(writes)
+    const ids = (await store.load('shared'))!.turns.map(turn => turn.id)
+    expect(ids).toHaveLength(60)
+    for (let at = 0; at < ids.length; at += 2)
+      expect(ids[at + 1]).toBe(ids[at].replace(/-0$/, '-1'))
+  })
+
+  it('stays loadable and appendable after the writing process is killed mid-append', async () => {
+    const { dir, store } = await storeWithSession('killed')
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./append-child.ts', import.meta.url)), dir, 'killed'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    // Kill it once it has appended a few batches, while it is busy writing the next.
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', reject)
+      child.once('exit', () => resolve())
+      let output = ''
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes('appended 3'))
+          child.kill('SIGKILL')
+      })
+    })
+    const ids = (await store.load('killed'))!.turns.map(turn => turn.id)
+    expect(ids.length % 4).toBe(0)
+    expect(ids.length).toBeGreaterThanOrEqual(16)
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => `b${Math.floor(i / 4)}-t${i % 4}`))
+    await store.appendTurns('killed', [userTurn('after', 'survived')])
+    expect((await store.load('killed'))!.turns.at(-1)?.id).toBe('after')
+    expect(readFileSync(join(dir, 'killed.jsonl'), 'utf8').endsWith('\n')).toBe(true)
+  })
+})

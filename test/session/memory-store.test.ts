@@ -1,0 +1,4 @@
+import { createMemoryStore } from '../../src/session/stores'
+import { describeStoreConformance } from './store-conformance'
+
+describeStoreConformance('memory', () => createMemoryStore())

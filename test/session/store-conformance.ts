@@ -1,0 +1,281 @@
+/**
+ * What every `SessionStore` must do, as one suite each store's test file
+ * runs against a fresh store per test: `describeStoreConformance('file', () => createFileStore({ dir }))`.
+ */
+
+import type { SessionTurn } from '../../src/session/content'
+import type { SessionStore } from '../../src/session/types'
+import { randomBytes } from 'node:crypto'
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SessionStoreError } from '../../src/errors'
+import { SESSION_FORMAT_VERSION } from '../../src/session/types'
+import { assistantTurn, AWKWARD_TEXT, run, toolResultTurn, userTurn } from './sample-turns'
+
+export type MakeStore = () => SessionStore | Promise<SessionStore>
+
+const CREATED_AT = 1_764_460_800_000
+const SAFE_ID = /^[\w-]+$/
+
+async function expectStoreError(promise: Promise<unknown>, code: SessionStoreError['code']): Promise<void> {
+  const error = await promise.then(() => undefined, (failure: unknown) => failure)
+  expect(error).toBeInstanceOf(SessionStoreError)
+  expect((error as SessionStoreError).code).toBe(code)
+}
+
+/** Any UTF-16 string, lone surrogates included: JSON escapes them, so every store must keep them. */
+const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xFFFF }).map(code => String.fromCharCode(code)), maxLength: 40 })
+
+const turnArbitrary = fc.record({
+  id: fc.uuid(),
+  role: fc.constantFrom('user' as const, 'assistant' as const, 'system' as const, 'command' as const),
+  text: anyText,
+  createdAt: fc.integer({ min: 0, max: 2 ** 42 }),
+  injected: fc.option(fc.constantFrom('steer', 'nudge', 'continue-length'), { nil: undefined }),
+}).map(({ text, injected, ...turn }): SessionTurn => ({
+  ...turn,
+  content: [{ type: 'text', text }],
+  ...(injected === undefined ? {} : { injected }),
+}))
+
+export function describeStoreConformance(name: string, makeStore: MakeStore): void {
+  describe(`${name} store conformance`, () => {
+    let store: SessionStore
+
+    beforeEach(async () => {
+      store = await makeStore()
+    })
+    afterEach(async () => {
+      await store.close?.()
+    })
+
+    it('mints a fresh id when create is given none', async () => {
+      const first = await store.create({ createdAt: CREATED_AT })
+      const second = await store.create({ createdAt: CREATED_AT })
+      expect(first.id).toMatch(SAFE_ID)
+      expect(second.id).not.toBe(first.id)
+      expect((await store.load(first.id))?.id).toBe(first.id)
+    })
+
+    it('keeps a given id and rejects a second session with it', async () => {
+      const data = await store.create({ id: 'chat-1', createdAt: CREATED_AT, metadata: { title: 'first' } })
+      expect(data).toMatchObject({ id: 'chat-1', version: SESSION_FORMAT_VERSION, createdAt: CREATED_AT, metadata: { title: 'first' }, turns: [], runs: [] })
+      expect(typeof data.updatedAt).toBe('number')
+      await expectStoreError(store.create({ id: 'chat-1', createdAt: CREATED_AT + 1, metadata: { title: 'second' } }), 'exists')
+      expect((await store.load('chat-1'))?.metadata).toEqual({ title: 'first' })
+    })
+
+    it('stores no metadata when none is given', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      const loaded = await store.load(id)
+      expect(loaded).toMatchObject({ id, version: SESSION_FORMAT_VERSION, createdAt: CREATED_AT, turns: [], runs: [] })
+      expect(loaded?.metadata).toBeUndefined()
+    })
+
+    it('loads a missing session as undefined and rejects writes to it with not_found', async () => {
+      expect(await store.load('missing')).toBeUndefined()
+      await expectStoreError(store.appendTurns('missing', [userTurn('t1', 'hi')]), 'not_found')
+      await expectStoreError(store.saveRun('missing', run('run_1')), 'not_found')
+      expect(await store.load('missing')).toBeUndefined()
+    })
+
+    it('rejects ids that are not safe file names with invalid_id', async () => {
+      for (const id of ['', '.', '..', '../escape', 'a/b', 'a\\b', '.hidden', 'white space', 'x'.repeat(129)]) {
+        await expectStoreError(store.create({ id, createdAt: CREATED_AT }), 'invalid_id')
+        await expectStoreError(store.load(id), 'invalid_id')
+        await expectStoreError(store.appendTurns(id, [userTurn('t1', 'hi')]), 'invalid_id')
+        await expectStoreError(store.delete(id), 'invalid_id')
+      }
+      expect(await store.list()).toEqual([])
+    })
+
+    it('loads appended turns in append order, every field intact', async () => {
+      const { id } = await store.create({ id: 'roundtrip', createdAt: CREATED_AT })
+      const batches: SessionTurn[][] = [
+        [userTurn('t1', 'Fix the failing test')],
+        [assistantTurn('t2'), toolResultTurn('t3', 'call_t2')],
+        [userTurn('t4', 'Please continue.', { injected: 'continue-length', runId: 'run_1' }), { ...assistantTurn('t5'), aborted: true }],
+        [{ id: 't6', role: 'command', content: [{ type: 'text', text: 'context note' }], createdAt: CREATED_AT, display: '/note' }],
+      ]
+      for (const batch of batches)
+        await store.appendTurns(id, batch)
+      expect((await store.load(id))?.turns).toEqual(batches.flat())
+    })
+
+    it('stores nothing for an empty append', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      await store.appendTurns(id, [userTurn('t1', 'one')])
+      await store.appendTurns(id, [])
+      expect((await store.load(id))?.turns.map(turn => turn.id)).toEqual(['t1'])
+    })
+
+    it('keeps the order of many small appends', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      const ids = Array.from({ length: 200 }, (_, i) => `t${i}`)
+      for (const turnId of ids)
+        await store.appendTurns(id, [userTurn(turnId, `message ${turnId}`)])
+      expect((await store.load(id))?.turns.map(turn => turn.id)).toEqual(ids)
+    })
+
+    it('neither loses nor interleaves batches appended concurrently', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      const batches = Array.from({ length: 25 }, (_, b) =>
+        Array.from({ length: 4 }, (_, t) => userTurn(`b${b}-t${t}`, `batch ${b} turn ${t} ${'x'.repeat(b * 500)}`)))
+      await Promise.all(batches.map(batch => store.appendTurns(id, batch)))
+      const loaded = (await store.load(id))!.turns.map(turn => turn.id)
+      expect(loaded).toHaveLength(100)
+      for (let at = 0; at < loaded.length; at += 4) {
+        const batch = loaded[at].split('-')[0]
+        expect(loaded.slice(at, at + 4)).toEqual([0, 1, 2, 3].map(t => `${batch}-t${t}`))
+      }
+      expect(new Set(loaded).size).toBe(100)
+    })
+
+    it('round-trips large turns: 2 MB of text and base64 images', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      const image = randomBytes(384 * 1024).toString('base64')
+      const big: SessionTurn[] = [
+        { id: 'text', role: 'user', createdAt: CREATED_AT, content: [{ type: 'text', text: 'lorem ipsum '.repeat(175_000) }] },
+        { id: 'image', role: 'user', createdAt: CREATED_AT, content: [{ type: 'image', data: image, mediaType: 'image/png', name: 'shot.png' }] },
+        toolResultTurnWithImage(image),
+      ]
+      await store.appendTurns(id, big)
+      await store.appendTurns(id, [userTurn('after', 'small one after')])
+      expect((await store.load(id))?.turns).toEqual([...big, userTurn('after', 'small one after')])
+    })
+
+    it('keeps every string exactly: emoji, CJK, controls, separators, lone surrogates', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT, metadata: { title: AWKWARD_TEXT, [AWKWARD_TEXT]: true } })
+      const turn: SessionTurn = {
+        id: 'awkward',
+        role: 'assistant',
+        createdAt: CREATED_AT,
+        content: [
+          { type: 'text', text: AWKWARD_TEXT },
+          { type: 'tool_call', id: 'call_1', name: 'write_file', input: { path: '漢字.txt', content: AWKWARD_TEXT, [AWKWARD_TEXT]: AWKWARD_TEXT } },
+        ],
+      }
+      await store.appendTurns(id, [turn])
+      await store.saveRun(id, run('run_1', { label: AWKWARD_TEXT }))
+      const loaded = await store.load(id)
+      expect(loaded?.turns[0]).toEqual(turn)
+      expect((loaded?.turns[0].content[0] as { text: string }).text).toBe(AWKWARD_TEXT)
+      expect(loaded?.metadata).toEqual({ title: AWKWARD_TEXT, [AWKWARD_TEXT]: true })
+      expect(loaded?.runs[0].label).toBe(AWKWARD_TEXT)
+    })
+
+    it('loads any sequence of appends as their concatenation', async () => {
+      await fc.assert(fc.asyncProperty(fc.array(fc.array(turnArbitrary, { maxLength: 4 }), { maxLength: 6 }), async (batches) => {
+        const { id } = await store.create({ createdAt: CREATED_AT })
+        for (const batch of batches)
+          await store.appendTurns(id, batch)
+        expect((await store.load(id))?.turns).toEqual(batches.flat())
+        await store.delete(id)
+      }), { numRuns: 15 })
+    })
+
+    it('upserts runs by id, keeping the order they started in', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      const before = (await store.load(id))!.updatedAt
+      await store.saveRun(id, run('run_1'))
+      await store.saveRun(id, run('run_2', { parentRunId: 'run_1', parentCallId: 'call_9', label: 'child-1' }))
+      const finished = run('run_1', {
+        status: 'completed',
+        endedAt: CREATED_AT + 5000,
+        stopReason: 'completed',
+        usage: { input: 100, output: 20, cacheRead: 80, cacheCreation: 0, cost: 0.0012, turns: 2 },
+      })
+      await store.saveRun(id, finished)
+      const loaded = (await store.load(id))!
+      expect(loaded.runs).toEqual([finished, run('run_2', { parentRunId: 'run_1', parentCallId: 'call_9', label: 'child-1' })])
+      expect(loaded.updatedAt).toBeGreaterThanOrEqual(before)
+    })
+
+    it('deletes sessions, ignores deleting a missing one, and lets the id be reused', async () => {
+      await store.create({ id: 'gone', createdAt: CREATED_AT })
+      await store.appendTurns('gone', [userTurn('t1', 'old')])
+      await store.create({ id: 'kept', createdAt: CREATED_AT })
+      await store.delete('gone')
+      await store.delete('gone')
+      await store.delete('never-was')
+      expect(await store.load('gone')).toBeUndefined()
+      expect(await store.list()).toEqual(['kept'])
+      await store.create({ id: 'gone', createdAt: CREATED_AT + 1 })
+      expect((await store.load('gone'))?.turns).toEqual([])
+    })
+
+    it('lists every stored session', async () => {
+      expect(await store.list()).toEqual([])
+      const ids = ['a', 'b', 'c-3']
+      for (const id of ids)
+        await store.create({ id, createdAt: CREATED_AT })
+      const minted = await store.create({ createdAt: CREATED_AT })
+      expect((await store.list()).sort()).toEqual([...ids, minted.id].sort())
+    })
+
+    it('hands out copies: mutating what was returned changes nothing stored', async () => {
+      const created = await store.create({ id: 'iso', createdAt: CREATED_AT, metadata: { tags: ['a'] } })
+      ;(created.metadata!.tags as string[]).push('created')
+      created.turns.push(userTurn('ghost', 'not stored'))
+      await store.appendTurns('iso', [userTurn('t1', 'original')])
+      await store.saveRun('iso', run('run_1'))
+      const loaded = (await store.load('iso'))!
+      ;(loaded.turns[0].content[0] as { text: string }).text = 'mutated'
+      loaded.turns.push(userTurn('ghost', 'not stored'))
+      loaded.runs[0].status = 'error'
+      ;(loaded.metadata!.tags as string[]).push('loaded')
+      const again = (await store.load('iso'))!
+      expect(again.turns).toEqual([userTurn('t1', 'original')])
+      expect(again.runs).toEqual([run('run_1')])
+      expect(again.metadata).toEqual({ tags: ['a'] })
+    })
+
+    it('copies its input when called: later changes by the caller are not stored', async () => {
+      const metadata = { title: 'before' }
+      const creating = store.create({ id: 'input', createdAt: CREATED_AT, metadata })
+      metadata.title = 'after'
+      await creating
+      const turn = userTurn('t1', 'before')
+      const appending = store.appendTurns('input', [turn])
+      ;(turn.content[0] as { text: string }).text = 'after'
+      await appending
+      const record = run('run_1')
+      const saving = store.saveRun('input', record)
+      record.status = 'error'
+      await saving
+      const loaded = (await store.load('input'))!
+      expect(loaded.metadata).toEqual({ title: 'before' })
+      expect(loaded.turns).toEqual([userTurn('t1', 'before')])
+      expect(loaded.runs).toEqual([run('run_1')])
+    })
+
+    it('rejects a batch JSON cannot hold and stores none of it', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      await store.appendTurns(id, [userTurn('t1', 'kept')])
+      const cyclic = userTurn('t3', 'cycle') as SessionTurn & { self?: unknown }
+      cyclic.self = cyclic
+      await expect(store.appendTurns(id, [userTurn('t2', 'fine'), cyclic])).rejects.toThrow()
+      expect((await store.load(id))?.turns.map(turn => turn.id)).toEqual(['t1'])
+    })
+
+    it('writes the current format version', async () => {
+      const { id, version } = await store.create({ createdAt: CREATED_AT })
+      expect(version).toBe(SESSION_FORMAT_VERSION)
+      await store.appendTurns(id, [userTurn('t1', 'x')])
+      expect((await store.load(id))?.version).toBe(SESSION_FORMAT_VERSION)
+    })
+  })
+}
+
+function toolResultTurnWithImage(image: string): SessionTurn {
+  return {
+    id: 'tool-image',
+    role: 'user',
+    createdAt: CREATED_AT,
+    content: [{
+      type: 'tool_result',
+      callId: 'call_screenshot',
+      output: [{ type: 'text', text: 'Screenshot taken' }, { type: 'image', data: image, mediaType: 'image/png' }],
+    }],
+  }
+}

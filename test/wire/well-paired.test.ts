@@ -1,0 +1,113 @@
+import type { SessionContentBlock, SessionMessage } from '../../src/session/content'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { repairToolPairing } from '../../src/wire/pairing'
+import { isWellPaired } from '../../src/wire/well-paired'
+import { assistant, call, result, text, user } from './pairing-support'
+
+// Few ids, so that reused ids, stray and duplicate results come up often.
+const idArb = fc.constantFrom('a', 'b', 'c', 'd', 'e')
+const blockArb: fc.Arbitrary<SessionContentBlock> = fc.oneof(
+  fc.constant(text('t')),
+  idArb.map(id => call(id)),
+  idArb.map(id => result(id)),
+)
+const messageArb: fc.Arbitrary<SessionMessage> = fc.record({
+  role: fc.constantFrom('user' as const, 'assistant' as const),
+  content: fc.array(blockArb, { maxLength: 4 }),
+})
+
+// Healthy conversations: each step's calls answered (in any order) by the next user message.
+const healthyArb = fc.array(fc.record({ calls: fc.nat({ max: 3 }), reverse: fc.boolean(), steer: fc.boolean() }), { maxLength: 8 })
+  .map((steps) => {
+    const messages: SessionMessage[] = [user(text('prompt'))]
+    steps.forEach((step, i) => {
+      const ids = Array.from({ length: step.calls }, (_, k) => `c${i}-${k}`)
+      messages.push(assistant(text(`step ${i}`), ...ids.map(id => call(id))))
+      const results = ids.map(id => result(id))
+      if (step.reverse)
+        results.reverse()
+      messages.push(user(...results, text('next')))
+      if (step.steer)
+        messages.push(user(text('steer')))
+    })
+    return messages
+  })
+
+// One small edit to a healthy conversation: near misses are where a shortcut would go wrong.
+const editArb = fc.record({
+  kind: fc.constantFrom('rename-id', 'duplicate-block', 'remove-block', 'flip-role', 'move-block', 'remove-message'),
+  message: fc.nat(),
+  block: fc.nat(),
+  target: fc.nat(),
+})
+
+function applyEdit(input: SessionMessage[], edit: typeof editArb extends fc.Arbitrary<infer T> ? T : never): SessionMessage[] {
+  const messages = input.map(message => ({ role: message.role, content: [...message.content] }))
+  if (messages.length === 0)
+    return messages
+  const message = messages[edit.message % messages.length]
+  const target = messages[edit.target % messages.length]
+  const at = message.content.length === 0 ? -1 : edit.block % message.content.length
+  switch (edit.kind) {
+    case 'rename-id': {
+      const block = message.content[at]
+      if (block?.type === 'tool_call')
+        message.content[at] = call('c0-0')
+      else if (block?.type === 'tool_result')
+        message.content[at] = result('c0-0')
+      break
+    }
+    case 'duplicate-block':
+      if (at >= 0)
+        target.content.push(message.content[at])
+      break
+    case 'remove-block':
+      if (at >= 0)
+        message.content.splice(at, 1)
+      break
+    case 'flip-role':
+      message.role = message.role === 'user' ? 'assistant' : 'user'
+      break
+    case 'move-block':
+      if (at >= 0)
+        target.content.push(...message.content.splice(at, 1))
+      break
+    case 'remove-message':
+      messages.splice(edit.message % messages.length, 1)
+      break
+  }
+  return messages
+}
+
+describe('isWellPaired', () => {
+  it('says true exactly when the repair pass would find nothing to repair', () => {
+    fc.assert(fc.property(fc.array(messageArb, { maxLength: 7 }), (messages) => {
+      expect(isWellPaired(messages)).toBe(repairToolPairing(messages).repairs.length === 0)
+    }), { numRuns: 3000 })
+  })
+
+  it('accepts healthy conversations, whatever order their results come in', () => {
+    fc.assert(fc.property(healthyArb, (messages) => {
+      expect(repairToolPairing(messages).repairs).toEqual([])
+      expect(isWellPaired(messages)).toBe(true)
+    }))
+  })
+
+  it('agrees with the repair pass on healthy conversations with one edit', () => {
+    fc.assert(fc.property(healthyArb, fc.array(editArb, { minLength: 1, maxLength: 2 }), (healthy, edits) => {
+      const messages = edits.reduce(applyEdit, healthy)
+      expect(isWellPaired(messages)).toBe(repairToolPairing(messages).repairs.length === 0)
+    }), { numRuns: 3000 })
+  })
+
+  it('rejects the shapes the planner repairs', () => {
+    expect(isWellPaired([assistant(call('a'))])).toBe(false)
+    expect(isWellPaired([assistant(call('a')), user(result('a')), assistant(call('a')), user(result('a'))])).toBe(false)
+    expect(isWellPaired([assistant(call('a')), user(result('a'), result('a'))])).toBe(false)
+    expect(isWellPaired([assistant(call('a')), user(text('x')), user(result('a'))])).toBe(false)
+    expect(isWellPaired([user(result('a'))])).toBe(false)
+    expect(isWellPaired([user(call('a'))])).toBe(false)
+    expect(isWellPaired([assistant(call('a'), result('a'))])).toBe(false)
+  })
+})
