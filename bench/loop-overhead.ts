@@ -21,7 +21,7 @@ import { measure, median, printTable, quantile } from './measure'
 import { startServerProcess } from './server-process'
 
 const TURNS = 50
-const WARMUP_RUNS = 80
+const WARMUP_RUNS = 30
 const MEASURED_RUNS = 40
 const TARGET_RATIO = 1.2
 

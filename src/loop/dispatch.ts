@@ -1,5 +1,5 @@
 import type { RunContext } from '../agent/run-context'
-import type { ToolAfterContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
+import type { ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
 import type { ToolResultBlock } from '../session/content'
 import type { ToolStateView } from '../tool-state/types'
@@ -11,8 +11,9 @@ import { extendContext } from '../hooks/context'
 import { invalidToolInput } from '../providers/tool-json'
 import { toolOutputByteLength } from '../session/tool-output'
 import { checkJsonSchema } from '../tools/json-schema'
+import { toolAfterContext, toolHookContext } from './hook-contexts'
 import { runToolCallsInOrder } from './scheduler'
-import { hookTimeout, runIds } from './stream-turn'
+import { hookTimeout } from './stream-turn'
 
 const ABORTED_BEFORE_START = 'Aborted: the run was cancelled before this tool call started.'
 const ABORTED_WHILE_RUNNING = 'Aborted: the run was cancelled while this tool was running.'
@@ -44,13 +45,7 @@ interface PreparedCall {
 function prepareCall(run: RunContext, turnId: string, call: ToolCall): PreparedCall {
   const name = run.tools.toCanonical(call.name)
   const def = run.tools.get(name)
-  const base: ToolHookContext = extendContext(runIds(run), {
-    turnId,
-    callId: call.id,
-    name,
-    displayName: run.tools.toWire(name),
-    input: call.input,
-  })
+  const base = toolHookContext(run, turnId, call, name, run.tools.toWire(name))
   return { base, def, safe: def ? isConcurrencySafe(def, call.input) : true }
 }
 
@@ -156,11 +151,13 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     started = true
     const work = (async () => def.execute(input, ctx))()
     const output = await raceAbort(work, run.signal)
-    await settleToolState(run, base, view, true)
+    if (view)
+      await settleToolState(run, base, view, true)
     return { output: normalizeOutput(output), isError: false, outcome, durationMs: Date.now() - startedAt }
   }
   catch (error) {
-    await settleToolState(run, base, view, false)
+    if (view)
+      await settleToolState(run, base, view, false)
     const durationMs = Date.now() - startedAt
     if (run.signal.aborted)
       return { output: started ? ABORTED_WHILE_RUNNING : ABORTED_BEFORE_START, isError: true, outcome, durationMs }
@@ -213,7 +210,7 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
   }
   if (!hasHookHandlers(run.hooks, 'tool:after'))
     return { output, isError: answer.isError }
-  const after: ToolAfterContext = extendContext(base, {
+  const after = toolAfterContext(base, {
     result: output,
     isError: answer.isError,
     outcome: answer.outcome,

@@ -9,6 +9,7 @@ import { fillEstimatedCost } from '../providers/catalog/cost'
 import { applyWireToolNames, buildWireMessages } from '../wire/messages'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
+import { turnAfterContext } from './hook-contexts'
 import { pairForWire } from './pairing-pass'
 import { hookTimeout, runIds } from './stream-turn'
 
@@ -29,7 +30,8 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
     if (run.turnCount >= maxTurns)
       return 'max-turns'
 
-    await appendPendingTurns(run)
+    if (run.pending.length > 0)
+      await appendPendingTurns(run)
     run.turnCount += 1
     const turnId = run.clock.randomUUID()
     const request = await prepareRequest(run, turnId)
@@ -55,11 +57,10 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
       await callHookBounded(run.hooks, 'usage', extendContext(runIds(run), { turnId, usage }), hookOpts)
 
     const toolResults = await answerToolCalls(run, turnId, result.toolCalls)
-    if (run.behavior.persistTurns !== false)
+    if (run.session && run.behavior.persistTurns !== false)
       await persistNewTurns(run)
     if (hasHookHandlers(run.hooks, 'turn:after')) {
-      await callHookBounded(run.hooks, 'turn:after', extendContext(runIds(run), {
-        turnId,
+      await callHookBounded(run.hooks, 'turn:after', turnAfterContext(run, turnId, {
         turn: run.turnCount,
         assistant,
         toolResults,

@@ -44,7 +44,8 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
   for (let attempt = 1; ; attempt++) {
     const progress: AttemptProgress = { contentStreamed: false, thinking: '' }
     try {
-      await callStreamStart(run, turnId, request.model, attempt)
+      if (hasHookHandlers(run.hooks, 'stream:start'))
+        await callStreamStart(run, turnId, request.model, attempt)
       const result = await streamAttempt(run, turnId, request, progress)
       return {
         result,
@@ -83,8 +84,6 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
 }
 
 async function callStreamStart(run: RunContext, turnId: string, model: string, attempt: number): Promise<void> {
-  if (!hasHookHandlers(run.hooks, 'stream:start'))
-    return
   await callHookBounded(run.hooks, 'stream:start', extendContext(runIds(run), {
     turnId,
     provider: run.provider.name,

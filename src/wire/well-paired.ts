@@ -15,11 +15,13 @@ export function isWellPaired(messages: readonly SessionMessage[]): boolean {
   const seen = new Set<string>()
   // Calls of the previous assistant message not answered yet (a few ids, so an array).
   const open: string[] = []
-  for (const message of messages) {
+  for (let m = 0; m < messages.length; m++) {
+    const message = messages[m]
     if (message.role === 'assistant') {
       if (open.length > 0)
         return false
-      for (const block of message.content) {
+      for (let b = 0; b < message.content.length; b++) {
+        const block = message.content[b]
         if (block.type === 'tool_result')
           return false
         if (block.type === 'tool_call') {
@@ -35,14 +37,18 @@ export function isWellPaired(messages: readonly SessionMessage[]): boolean {
       return false
     // Only the user message right after the calls may answer them.
     const answering = open.length > 0
-    for (const block of message.content) {
+    for (let b = 0; b < message.content.length; b++) {
+      const block = message.content[b]
       if (block.type === 'tool_call')
         return false
       if (block.type === 'tool_result') {
         const at = answering ? open.indexOf(block.callId) : -1
         if (at < 0)
           return false
-        open.splice(at, 1)
+        // Order does not matter here: the last id takes the answered one's place.
+        const last = open.pop()!
+        if (at < open.length)
+          open[at] = last
       }
     }
     if (open.length > 0)

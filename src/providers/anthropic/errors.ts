@@ -7,6 +7,7 @@
 import type { ClassifiedErrorKind } from '../../errors'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
+import { parseRetryAfter } from '../retry-after'
 
 export const PROVIDER_NAME = 'anthropic'
 
@@ -93,26 +94,6 @@ function kindForStatus(status: number, message: string): ClassifiedErrorKind {
   if (status >= 500)
     return 'server'
   return 'invalid_request'
-}
-
-const SECONDS = /^\d+(?:\.\d+)?$/
-
-/**
- * Milliseconds the server asked us to wait: `retry-after-ms` first (exact),
- * then `retry-after` as seconds or as an HTTP date. Absent or unreadable → `undefined`.
- */
-export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | undefined {
-  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')
-  if (Number.isFinite(ms) && ms >= 0)
-    return Math.round(ms)
-
-  const value = headers.get('retry-after')?.trim()
-  if (!value)
-    return undefined
-  if (SECONDS.test(value))
-    return Math.round(Number.parseFloat(value) * 1000)
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
 }
 
 /** The key is checked before any request, so its absence never reaches the network. */

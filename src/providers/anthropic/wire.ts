@@ -93,7 +93,8 @@ function cacheControlFor(input: AnthropicRequestInput): CacheControlEphemeral | 
 }
 
 function withCacheControl<T extends object>(block: T, cacheControl: CacheControlEphemeral | undefined): T {
-  return cacheControl ? { ...block, cache_control: cacheControl } : block
+  // `Object.assign` rather than a spread plus a property: the same object, without V8 11's slow path.
+  return cacheControl ? Object.assign({}, block, { cache_control: cacheControl }) : block
 }
 
 function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemeral | undefined): Tool[] {

@@ -7,7 +7,7 @@
 import type { ClassifiedErrorKind } from '../../errors'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
-import { parseRetryAfter } from './retry-after'
+import { parseRetryAfter } from '../retry-after'
 
 const RETRYABLE_KINDS: ReadonlySet<ClassifiedErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'network', 'timeout'])
 

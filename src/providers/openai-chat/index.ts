@@ -5,6 +5,7 @@
  * `…/openrouter` and `…/cerebras` re-export what their users need.
  */
 
+export { parseRetryAfter } from '../retry-after'
 export { CHAT_REASONING_EFFORTS, COMMON_MODEL_OPTION_KEYS, OPEN_WEIGHT_MODEL_OPTION_KEYS } from './dialect'
 export type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolResultImageMode } from './dialect'
 export { classifyChatError, generationFailedError, missingApiKeyError, truncatedStreamError, unsupportedContentError } from './errors'
@@ -15,7 +16,6 @@ export type { ChatClientSettings, ChatProviderConfig } from './provider'
 export { chatReasoningFields, fitEffort } from './reasoning'
 export type { ReasoningFields, ReasoningInput } from './reasoning'
 export { ReasoningDetailsCollector } from './reasoning-details'
-export { parseRetryAfter } from './retry-after'
 export { consumeChatStream } from './stream'
 export type { ChatStreamContext } from './stream'
 export { wireToolCallId } from './tool-ids'

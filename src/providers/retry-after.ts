@@ -3,9 +3,7 @@ const SECONDS = /^\d+(?:\.\d+)?$/
 /**
  * Milliseconds a server asked us to wait: `retry-after-ms` first (exact), then
  * `retry-after` as seconds or as an HTTP date. Absent or unreadable → `undefined`.
- *
- * Kept inside this family rather than shared with the Anthropic provider so
- * that importing an OpenAI-style provider never loads the Anthropic SDK.
+ * Shared by every provider; it depends on nothing, so importing it loads no SDK.
  */
 export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | undefined {
   const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')

@@ -1,0 +1,66 @@
+import type { RunContext } from '../agent/run-context'
+import type { ToolAfterContext, ToolHookContext, TurnAfterContext } from '../hooks/hook-map'
+import type { ToolCall } from '../providers/types'
+
+/*
+ * The hook contexts built on every turn and for every tool call, written out as single object
+ * literals. They equal `{ ...runIds(run), turnId, … }` and `{ ...base, … }`
+ * key for key and in the same order, but cost a few nanoseconds instead of
+ * the half microsecond per property that V8 11 (Node 20) charges for
+ * properties written after a spread (see `extendContext`).
+ */
+
+export function turnAfterContext(
+  run: RunContext,
+  turnId: string,
+  after: Pick<TurnAfterContext, 'turn' | 'assistant' | 'toolResults' | 'usage' | 'finishReason'>,
+): TurnAfterContext {
+  return {
+    runId: run.runId,
+    depth: run.depth,
+    parentRunId: run.parentRunId,
+    parentCallId: run.parentCallId,
+    turnId,
+    turn: after.turn,
+    assistant: after.assistant,
+    toolResults: after.toolResults,
+    usage: after.usage,
+    finishReason: after.finishReason,
+  }
+}
+
+export function toolHookContext(run: RunContext, turnId: string, call: ToolCall, name: string, displayName: string): ToolHookContext {
+  return {
+    runId: run.runId,
+    depth: run.depth,
+    parentRunId: run.parentRunId,
+    parentCallId: run.parentCallId,
+    turnId,
+    callId: call.id,
+    name,
+    displayName,
+    input: call.input,
+  }
+}
+
+export function toolAfterContext(
+  base: ToolHookContext,
+  after: Pick<ToolAfterContext, 'result' | 'isError' | 'outcome' | 'outputBytes' | 'durationMs'>,
+): ToolAfterContext {
+  return {
+    runId: base.runId,
+    depth: base.depth,
+    parentRunId: base.parentRunId,
+    parentCallId: base.parentCallId,
+    turnId: base.turnId,
+    callId: base.callId,
+    name: base.name,
+    displayName: base.displayName,
+    input: base.input,
+    result: after.result,
+    isError: after.isError,
+    outcome: after.outcome,
+    outputBytes: after.outputBytes,
+    durationMs: after.durationMs,
+  }
+}
