@@ -21,8 +21,8 @@ import { measure, median, printTable, quantile } from './measure'
 import { startServerProcess } from './server-process'
 
 const TURNS = 50
-const WARMUP_RUNS = 30
-const MEASURED_RUNS = 40
+const WARMUP_RUNS = 100
+const MEASURED_RUNS = 60
 const TARGET_RATIO = 1.2
 
 const MODEL = 'claude-sonnet-5-5'

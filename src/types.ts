@@ -17,6 +17,23 @@ export type { QueuedUserMessage } from './agent/steering'
 export type { StopReason } from './agent/stop-reason'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
+export type { SandboxProvider } from './contexts/sandbox'
+
+export type {
+  BackgroundTaskStatus,
+  ContextCapabilities,
+  ContextHardening,
+  ContextType,
+  DetachedTasksCapability,
+  ExecResult,
+  ExecutionContext,
+  ExecutionHandle,
+  SpawnConfig,
+  TaskEntry,
+  TaskExitInfo,
+  TaskHandle,
+  TaskStallInfo,
+} from './contexts/types'
 export type {
   AgentAbortedError,
   AgentBudgetExceededError,
@@ -33,7 +50,6 @@ export type {
   PairingRepair,
   SessionStoreError,
 } from './errors'
-
 export type { AgentHookBus } from './hooks/bus'
 export type * from './hooks/hook-map'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'

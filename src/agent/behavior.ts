@@ -84,6 +84,22 @@ export interface AgentBehavior {
   /** Most consecutive refusal continuations; `0` turns the recovery off. Default 3. */
   maxConsecutiveRefusalResumes?: number
 
+  // --- execution context and shell ------------------------------------------
+  /** Bound on the execution context's first `spawn()`. Default 300000; `0` disables. */
+  spawnTimeoutMs?: number
+  /** Bound on the execution context's teardown in `agent.destroy()`. Default 30000; `0` disables. */
+  destroyTimeoutMs?: number
+  /** Absolute directory for background task logs; background mode is off without it. */
+  tasksDir?: string
+  /** Hide background mode from `shell` (`'non-durable'`: unless the context's tasks survive a restart). */
+  disableBackgroundTasks?: boolean | 'non-durable'
+  /** Byte cap per background task log; the task keeps running past it. */
+  backgroundOutputCap?: number
+  /** Silence (ms) after which a background task is reported stalled (`background:stall`). */
+  backgroundStallWatchdogMs?: number
+  /** A foreground `shell` timeout above this is refused in favor of background mode, when that is available. */
+  shellLongTimeoutMs?: number
+
   // --- sessions ------------------------------------------------------------
   /**
    * Append each finished turn to the session store as the run goes (default
@@ -107,6 +123,8 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   providerStreamStartTimeoutMs: 300_000,
   providerStreamTimeoutMs: 1_800_000,
   hookTimeoutMs: 300_000,
+  spawnTimeoutMs: 300_000,
+  destroyTimeoutMs: 30_000,
   cache: true,
   cacheTtl: '5m' as CacheTtl,
   effortHint: true,

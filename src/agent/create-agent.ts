@@ -1,3 +1,4 @@
+import type { TaskStallInfo } from '../contexts/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { PromptPart } from '../session/content'
 import type { Session } from '../session/session'
@@ -5,11 +6,15 @@ import type { AgentToolState } from '../tool-state/types'
 import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
 import type { AgentStats } from './stats'
 import type { SteeringQueues } from './steering'
+import { createProcessContext } from '../contexts/process'
+import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
-import { createHookBus, registerHookMap } from '../hooks/bus'
+import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
+import { BEHAVIOR_DEFAULTS } from './behavior'
 import { MessageQueue } from './message-queue'
+import { withTimeout } from './operation-timeout'
 import { executeRun, providerList } from './run'
 
 /** An agent: a provider, tools and behavior, run one conversation at a time. */
@@ -37,7 +42,7 @@ export interface Agent {
   run: (options?: AgentRunOptions) => Promise<AgentStats>
   /** Abort the run in progress: the stream and tools in flight stop, and the run returns `'aborted'`. */
   abort: (reason?: unknown) => void
-  /** Abort any run and refuse new ones. */
+  /** Abort any run, tear down the execution context (bounded by `destroyTimeoutMs`), and refuse new runs. */
   destroy: () => Promise<void>
 }
 
@@ -53,8 +58,15 @@ export function createAgent(options: AgentOptions): Agent {
 
   const hooks = createHookBus()
   registerHookMap(hooks, options.hooks)
-  const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue() }
+  const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }
   const toolState = createToolStateController(options.toolState)
+  const execution = options.execution ?? createProcessContext()
+  // A stalled background task may outlive the run that started it: hosts hear
+  // of it at once, and the model at its next turn (in this run or the next).
+  const onBackgroundStall = (info: TaskStallInfo) => {
+    fireHook(hooks, 'background:stall', info)
+    queues.notices.push({ content: [{ type: 'text', text: stallNotice(info), origin: 'injected' }], injected: 'background-stall' })
+  }
   let current: AbortController | undefined
   let destroyed = false
 
@@ -79,7 +91,7 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
-        return await executeRun({ agent: options, hooks, controller, queues, toolState }, runOptions)
+        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, onBackgroundStall }, runOptions)
       }
       finally {
         current = undefined
@@ -91,6 +103,15 @@ export function createAgent(options: AgentOptions): Agent {
     async destroy() {
       destroyed = true
       current?.abort(new AgentAbortedError('The agent was destroyed'))
+      // A context whose teardown never settles must not strand the host: abandon it after the bound.
+      const limit = options.behavior?.destroyTimeoutMs ?? BEHAVIOR_DEFAULTS.destroyTimeoutMs
+      await withTimeout(execution.destroy(), limit, 'execution context destroy').catch(error => debugLog('execution context teardown', error))
     },
   }
+}
+
+function stallNotice(info: TaskStallInfo): string {
+  const seconds = Math.round(info.silentMs / 1000)
+  return `Background task ${info.taskId} (\`${info.command}\`) has printed nothing for ${seconds}s. `
+    + `It may be waiting for input. Check its log (${info.logPath}) and kill it with kill_task if it is stuck.`
 }

@@ -1,3 +1,4 @@
+import type { ExecutionContext } from '../contexts/types'
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
@@ -38,6 +39,11 @@ export interface AgentOptions {
    * fresh conversation and nothing outlives it.
    */
   session?: Session
+  /**
+   * Where tools run commands and touch files (`zidane/contexts`: process,
+   * sandbox, docker). Default: a process context in the current directory.
+   */
+  execution?: ExecutionContext
   /**
    * Durable backing for tool state (`ToolContext.state`). Loaded at the start
    * of each run until a load succeeds; each call's writes are committed when

@@ -1,3 +1,4 @@
+import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { ThinkingLevel } from '../providers/thinking'
@@ -45,6 +46,10 @@ export interface RunContext {
   readonly thinking: ThinkingLevel
   readonly modelOptions?: Record<string, unknown>
   readonly tools: ToolRegistry
+  /** Where tools run commands and touch files. */
+  readonly execution: ExecutionContext
+  /** Reports a stalled background task: fires `background:stall` and tells the model at its next turn. */
+  readonly onBackgroundStall: (info: TaskStallInfo) => void
   /** The agent's tool state; each call gets its own staging view. */
   readonly toolState: ToolStateController
   readonly clock: AgentClock

@@ -1,4 +1,5 @@
 import type { BehaviorPolicy, PolicyContext } from '../behavior/policy'
+import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { Provider } from '../providers/types'
 import type { SessionTurn } from '../session/content'
@@ -14,13 +15,14 @@ import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, registerHookMap } from '../hooks/bus'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { hookTimeout, runIds } from '../loop/stream-turn'
-import { createToolRegistry } from '../tools/registry'
 import { filterUnresolvedToolUses } from '../wire/pairing'
-import { resolveBehavior } from './behavior'
+import { activeLimit, BEHAVIOR_DEFAULTS, resolveBehavior } from './behavior'
 import { DEFAULT_AGENT_CLOCK } from './clock'
 import { resolveModelTargets } from './model-targets'
+import { withTimeout } from './operation-timeout'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
 import { promptContent } from './prompt-content'
+import { prepareRunTools } from './run-tools'
 import { attachSteering } from './steering'
 import { composeSystemPrompt } from './system-freeze'
 
@@ -31,6 +33,9 @@ export interface RunEnvironment {
   controller: AbortController
   queues: SteeringQueues
   toolState: ToolStateController
+  execution: ExecutionContext
+  /** The agent's handler for stalled background tasks (they may outlive the run that started them). */
+  onBackgroundStall: (info: TaskStallInfo) => void
   policies?: readonly BehaviorPolicy[]
 }
 
@@ -46,7 +51,7 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
   const seed = seedTurns(env, options)
   const behavior = resolveBehavior(agent.behavior, options.behavior)
   const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
-  const tools = createToolRegistry(options.tools ?? agent.tools, agent.toolAliases)
+  const tools = prepareRunTools(options.tools ?? agent.tools, agent.toolAliases, behavior, env.execution)
   const targets = resolveModelTargets(providerList(agent.provider), options.model)
   // The SDK appends no sections of its own yet; when it does, they join here.
   const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT)
@@ -81,6 +86,8 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       modelOptions: options.modelOptions ?? behavior.modelOptions,
       tools,
       toolState: env.toolState,
+      execution: env.execution,
+      onBackgroundStall: env.onBackgroundStall,
       clock,
       signal: controller.signal,
       abort: reason => controller.abort(reason ?? new AgentAbortedError()),
@@ -108,11 +115,26 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
     await env.toolState.hydrate()
+    if (tools.names.length > 0)
+      await spawnExecution(run)
     return await driveRun(run, options, freshSystem)
   }
   finally {
     for (const detach of detachers.reverse()) detach()
   }
+}
+
+/**
+ * Start the execution context before the first model call, so a context that
+ * cannot start (a hung container daemon) fails the run at once with
+ * `OperationTimeoutError` instead of at the first tool call. Bounded by
+ * `spawnTimeoutMs`, and by `maxWallMs` when that is lower.
+ */
+async function spawnExecution(run: RunContext): Promise<void> {
+  const configured = run.behavior.spawnTimeoutMs ?? BEHAVIOR_DEFAULTS.spawnTimeoutMs
+  const wall = activeLimit(run.behavior.maxWallMs)
+  const limit = wall !== undefined && (!(configured > 0) || wall < configured) ? wall : configured
+  await withTimeout(run.execution.spawn({ signal: run.signal }), limit, 'execution context spawn')
 }
 
 /**

@@ -17,6 +17,8 @@ export interface SteeringQueues {
   steering: MessageQueue<QueuedUserMessage>
   /** Joins only when the run would otherwise end. */
   followUp: MessageQueue<QueuedUserMessage>
+  /** The agent's own one-shot notices for the model (a stalled background task); they never keep a run going. */
+  notices: MessageQueue<PendingTurn>
 }
 
 /**
@@ -27,9 +29,11 @@ export interface SteeringQueues {
  */
 export function attachSteering(run: RunContext, queues: SteeringQueues): () => void {
   takeAll(run, queues.steering, 'steer')
+  takeNotices(run, queues.notices)
   return run.hooks.hook('turn:after', ({ toolResults }) => {
     if (run.signal.aborted || run.stopRequest)
       return
+    takeNotices(run, queues.notices)
     if (queues.steering.size > 0) {
       takeAll(run, queues.steering, 'steer')
       run.keepGoing = true
@@ -47,6 +51,11 @@ export function attachSteering(run: RunContext, queues: SteeringQueues): () => v
 function takeAll(run: RunContext, queue: MessageQueue<QueuedUserMessage>, kind: 'steer' | 'follow-up'): void {
   for (let message = queue.shift(); message; message = queue.shift())
     run.pending.push(pendingFrom(message, kind))
+}
+
+function takeNotices(run: RunContext, queue: MessageQueue<PendingTurn>): void {
+  for (let notice = queue.shift(); notice; notice = queue.shift())
+    run.pending.push(notice)
 }
 
 function pendingFrom(message: QueuedUserMessage, kind: 'steer' | 'follow-up'): PendingTurn {

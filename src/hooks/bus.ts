@@ -39,6 +39,7 @@ const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
   'pairing:repair',
   'tool-state:commit-failed',
   'model:fallback',
+  'background:stall',
 ])
 
 /**

@@ -1,5 +1,6 @@
 import type { AgentStats, TurnFinishReason, TurnUsage } from '../agent/stats'
 import type { StopReason } from '../agent/stop-reason'
+import type { TaskStallInfo } from '../contexts/types'
 import type { ClassifiedError, PairingRepair } from '../errors'
 import type { ToolResult } from '../providers/types'
 import type { PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../session/content'
@@ -180,6 +181,9 @@ export interface ModelFallbackContext extends StreamHookContext {
   error: unknown
 }
 
+/** A background task went silent (`backgroundStallWatchdogMs`); it may be waiting on a prompt. */
+export type BackgroundStallContext = TaskStallInfo
+
 type Handler<Ctx> = (ctx: Ctx) => void | Promise<void>
 
 /**
@@ -214,6 +218,7 @@ export interface AgentHooks {
   'pairing:repair': Handler<PairingRepairContext>
   'tool-state:commit-failed': Handler<ToolStateCommitFailedContext>
   'model:fallback': Handler<ModelFallbackContext>
+  'background:stall': Handler<BackgroundStallContext>
 }
 
 export type AgentHookName = keyof AgentHooks

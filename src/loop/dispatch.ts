@@ -127,6 +127,9 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     parentRunId: run.parentRunId,
     parentCallId: run.parentCallId,
     behavior: run.behavior,
+    session: run.session,
+    execution: run.execution,
+    onBackgroundStall: run.onBackgroundStall,
     // Created on first use: most tools never touch state.
     get state() {
       view ??= run.toolState.begin(base.callId)

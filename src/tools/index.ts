@@ -1,4 +1,6 @@
 export { checkJsonSchema } from './json-schema'
+export { createShellTool, killTask, listTasks, resolveShellSpec, shell, taskTools, waitTask } from './shell'
+export type { ShellToolOptions } from './shell'
 export { tool } from './tool'
 export type { ToolFromSchemaOptions } from './tool'
 export type { ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './types'

@@ -22,7 +22,12 @@ export interface ToolRegistry {
  * another tool's name, and two tools sharing one alias are configuration
  * errors and throw at once.
  */
-export function createToolRegistry(tools: ToolMap | undefined, aliases: Record<string, string> | undefined): ToolRegistry {
+export function createToolRegistry(
+  tools: ToolMap | undefined,
+  aliases: Record<string, string> | undefined,
+  /** The spec a tool shows this run (a tool may offer a different schema per run, e.g. `shell`). */
+  specOf: (def: ToolDef) => ToolSpec = def => def.spec,
+): ToolRegistry {
   const byName = new Map<string, ToolDef>()
   for (const def of Object.values(tools ?? {})) {
     const name = def?.spec?.name
@@ -49,7 +54,8 @@ export function createToolRegistry(tools: ToolMap | undefined, aliases: Record<s
   const specs: ToolSpec[] = []
   for (const [name, def] of byName) {
     const wireName = wireOf.get(name)
-    specs.push(wireName ? { ...def.spec, name: wireName } : def.spec)
+    const spec = specOf(def)
+    specs.push(wireName ? { ...spec, name: wireName } : spec)
   }
 
   return {

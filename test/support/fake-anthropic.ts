@@ -7,23 +7,16 @@
  * Free of test-runner imports, so a benchmark can run it in a child process.
  */
 
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
+import type { ServerResponse } from 'node:http'
+import type { RecordedRequest, ScriptedServer } from './scripted-server'
 import type { ScriptedAnthropicTurn, SseEvent } from './sse'
-import { createServer } from 'node:http'
+import { startScriptedServer, writeEventStream, writeJsonError } from './scripted-server'
 import { anthropicEvents, sseFrame } from './sse'
 
+export type { RecordedRequest } from './scripted-server'
 export { anthropicSse } from './sse'
-export type { ScriptedAnthropicTurn } from './sse'
 
-export interface RecordedRequest {
-  method: string
-  path: string
-  /** Lower-case names. */
-  headers: Record<string, string>
-  /** Parsed JSON, or the raw text when the body is not JSON. */
-  body: any
-}
+export type { ScriptedAnthropicTurn } from './sse'
 
 export type FakeResponse
   = | { type: 'turn', turn: ScriptedAnthropicTurn, delayMs?: number }
@@ -38,16 +31,8 @@ export type FakeResponse
   /** Any event sequence, for shapes a scripted turn cannot express (server tools, odd orderings). */
     | { type: 'sse', events: SseEvent[] }
 
-export interface FakeAnthropic {
-  /** Base URL without `/v1`, as the SDK expects. */
-  url: string
-  requests: RecordedRequest[]
-  enqueue: (...responses: FakeResponse[]) => void
-  /** Responses left in the queue. */
-  pending: () => number
-  /** Stops the server and destroys every open connection, stalled ones included. */
-  close: () => Promise<void>
-}
+/** The server; `url` is the base URL without `/v1`, as the Anthropic SDK expects. */
+export type FakeAnthropic = ScriptedServer<FakeResponse>
 
 export interface FakeAnthropicOptions {
   /** Answers requests once the queue is empty. Without it an empty queue answers 500. */
@@ -68,82 +53,23 @@ const ERROR_TYPE_BY_STATUS: Readonly<Record<number, string>> = {
 }
 
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
-  const queue: FakeResponse[] = []
-  const requests: RecordedRequest[] = []
-  const sockets = new Set<Socket>()
-  const timers = new Set<NodeJS.Timeout>()
-
-  const server = createServer((req, res) => {
-    readBody(req).then((text) => {
-      const recorded: RecordedRequest = {
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: flattenHeaders(req.headers),
-        body: parseJson(text),
-      }
-      requests.push(recorded)
-      if (recorded.method !== 'POST' || !recorded.path.startsWith('/v1/messages')) {
-        writeError(res, { type: 'error', status: 404, body: errorBody(404, `fake-anthropic: no route for ${recorded.method} ${recorded.path}`) })
-        return
-      }
-      const response = queue.shift() ?? options.fallback?.(recorded)
-      if (!response) {
-        writeError(res, { type: 'error', status: 500, body: errorBody(500, `fake-anthropic: no scripted response left for ${recorded.method} ${recorded.path}`) })
-        return
-      }
-      respond(res, response, recorded, timers)
-    }, () => res.destroy())
+  return startScriptedServer<FakeResponse>({
+    name: 'fake-anthropic',
+    routes: request => request.method === 'POST' && request.path.startsWith('/v1/messages'),
+    fallback: options.fallback,
+    writeError: (res, status, message) => writeJsonError(res, status, errorBody(status, message)),
+    respond,
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve())
-  })
-  const address = server.address()
-  if (!address || typeof address === 'string')
-    throw new Error('fake-anthropic: could not read the listening port')
-
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    requests,
-    enqueue: (...responses) => {
-      queue.push(...responses)
-    },
-    pending: () => queue.length,
-    close: async () => {
-      for (const timer of timers)
-        clearTimeout(timer)
-      timers.clear()
-      const closed = new Promise<void>(resolve => server.close(() => resolve()))
-      for (const socket of sockets)
-        socket.destroy()
-      await closed
-    },
-  }
 }
 
-function respond(res: ServerResponse, response: FakeResponse, request: RecordedRequest, timers: Set<NodeJS.Timeout>): void {
+function respond(res: ServerResponse, response: FakeResponse, request: RecordedRequest, later: (ms: number, send: () => void) => void): void {
   const model = typeof request.body?.model === 'string' ? request.body.model : undefined
   switch (response.type) {
-    case 'turn': {
-      const send = () => writeEvents(res, anthropicEvents(response.turn, undefined, model), true)
-      if (!response.delayMs) {
-        send()
-        return
-      }
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        send()
-      }, response.delayMs)
-      timers.add(timer)
+    case 'turn':
+      later(response.delayMs ?? 0, () => writeEvents(res, anthropicEvents(response.turn, undefined, model), true))
       return
-    }
     case 'error':
-      writeError(res, response)
+      writeJsonError(res, response.status, response.body ?? errorBody(response.status, `fake-anthropic: scripted ${response.status}`), response.headers)
       return
     case 'mid-stream-error': {
       const events = anthropicEvents(response.turn, undefined, model)
@@ -163,46 +89,9 @@ function respond(res: ServerResponse, response: FakeResponse, request: RecordedR
 }
 
 function writeEvents(res: ServerResponse, events: SseEvent[], end: boolean): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_fake' })
-  // Flush the headers even when no frame follows, so a stalled stream has visibly started.
-  res.flushHeaders()
-  for (const event of events)
-    res.write(sseFrame(event))
-  if (end)
-    res.end()
-}
-
-function writeError(res: ServerResponse, response: Extract<FakeResponse, { type: 'error' }>): void {
-  const body = response.body ?? errorBody(response.status, `fake-anthropic: scripted ${response.status}`)
-  res.writeHead(response.status, { 'content-type': 'application/json', ...response.headers })
-  res.end(typeof body === 'string' ? body : JSON.stringify(body))
+  writeEventStream(res, events.map(sseFrame), end, { 'request-id': 'req_fake' })
 }
 
 function errorBody(status: number, message: string): unknown {
   return { type: 'error', error: { type: ERROR_TYPE_BY_STATUS[status] ?? 'api_error', message } }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req)
-    chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return text
-  }
-}
-
-function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {
-  const flat: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined)
-      flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
-  }
-  return flat
 }

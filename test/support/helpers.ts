@@ -13,6 +13,7 @@ import type { ToolDef } from '../../src/tools/types'
 import { MessageQueue } from '../../src/agent/message-queue'
 import { executeRun } from '../../src/agent/run'
 import { BUILT_IN_POLICIES } from '../../src/behavior'
+import { createProcessContext } from '../../src/contexts'
 import { createHookBus, registerHookMap } from '../../src/hooks/bus'
 import { createToolStateController } from '../../src/tool-state'
 
@@ -159,7 +160,7 @@ export async function runCapturingTurns(
   onStart?.(controller)
   const captured: CapturedRun = { turns: [], controller }
   try {
-    captured.stats = await executeRun({ agent, hooks, controller, queues: { steering: new MessageQueue(), followUp: new MessageQueue() }, toolState: createToolStateController(), policies: [...BUILT_IN_POLICIES, capture] }, runOptions)
+    captured.stats = await executeRun({ agent, hooks, controller, queues: { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }, toolState: createToolStateController(), execution: createProcessContext(), onBackgroundStall: () => {}, policies: [...BUILT_IN_POLICIES, capture] }, runOptions)
   }
   catch (error) {
     captured.error = error

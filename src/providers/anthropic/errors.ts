@@ -8,6 +8,7 @@ import type { ClassifiedErrorKind } from '../../errors'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
+import { isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
 
 export const PROVIDER_NAME = 'anthropic'
 
@@ -36,8 +37,6 @@ const KIND_BY_ERROR_TYPE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
 ])
 
 /** Socket-level failures that can surface unwrapped while a stream body is read. */
-const NETWORK_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
-
 /**
  * Classify anything `messages.create` or the stream iteration threw. Pass the
  * request's signal: once it is aborted every failure is an abort, whatever
@@ -125,23 +124,4 @@ export function unsupportedContentError(what: string): ClassifiedError {
 
 function make(message: string, how: Classification, cause: unknown, extra: { status?: number, retryAfterMs?: number } = {}): ClassifiedError {
   return new ClassifiedError(message, { ...how, ...extra, provider: PROVIDER_NAME, cause })
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
-function isAbortError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError'
-}
-
-function isNetworkFailure(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 3; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))
-      return true
-    if (current.message === 'terminated' || current.message === 'other side closed')
-      return true
-  }
-  return false
 }

@@ -8,6 +8,7 @@ import type { ClassifiedErrorKind } from '../../errors'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
+import { isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
 
 const RETRYABLE_KINDS: ReadonlySet<ClassifiedErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'network', 'timeout'])
 
@@ -50,8 +51,6 @@ const CODE_WINS: ReadonlySet<ClassifiedErrorKind> = new Set(['quota', 'context_e
 const STATUS_LIKE = /^\d{3}$/
 
 /** Socket-level failures that can surface unwrapped while a stream body is read. */
-const NETWORK_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
-
 export interface ClassifyContext {
   provider: string
   /** Once it is aborted, every failure is an abort, whatever shape the SDK gave it. */
@@ -153,23 +152,4 @@ export function generationFailedError(provider: string): ClassifiedError {
 /** Content the API cannot carry, refused before anything is sent. */
 export function unsupportedContentError(provider: string, what: string): ClassifiedError {
   return new ClassifiedError(`${provider} does not accept ${what}`, { kind: 'unsupported', retryable: false, provider })
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
-function isAbortError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError'
-}
-
-function isNetworkFailure(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 3; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))
-      return true
-    if (current.message === 'terminated' || current.message === 'other side closed')
-      return true
-  }
-  return false
 }

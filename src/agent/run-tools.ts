@@ -1,0 +1,34 @@
+import type { ExecutionContext } from '../contexts/types'
+import type { ToolRegistry } from '../tools/registry'
+import type { ToolMap } from '../tools/types'
+import type { AgentBehavior } from './behavior'
+import { createToolRegistry } from '../tools/registry'
+import { backgroundAvailability, isShellTool, resolveShellSpec, shellBehaviorOf, taskTools } from '../tools/shell'
+
+/**
+ * The tools one run offers. The built-in `shell` shows its background-mode
+ * schema only when background mode is available in this run (behavior plus
+ * the execution context's capabilities), and then the task tools
+ * (`wait_task`, `list_tasks`, `kill_task`) come with it, unless the host
+ * already has tools of those names.
+ */
+export function prepareRunTools(
+  tools: ToolMap | undefined,
+  aliases: Record<string, string> | undefined,
+  behavior: AgentBehavior,
+  execution: ExecutionContext,
+): ToolRegistry {
+  const all = withTaskTools(tools, behavior, execution)
+  return createToolRegistry(all, aliases, def => resolveShellSpec(def, behavior, execution.capabilities))
+}
+
+function withTaskTools(tools: ToolMap | undefined, behavior: AgentBehavior, execution: ExecutionContext): ToolMap | undefined {
+  if (!tools)
+    return tools
+  const defs = Object.values(tools)
+  if (!defs.some(isShellTool) || !backgroundAvailability(shellBehaviorOf(behavior), execution.capabilities).available)
+    return tools
+  const taken = new Set(defs.map(def => def.spec.name))
+  const extra = Object.fromEntries(Object.entries(taskTools).filter(([, def]) => !taken.has(def.spec.name)))
+  return { ...tools, ...extra }
+}

@@ -1,0 +1,239 @@
+/**
+ * The default context: commands run on the host as process groups, files are
+ * the host's. No isolation at all (`hardening` is absent); its job is to make
+ * commands bounded and killable, not contained.
+ */
+
+import type { ChildProcess } from 'node:child_process'
+import type { LogSink } from './tasks'
+import type { DirEntry, ExecOptions, ExecResult, ExecStreamOptions, ExecutionContext, ExecutionHandle, FileStat, FileType, SpawnConfig } from './types'
+import { randomUUID } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { CombinedOutput, DEFAULT_EXEC_OUTPUT_BYTES } from './output'
+import { DEFAULT_KILL_GRACE_MS, signalGroup, spawnGroup, terminateGroup, trackGroup, untrackGroup, watchChild } from './process-group'
+import { createTaskManager } from './tasks'
+
+/** How long a foreground command's pipes may stay open after the command exited (held by children it backgrounded). */
+const PIPE_DRAIN_MS = 250
+
+export interface ProcessContextOptions {
+  /** Working directory; default `process.cwd()`. */
+  cwd?: string
+  /** Environment merged over `process.env`. */
+  env?: Record<string, string>
+  /** Shell that runs commands with `-c`; default `/bin/sh`. */
+  shell?: string
+  /** Time between SIGTERM and SIGKILL when a command is stopped. Default 2000. */
+  killGraceMs?: number
+}
+
+export interface ProcessContext extends ExecutionContext {
+  readonly type: 'process'
+}
+
+export function createProcessContext(options: ProcessContextOptions = {}): ProcessContext {
+  const cwd = resolve(options.cwd ?? process.cwd())
+  const shell = options.shell ?? '/bin/sh'
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
+  let baseEnv: Record<string, string> = { ...options.env }
+  let spawned: Promise<void> | undefined
+  let destroyed = false
+  // Every group this context started; kept until teardown because a command
+  // may leave children behind after its leader exited.
+  const groups = new Set<number>()
+
+  const resolvePath = (path: string) => resolve(cwd, path)
+
+  function ensureUsable(): void {
+    if (destroyed)
+      throw new Error('The execution context was destroyed')
+  }
+
+  async function spawnContext(config: SpawnConfig = {}): Promise<void> {
+    ensureUsable()
+    spawned ??= (async () => {
+      baseEnv = { ...baseEnv, ...config.env }
+      const info = await stat(cwd)
+      if (!info.isDirectory())
+        throw new Error(`The working directory ${cwd} is not a directory`)
+    })()
+    return spawned
+  }
+
+  function startGroup(command: string, callCwd: string | undefined, env: Record<string, string> | undefined, stdin: 'pipe' | 'ignore'): ChildProcess {
+    ensureUsable()
+    const child = spawnGroup(command, {
+      shell,
+      cwd: callCwd === undefined ? cwd : resolvePath(callCwd),
+      env: { ...process.env, ...baseEnv, ...env },
+      stdin,
+    })
+    if (child.pid !== undefined) {
+      groups.add(child.pid)
+      trackGroup(child.pid)
+    }
+    return child
+  }
+
+  async function exec(command: string, execOptions: ExecOptions = {}): Promise<ExecResult> {
+    await spawnContext()
+    if (execOptions.signal?.aborted)
+      return { output: '', truncatedBytes: 0, exitCode: null, signal: null, timedOut: false, aborted: true, durationMs: 0 }
+    const child = startGroup(command, execOptions.cwd, execOptions.env, execOptions.stdin === undefined ? 'ignore' : 'pipe')
+    const output = new CombinedOutput(execOptions.maxOutputBytes ?? DEFAULT_EXEC_OUTPUT_BYTES)
+    child.stdout!.on('data', (chunk: Buffer) => output.write('stdout', chunk))
+    child.stderr!.on('data', (chunk: Buffer) => output.write('stderr', chunk))
+    if (child.stdin) {
+      // A command that exits without reading its stdin closes the pipe under us.
+      child.stdin.on('error', () => {})
+      child.stdin.end(execOptions.stdin)
+    }
+    const exit = await watchChild(child, {
+      timeoutMs: execOptions.timeoutMs,
+      signal: execOptions.signal,
+      graceMs,
+      closePipesAfterExitMs: PIPE_DRAIN_MS,
+    }).catch((error: NodeJS.ErrnoException) => {
+      throw startFailure(error, execOptions.cwd === undefined ? cwd : resolvePath(execOptions.cwd), shell)
+    })
+    return { ...exit, ...output.finish() }
+  }
+
+  function handleFor(child: ChildProcess, streamOptions: ExecStreamOptions, background: boolean): ExecutionHandle {
+    const done = watchChild(child, { timeoutMs: streamOptions.timeoutMs, signal: streamOptions.signal, graceMs })
+    // Callers that never call wait() must not turn a late spawn error into an unhandled rejection.
+    done.catch(() => {})
+    if (background) {
+      // A background task must not keep the host alive; the exit listener of
+      // process-group.ts kills it when the host goes away.
+      child.unref()
+      for (const stream of [child.stdin, child.stdout, child.stderr])
+        (stream as { unref?: () => void } | null)?.unref?.()
+    }
+    return {
+      pid: child.pid,
+      stdin: child.stdin!,
+      stdout: child.stdout!,
+      stderr: child.stderr!,
+      wait: () => done,
+      kill: (signal) => {
+        if (child.pid === undefined)
+          return
+        if (signal === undefined || signal === 'SIGTERM')
+          void terminateGroup(child.pid, graceMs)
+        else
+          signalGroup(child.pid, signal)
+      },
+    }
+  }
+
+  async function execStream(command: string, streamOptions: ExecStreamOptions = {}): Promise<ExecutionHandle> {
+    await spawnContext()
+    const child = startGroup(command, streamOptions.cwd, streamOptions.env, 'pipe')
+    await spawnedOrFailed(child, streamOptions.cwd === undefined ? cwd : resolvePath(streamOptions.cwd), shell)
+    return handleFor(child, streamOptions, false)
+  }
+
+  const tasks = createTaskManager({
+    cwd,
+    resolvePath,
+    killGraceMs: graceMs,
+    start: async (command, startOptions) => {
+      await spawnContext()
+      const child = startGroup(command, startOptions.cwd, startOptions.env, 'pipe')
+      await spawnedOrFailed(child, startOptions.cwd, shell)
+      return handleFor(child, {}, true)
+    },
+    openLog: openFileLog,
+  })
+
+  async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+    const target = resolvePath(path)
+    await mkdir(dirname(target), { recursive: true })
+    const temp = join(dirname(target), `.${basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
+    try {
+      await writeFile(temp, data)
+      await rename(temp, target)
+    }
+    catch (error) {
+      await rm(temp, { force: true })
+      throw error
+    }
+  }
+
+  return {
+    type: 'process',
+    cwd,
+    capabilities: { exec: true, execStream: true, files: true, detachedTasks: 'ephemeral', network: true },
+    spawn: spawnContext,
+    exec,
+    execStream,
+    tasks,
+    resolvePath,
+    readFile: async path => new Uint8Array(await readFile(resolvePath(path))),
+    writeFile: writeFileAtomic,
+    stat: async (path) => {
+      try {
+        const info = await stat(resolvePath(path))
+        return { type: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other', size: info.size, mtimeMs: info.mtimeMs } satisfies FileStat
+      }
+      catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+          return undefined
+        throw error
+      }
+    },
+    readDir: async (path) => {
+      const entries = await readdir(resolvePath(path), { withFileTypes: true })
+      return entries.map((entry): DirEntry => {
+        const type: FileType = entry.isFile() ? 'file' : entry.isDirectory() ? 'directory' : entry.isSymbolicLink() ? 'symlink' : 'other'
+        return { name: entry.name, type }
+      })
+    },
+    mkdir: async (path) => {
+      await mkdir(resolvePath(path), { recursive: true })
+    },
+    remove: path => rm(resolvePath(path), { recursive: true, force: true }),
+    destroy: async () => {
+      if (destroyed)
+        return
+      await tasks.killAll()
+      destroyed = true
+      await Promise.all(Array.from(groups, pgid => terminateGroup(pgid, graceMs)))
+      for (const pgid of groups) untrackGroup(pgid)
+      groups.clear()
+    },
+  }
+}
+
+/** Node reports a missing cwd as the shell being missing; say which one it may be. */
+function startFailure(error: NodeJS.ErrnoException, cwd: string, shell: string): Error {
+  if (error.code !== 'ENOENT')
+    return error
+  return new Error(`Could not start the command: the working directory ${cwd} or the shell ${shell} does not exist`, { cause: error })
+}
+
+/** Resolve once the child has a pid, reject if it could not start (missing shell or cwd). */
+function spawnedOrFailed(child: ChildProcess, cwd: string, shell: string): Promise<void> {
+  if (child.pid !== undefined)
+    return Promise.resolve()
+  return new Promise((resolvePromise, reject) => {
+    child.once('spawn', () => resolvePromise())
+    child.once('error', error => reject(startFailure(error, cwd, shell)))
+  })
+}
+
+async function openFileLog(path: string): Promise<LogSink> {
+  await mkdir(dirname(path), { recursive: true })
+  const stream = createWriteStream(path, { flags: 'a' })
+  await new Promise<void>((resolvePromise, reject) => {
+    stream.once('open', () => resolvePromise())
+    stream.once('error', reject)
+  })
+  return {
+    write: bytes => void stream.write(bytes),
+    close: () => new Promise<void>(resolvePromise => stream.end(() => resolvePromise())),
+  }
+}

@@ -1,0 +1,16 @@
+export { DEFAULT_SHELL_OUTPUT_BYTES, droppedBytesMarker, formatShellResult, truncateOutput } from './output'
+export { backgroundAvailability, shellBehaviorOf } from './settings'
+export type { BackgroundAvailability, ShellBehavior } from './settings'
+export { createShellTool, DEFAULT_SHELL_TIMEOUT_MS, isShellTool, resolveShellSpec, shell } from './shell'
+export type { BackgroundStallSink, ShellInput, ShellToolOptions } from './shell'
+export {
+  createKillTaskTool,
+  createListTasksTool,
+  createWaitTaskTool,
+  DEFAULT_WAIT_TASK_TIMEOUT_MS,
+  killTask,
+  listTasks,
+  taskTools,
+  waitTask,
+} from './task-tools'
+export type { KillTaskInput, WaitTaskInput } from './task-tools'

@@ -1,0 +1,169 @@
+/**
+ * The built-in `shell` tool. Commands run in the agent's execution context
+ * (never on the host directly), with a timeout, abort, bounded output and,
+ * when the host has set a tasks directory, a background mode for commands
+ * that run long or never end.
+ */
+
+import type { ContextCapabilities, TaskStallInfo } from '../../contexts/types'
+import type { ToolSpec } from '../../providers/types'
+import type { ToolContext, ToolDef } from '../types'
+import { z } from 'zod'
+import { activeLimit } from '../../agent/behavior'
+import { executionContextOf } from '../../contexts/from-tool-context'
+import { debugLog } from '../../debug'
+import { tool } from '../tool'
+import { DEFAULT_SHELL_OUTPUT_BYTES, formatDuration, formatShellResult } from './output'
+import { backgroundAvailability, shellBehaviorOf } from './settings'
+
+/** Foreground timeout when the model gives none. */
+export const DEFAULT_SHELL_TIMEOUT_MS = 120_000
+
+export interface ShellInput {
+  command: string
+  timeout?: number
+  run_in_background?: boolean
+}
+
+export interface ShellToolOptions {
+  /** Foreground timeout when the call gives none. Default 120000. */
+  defaultTimeoutMs?: number
+  /** Bytes of output returned to the model. Default 32 KiB. */
+  maxOutputBytes?: number
+  /** Called when a background task started by this tool goes silent for `backgroundStallWatchdogMs`. */
+  onBackgroundStall?: (info: TaskStallInfo, ctx: ToolContext) => void
+}
+
+/**
+ * Optional callback a host (the agent) may put on the tool context to hear
+ * about stalled background tasks, read the same way as `execution`.
+ */
+export type BackgroundStallSink = (info: TaskStallInfo) => void
+
+const command = z.string().min(1).describe('The shell command to run (POSIX sh).')
+const timeout = z.number().int().positive().optional().describe('Timeout in milliseconds. The command and everything it started are killed when it expires.')
+const runInBackground = z.boolean().optional().describe('Start the command as a background task and return at once with its task id and log path.')
+
+const foregroundInput = z.object({ command, timeout })
+const fullInput = z.object({ command, timeout, run_in_background: runInBackground })
+
+function describeShell(defaultTimeoutMs: number, maxOutputBytes: number, background: boolean): string {
+  const paragraphs = [
+    'Run a shell command in the working directory and return its combined stdout and stderr, followed by its exit code and duration.',
+    `Output longer than ${Math.round(maxOutputBytes / 1024)} KiB keeps its end; the beginning is replaced by a marker giving the number of bytes dropped. `
+    + `\`timeout\` is in milliseconds (default ${defaultTimeoutMs}); on timeout or abort the command and all of its child processes are killed.`,
+    'Commands get an empty stdin, so interactive prompts fail instead of waiting: pass non-interactive flags (`-y`, `--yes`, `CI=1`).',
+  ]
+  if (background) {
+    paragraphs.push(
+      'Set `run_in_background: true` for commands that run long or never end (dev servers, watchers, long builds and test suites). '
+      + 'The call returns at once with a task id and the absolute path of the task\'s log file; the task keeps running after the call.',
+      'Read the log with read_file. Use wait_task to wait for a task and see its exit code and last output, list_tasks to see all tasks, and kill_task to stop one. '
+      + 'Prefer background mode to a long `timeout`.',
+    )
+  }
+  return paragraphs.join('\n\n')
+}
+
+interface ShellSpecs {
+  foreground: ToolSpec
+  background: ToolSpec
+}
+
+/** Spec variants of every shell tool this module built, keyed by the def (identity, as the agent checks). */
+const shellSpecs = new WeakMap<ToolDef, ShellSpecs>()
+
+/**
+ * The spec the model should see for `def` in a run: shell tools built here
+ * expose `run_in_background` (and its paragraphs) only when background mode
+ * is available; any other tool keeps its own spec.
+ */
+export function resolveShellSpec(def: ToolDef, behavior: object, capabilities: ContextCapabilities): ToolSpec {
+  const specs = shellSpecs.get(def)
+  if (!specs)
+    return def.spec
+  return backgroundAvailability(shellBehaviorOf(behavior), capabilities).available ? specs.background : specs.foreground
+}
+
+/** Whether `def` is a shell tool built by `createShellTool` (the exported `shell` included). */
+export function isShellTool(def: ToolDef): boolean {
+  return shellSpecs.has(def)
+}
+
+function notifyStall(options: ShellToolOptions, info: TaskStallInfo, ctx: ToolContext): void {
+  const sink = (ctx as { onBackgroundStall?: BackgroundStallSink }).onBackgroundStall
+  const handlers = [(stall: TaskStallInfo) => options.onBackgroundStall?.(stall, ctx), sink]
+  // A failing observer must not take the task (or the other observer) down with it.
+  for (const handler of handlers) {
+    try {
+      handler?.(info)
+    }
+    catch (error) {
+      debugLog('a background stall handler threw', error)
+    }
+  }
+}
+
+export function createShellTool(options: ShellToolOptions = {}): ToolDef<ShellInput> {
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_SHELL_OUTPUT_BYTES
+  const specOf = (input: z.ZodType, background: boolean) => tool({
+    name: 'shell',
+    description: describeShell(defaultTimeoutMs, maxOutputBytes, background),
+    input,
+    execute: () => '',
+  }).spec
+
+  const def = tool({
+    name: 'shell',
+    description: describeShell(defaultTimeoutMs, maxOutputBytes, false),
+    // Validation always accepts the background flag, so a call that uses it
+    // while the mode is hidden gets a clear refusal instead of silently running in the foreground.
+    input: fullInput,
+    async execute(input, ctx) {
+      const context = executionContextOf(ctx)
+      const settings = shellBehaviorOf(ctx.behavior)
+      const background = backgroundAvailability(settings, context.capabilities)
+
+      if (input.run_in_background) {
+        if (!background.available)
+          throw new Error(background.reason)
+        if (!context.tasks)
+          throw new Error('This execution context cannot run background tasks.')
+        const task = await context.tasks.start({
+          command: input.command,
+          logDir: context.resolvePath(background.tasksDir),
+          outputCap: settings.backgroundOutputCap,
+          stallAfterMs: settings.backgroundStallWatchdogMs,
+          onStall: info => notifyStall(options, info, ctx),
+        })
+        return [
+          `Started background task ${task.id}${task.pid === undefined ? '' : ` (pid ${task.pid})`}.`,
+          `Log: ${task.logPath}`,
+          'The task keeps running. Read the log with read_file; use wait_task to wait for it, kill_task to stop it.',
+        ].join('\n')
+      }
+
+      const longLimit = activeLimit(settings.shellLongTimeoutMs)
+      if (background.available && longLimit !== undefined && input.timeout !== undefined && input.timeout > longLimit) {
+        throw new Error(
+          `Refused: a blocking shell call may wait at most ${formatDuration(longLimit)}, and this one asked for ${formatDuration(input.timeout)}. `
+          + 'Re-run the command with run_in_background: true; if the next step depends on its result, call wait_task with the task id.',
+        )
+      }
+
+      const timeoutMs = input.timeout ?? defaultTimeoutMs
+      await context.spawn()
+      const result = await context.exec(input.command, { timeoutMs, signal: ctx.signal, maxOutputBytes })
+      return formatShellResult(result, { maxOutputBytes, timeoutMs })
+    },
+  })
+  def.isConcurrencySafe = false
+  const specs: ShellSpecs = { foreground: specOf(foregroundInput, false), background: specOf(fullInput, true) }
+  def.spec = specs.foreground
+  shellSpecs.set(def, specs)
+  return def
+}
+
+/** The built-in shell tool. The agent recognizes it by identity to apply background-mode settings. */
+export const shell: ToolDef<ShellInput> = createShellTool()
