@@ -17,13 +17,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const probe = (seen: ExecutionContext[]) => ({
-  spec: { name: 'probe', description: 'probe', inputSchema: { type: 'object' } },
-  execute: (_: unknown, ctx: { execution: ExecutionContext }) => {
-    seen.push(ctx.execution)
-    return 'ok'
-  },
-})
+function probe(seen: ExecutionContext[]) {
+  return {
+    spec: { name: 'probe', description: 'probe', inputSchema: { type: 'object' } },
+    execute: (_: unknown, ctx: { execution: ExecutionContext }) => {
+      seen.push(ctx.execution)
+      return 'ok'
+    },
+  }
+}
 
 /** A process context whose spawn or destroy never settles. */
 function hanging(part: 'spawn' | 'destroy'): ExecutionContext {
