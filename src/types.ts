@@ -18,7 +18,6 @@ export type { StopReason } from './agent/stop-reason'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
 export type { SandboxProvider } from './contexts/sandbox'
-
 export type {
   BackgroundTaskStatus,
   ContextCapabilities,
@@ -34,6 +33,7 @@ export type {
   TaskHandle,
   TaskStallInfo,
 } from './contexts/types'
+
 export type {
   AgentAbortedError,
   AgentBudgetExceededError,
@@ -70,4 +70,5 @@ export type { CreateSessionOptions, Session } from './session/session'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore } from './session/types'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'
+export type { ChildAgent, SpawnToolOptions } from './tools/spawn'
 export type { ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'

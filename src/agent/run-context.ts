@@ -7,10 +7,11 @@ import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionTurn }
 import type { Session } from '../session/session'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
+import type { SubagentHost } from '../tools/types'
 import type { AgentBehavior } from './behavior'
 import type { AgentClock } from './clock'
 import type { ModelTarget } from './model-targets'
-import type { TurnUsage } from './stats'
+import type { ChildRunStats, TurnUsage } from './stats'
 import type { StopReason } from './stop-reason'
 
 /** A user turn waiting to be added before the next model call. */
@@ -67,6 +68,10 @@ export interface RunContext {
   readonly pauseSignal?: AbortSignal
   /** Parent-loop turns this run has started. */
   turnCount: number
+  /** The seam tools use to run subagents under this run. */
+  readonly subagents: SubagentHost
+  /** Stats of the subagents this run spawned, in completion order. */
+  readonly children: ChildRunStats[]
   /** Usage of each finished turn of this run, in order. */
   readonly usage: TurnUsage[]
   /** Run start on the run's clock (for journaled budgets such as `maxWallMs`). */

@@ -3,16 +3,18 @@ import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { Provider } from '../providers/types'
 import type { SessionTurn } from '../session/content'
+import type { Session } from '../session/session'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
+import type { SubagentHost } from '../tools/types'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { RunContext } from './run-context'
-import type { AgentStats } from './stats'
+import type { AgentStats, ChildRunStats } from './stats'
 import type { SteeringQueues } from './steering'
 import type { StopReason } from './stop-reason'
 import { BUILT_IN_POLICIES } from '../behavior'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
-import { callHookBounded, registerHookMap } from '../hooks/bus'
+import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { filterUnresolvedToolUses } from '../wire/pairing'
@@ -69,6 +71,7 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       detachers.push(() => signal.removeEventListener('abort', forwardAbort))
     }
 
+    const children: ChildRunStats[] = []
     const run: RunContext = {
       runId: clock.randomUUID(),
       depth: options.depth ?? 0,
@@ -97,6 +100,8 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       pauseSignal: options.pauseSignal,
       turnCount: 0,
       usage: [],
+      children,
+      subagents: subagentHost(hooks, children, session),
       startedAt: await clock.now(),
       startedAtMs: Date.now(),
       pending: [],
@@ -327,6 +332,29 @@ function policyContext(run: RunContext): PolicyContext {
   }
 }
 
+/** The seam the `spawn` tool uses: events on this bus, child stats into this run, session-wide labels. */
+function subagentHost(hooks: AgentHookBus, children: ChildRunStats[], session: Session | undefined): SubagentHost {
+  let lastLabel: number | undefined
+  return {
+    emit: (name, ctx) => fireHook(hooks, name, ctx as never),
+    reportChild: child => children.push(child),
+    nextChildLabel: () => {
+      // Labels are unique within the session, so `resume: 'child-2'` names one run.
+      lastLabel ??= Math.max(0, ...(session?.runs ?? []).map(record => labelNumber(record.label)))
+      lastLabel += 1
+      return `child-${lastLabel}`
+    },
+  }
+}
+
+const CHILD_LABEL = /^child-(\d+)$/
+
+function labelNumber(label: string | undefined): number {
+  const match = label === undefined ? null : CHILD_LABEL.exec(label)
+  return match ? Number(match[1]) : 0
+}
+
+/** Totals cover this run and every subagent under it (child stats are cumulative for their own subtree). */
 function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
   let totalIn = 0
   let totalOut = 0
@@ -339,6 +367,13 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     totalCacheRead += usage.cacheRead ?? 0
     totalCacheCreation += usage.cacheCreation ?? 0
     cost += usage.cost ?? 0
+  }
+  for (const { stats: child } of run.children) {
+    totalIn += child.totalIn
+    totalOut += child.totalOut
+    totalCacheRead += child.totalCacheRead
+    totalCacheCreation += child.totalCacheCreation
+    cost += child.cost ?? 0
   }
   const stats: AgentStats = {
     turns: run.turnCount,
@@ -357,6 +392,8 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     stats.timeTillFirstTokenMs = run.firstSignalAtMs - run.startedAtMs
   if (stopReason === 'paused')
     stats.paused = true
+  if (run.children.length > 0)
+    stats.children = [...run.children]
   return stats
 }
 

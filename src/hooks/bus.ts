@@ -40,7 +40,15 @@ const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
   'tool-state:commit-failed',
   'model:fallback',
   'background:stall',
+  'spawn:before',
+  'spawn:complete',
+  'spawn:error',
 ])
+
+/** Whether `name` is an event of the agent or of a subagent (`child:<event>`). */
+export function isKnownHook(name: string): boolean {
+  return KNOWN_HOOKS.has(name.startsWith('child:') ? name.slice('child:'.length) : name)
+}
 
 /**
  * Register a map of handlers and return one function that removes them all.
@@ -51,7 +59,7 @@ export function registerHookMap(bus: AgentHookBus, hooks: AgentHookMap | RunHook
     return () => {}
   const removers: (() => void)[] = []
   for (const [name, value] of Object.entries(hooks)) {
-    if (!KNOWN_HOOKS.has(name)) {
+    if (!isKnownHook(name)) {
       for (const remove of removers) remove()
       throw new TypeError(`Unknown hook "${name}"`)
     }

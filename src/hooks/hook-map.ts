@@ -1,4 +1,4 @@
-import type { AgentStats, TurnFinishReason, TurnUsage } from '../agent/stats'
+import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from '../agent/stats'
 import type { StopReason } from '../agent/stop-reason'
 import type { TaskStallInfo } from '../contexts/types'
 import type { ClassifiedError, PairingRepair } from '../errors'
@@ -186,11 +186,8 @@ export type BackgroundStallContext = TaskStallInfo
 
 type Handler<Ctx> = (ctx: Ctx) => void | Promise<void>
 
-/**
- * Every event the agent fires and the context its handlers receive. Contexts
- * marked mutable are read back by the loop after the handlers ran.
- */
-export interface AgentHooks {
+/** The events of the agent itself. */
+interface OwnHooks {
   'agent:start': Handler<AgentStartContext>
   'agent:done': Handler<AgentDoneContext>
   'agent:abort': Handler<AgentAbortContext>
@@ -220,6 +217,53 @@ export interface AgentHooks {
   'model:fallback': Handler<ModelFallbackContext>
   'background:stall': Handler<BackgroundStallContext>
 }
+
+/** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
+export interface ChildEventMarks {
+  /** Spawn id of the child that emitted it (the direct child of the agent whose tool spawned it). */
+  childId: string
+  /** Depth of the agent that emitted it: 1 for a direct child, 2 for a grandchild, … */
+  depth: number
+}
+
+export interface SpawnContext extends RunHookContext {
+  /** Spawn id of the child (`child-N`). */
+  id: string
+  task: string
+  /** Tool-call id of the `spawn` call. */
+  callId: string
+  model?: string
+  provider?: string
+  /** Label of the earlier child this spawn continues, when resuming. */
+  resumesChildId?: string
+  /** Trace-context carrier: a tracer may add keys here; the child gets them on `agent:start`. */
+  tracingContext: Record<string, string>
+}
+
+export interface SpawnCompleteContext extends SpawnContext {
+  stats: ChildRunStats
+}
+
+export interface SpawnErrorContext extends SpawnContext {
+  error: unknown
+}
+
+type ChildHooks = { [K in keyof OwnHooks as `child:${K}`]: Handler<Parameters<OwnHooks[K]>[0] & ChildEventMarks> }
+
+interface SpawnHooks {
+  'spawn:before': Handler<SpawnContext>
+  'spawn:complete': Handler<SpawnCompleteContext>
+  'spawn:error': Handler<SpawnErrorContext>
+}
+
+type ChildSpawnHooks = { [K in keyof SpawnHooks as `child:${K}`]: Handler<Parameters<SpawnHooks[K]>[0] & ChildEventMarks> }
+
+/**
+ * Every event the agent fires and the context its handlers receive. Contexts
+ * marked mutable are read back by the loop after the handlers ran. Events of
+ * subagents come back as `child:<event>`, with `childId` and `depth`.
+ */
+export type AgentHooks = OwnHooks & SpawnHooks & ChildHooks & ChildSpawnHooks
 
 export type AgentHookName = keyof AgentHooks
 

@@ -130,6 +130,7 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     session: run.session,
     execution: run.execution,
     onBackgroundStall: run.onBackgroundStall,
+    subagents: run.subagents,
     // Created on first use: most tools never touch state.
     get state() {
       view ??= run.toolState.begin(base.callId)

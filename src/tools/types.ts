@@ -1,5 +1,7 @@
 import type { AgentBehavior } from '../agent/behavior'
+import type { ChildRunStats } from '../agent/stats'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
+import type { AgentHookName } from '../hooks/hook-map'
 import type { ToolSpec } from '../providers/types'
 import type { ToolResultContent } from '../session/content'
 import type { Session } from '../session/session'
@@ -38,6 +40,8 @@ export interface ToolContext {
   execution: ExecutionContext
   /** Called when a background task this call started goes silent (`background:stall`). */
   onBackgroundStall?: (info: TaskStallInfo) => void
+  /** What a tool that runs subagents needs from this run (the built-in `spawn` uses it). */
+  subagents: SubagentHost
   /** The session the run records into, when the agent has one (session-scoped tool features need it). */
   session?: Session
   /** The run's resolved behavior, `extensions` included. */
@@ -50,6 +54,16 @@ export interface ToolContext {
   state: ToolStateView
   /** Record what a mutating call did; shows up as `outcome` on `tool:after`. */
   reportOutcome: (outcome: ToolOutcome) => void
+}
+
+/** The run-side seam for tools that run subagents. */
+export interface SubagentHost {
+  /** Fire an event on this agent's hook bus (`spawn:*`, and `child:*` re-emissions); observers only, not awaited. */
+  emit: (name: AgentHookName, ctx: object) => void
+  /** Add a finished child's stats to this run's `stats.children` and totals. */
+  reportChild: (child: ChildRunStats) => void
+  /** A fresh label for a child of this agent's session: `child-1`, `child-2`, … */
+  nextChildLabel: () => string
 }
 
 /** A tool the agent can call. */

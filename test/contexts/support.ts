@@ -72,6 +72,7 @@ export function toolContext(options: { execution: ExecutionContext, behavior?: R
     state: undefined as unknown as ToolContext['state'],
     reportOutcome: () => {},
     execution: options.execution,
+    subagents: { emit: () => {}, reportChild: () => {}, nextChildLabel: () => 'child-1' },
   }
   return ctx
 }
