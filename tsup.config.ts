@@ -14,6 +14,8 @@ export default defineConfig({
     'providers/openrouter': 'src/providers/openrouter/index.ts',
     'providers/cerebras': 'src/providers/cerebras/index.ts',
     'tools': 'src/tools/index.ts',
+    'tools/prompts': 'src/tools/prompts/index.ts',
+    'presets': 'src/presets/index.ts',
     'testing': 'src/testing/index.ts',
     'session': 'src/session/index.ts',
     'session/sqlite': 'src/session/sqlite.ts',

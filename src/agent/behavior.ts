@@ -5,7 +5,9 @@
  * that reads it, next to the code that acts on it.
  */
 
+import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
 import type { ModelCatalog } from '../providers/catalog/types'
+import type { ReadFileDefaults } from '../tools/file-behavior'
 
 /** Retry-with-backoff around one provider call. */
 export interface RetryConfig {
@@ -99,6 +101,26 @@ export interface AgentBehavior {
   backgroundStallWatchdogMs?: number
   /** A foreground `shell` timeout above this is refused in favor of background mode, when that is available. */
   shellLongTimeoutMs?: number
+
+  // --- file tools ------------------------------------------------------------
+  /** `read_file` prefixes lines with `cat -n`-style numbers (a call's `lineNumbers` wins). Default true. */
+  readLineNumbers?: boolean
+  /** `read_file` slice limits for calls that give none. Default: 2000 lines, 100 KiB. */
+  readFileDefaults?: ReadFileDefaults
+  /** An identical re-read of an unchanged file returns a short stub (needs a session). Default true. */
+  dedupReads?: boolean
+  /** `edit` / `multi_edit` refuse files not read in this session, and stale anchors after drift (needs a session). Default false. */
+  requireReadBeforeEdit?: boolean
+  /** Full-file reads through `shell` (`cat`, `head`, …) count as reads for `requireReadBeforeEdit`. Default true. */
+  trackShellReads?: boolean
+  /** Refuse `write_file` over existing files, pointing the model to `read_file` + `edit`. Default `'allow'`. */
+  writeFileExistingPolicy?: WriteFileExistingPolicy
+
+  // --- web tools -------------------------------------------------------------
+  /** Egress allowlist for `fetch_url` and `web_search` (host suffix, case-insensitive; `[]` means unset). */
+  fetchUrlAllowHosts?: readonly string[]
+  /** TTL (ms) of `fetch_url`'s in-process response cache. Default off. */
+  fetchUrlCacheTtlMs?: number
 
   // --- sessions ------------------------------------------------------------
   /**

@@ -4,6 +4,8 @@ import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
 import { pauseContinuation } from './pause-continuation'
 import { refusalResume } from './refusal-resume'
+import { trackShellReads } from './track-shell-reads'
+import { writeFileExistingPolicy } from './write-file-existing-policy'
 
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './policy'
 
@@ -14,4 +16,6 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   pauseContinuation,
   lengthResume,
   refusalResume,
+  writeFileExistingPolicy,
+  trackShellReads,
 ])

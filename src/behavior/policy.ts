@@ -2,8 +2,10 @@ import type { AgentBehavior } from '../agent/behavior'
 import type { AgentClock } from '../agent/clock'
 import type { TurnUsage } from '../agent/stats'
 import type { StopReason } from '../agent/stop-reason'
+import type { ExecutionContext } from '../contexts/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { InjectedTurnReason } from '../session/content'
+import type { Session } from '../session/session'
 
 /** What a policy may read about the run it is attached to. */
 export interface PolicyRunView {
@@ -15,6 +17,10 @@ export interface PolicyRunView {
   readonly usage: readonly TurnUsage[]
   /** Run start on the run's clock. */
   readonly startedAt: number
+  /** The session the run records into, when the agent has one. */
+  readonly session?: Session
+  /** Where the run's tools run commands and touch files. */
+  readonly execution: ExecutionContext
 }
 
 /** The handle a policy gets for one run. */

@@ -1,11 +1,15 @@
 import type { RunContext } from '../agent/run-context'
 import type { SessionMessage } from '../session/content'
+import type { PairingCheckpoint } from '../wire/well-paired'
 import { activeLimit } from '../agent/behavior'
 import { AgentToolPairingError } from '../errors'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { repairToolPairing } from '../wire/pairing'
-import { isWellPaired } from '../wire/well-paired'
+import { createPairingCheckpoint, isWellPaired } from '../wire/well-paired'
 import { hookTimeout, runIds } from './stream-turn'
+
+/** Per run, how far the wire view is known to be well paired, so each turn checks only what it added. */
+const checkpoints = new WeakMap<RunContext, PairingCheckpoint>()
 
 /**
  * The pre-send pairing pass: every tool call on the wire gets exactly one
@@ -15,7 +19,10 @@ import { hookTimeout, runIds } from './stream-turn'
  * more repairs than any healthy one would (a provider reusing ids, say).
  */
 export async function pairForWire(run: RunContext, turnId: string, messages: SessionMessage[]): Promise<SessionMessage[]> {
-  if (isWellPaired(messages))
+  let checkpoint = checkpoints.get(run)
+  if (!checkpoint)
+    checkpoints.set(run, checkpoint = createPairingCheckpoint())
+  if (isWellPaired(messages, checkpoint))
     return messages
   const { messages: repaired, repairs } = repairToolPairing(messages)
   if (repairs.length === 0)

@@ -1,4 +1,4 @@
-import type { SessionMessage } from '../session/content'
+import type { SessionContentBlock, SessionMessage } from '../session/content'
 
 /**
  * Whether a wire view already has the shape `repairToolPairing` produces, so
@@ -10,12 +10,69 @@ import type { SessionMessage } from '../session/content'
  * with one set of ids and no per-block objects, where the planner tracks every
  * call site; a healthy conversation, the common case, never needs more. When
  * the answer is `false` the planner runs as before and says what is wrong.
+ *
+ * With a checkpoint from the previous turn, only the messages added since are
+ * looked at, provided the earlier ones are still the same (same roles, same
+ * content arrays, same lengths): recorded turns never change, so on a healthy
+ * run the check costs a few new messages a turn rather than the whole history.
  */
-export function isWellPaired(messages: readonly SessionMessage[]): boolean {
-  const seen = new Set<string>()
+export function isWellPaired(messages: readonly SessionMessage[], checkpoint?: PairingCheckpoint): boolean {
+  if (!checkpoint)
+    return scan(messages, 0, new Set())
+  const start = resumeAt(messages, checkpoint)
+  if (!scan(messages, start, checkpoint.seen)) {
+    resetCheckpoint(checkpoint)
+    return false
+  }
+  for (let m = start; m < messages.length; m++) {
+    checkpoint.roles.push(messages[m].role)
+    checkpoint.contents.push(messages[m].content)
+    checkpoint.lengths.push(messages[m].content.length)
+  }
+  return true
+}
+
+/** What `isWellPaired` accepted so far: the messages (by identity) and their call ids. */
+export interface PairingCheckpoint {
+  readonly roles: SessionMessage['role'][]
+  readonly contents: (readonly SessionContentBlock[])[]
+  readonly lengths: number[]
+  readonly seen: Set<string>
+}
+
+export function createPairingCheckpoint(): PairingCheckpoint {
+  return { roles: [], contents: [], lengths: [], seen: new Set() }
+}
+
+/** Where checking can resume: after the checkpoint's messages if they lead `messages` unchanged, else at 0. */
+function resumeAt(messages: readonly SessionMessage[], checkpoint: PairingCheckpoint): number {
+  const count = checkpoint.contents.length
+  if (count > messages.length) {
+    resetCheckpoint(checkpoint)
+    return 0
+  }
+  for (let m = 0; m < count; m++) {
+    const message = messages[m]
+    if (message.content !== checkpoint.contents[m] || message.content.length !== checkpoint.lengths[m] || message.role !== checkpoint.roles[m]) {
+      resetCheckpoint(checkpoint)
+      return 0
+    }
+  }
+  return count
+}
+
+function resetCheckpoint(checkpoint: PairingCheckpoint): void {
+  checkpoint.roles.length = 0
+  checkpoint.contents.length = 0
+  checkpoint.lengths.length = 0
+  checkpoint.seen.clear()
+}
+
+/** Check `messages` from `start` on, where no call is open; `seen` holds the ids of the calls before `start` and gains the new ones. */
+function scan(messages: readonly SessionMessage[], start: number, seen: Set<string>): boolean {
   // Calls of the previous assistant message not answered yet (a few ids, so an array).
   const open: string[] = []
-  for (let m = 0; m < messages.length; m++) {
+  for (let m = start; m < messages.length; m++) {
     const message = messages[m]
     if (message.role === 'assistant') {
       if (open.length > 0)

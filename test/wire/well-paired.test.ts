@@ -2,7 +2,7 @@ import type { SessionContentBlock, SessionMessage } from '../../src/session/cont
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { repairToolPairing } from '../../src/wire/pairing'
-import { isWellPaired } from '../../src/wire/well-paired'
+import { createPairingCheckpoint, isWellPaired } from '../../src/wire/well-paired'
 import { assistant, call, result, text, user } from './pairing-support'
 
 // Few ids, so that reused ids, stray and duplicate results come up often.
@@ -109,5 +109,33 @@ describe('isWellPaired', () => {
     expect(isWellPaired([user(result('a'))])).toBe(false)
     expect(isWellPaired([user(call('a'))])).toBe(false)
     expect(isWellPaired([assistant(call('a'), result('a'))])).toBe(false)
+  })
+
+  it('with a checkpoint, answers as a fresh check would, turn after turn', () => {
+    fc.assert(fc.property(healthyArb, fc.array(editArb, { maxLength: 2 }), fc.nat(), (healthy, edits, cut) => {
+      // Grow the conversation a message or two at a time, as the loop does, then break it somewhere.
+      const checkpoint = createPairingCheckpoint()
+      for (let length = 1; length <= healthy.length; length += 1 + (cut % 2))
+        expect(isWellPaired(healthy.slice(0, length), checkpoint)).toBe(isWellPaired(healthy.slice(0, length)))
+      const edited = edits.reduce(applyEdit, healthy)
+      expect(isWellPaired(edited, checkpoint)).toBe(repairToolPairing(edited).repairs.length === 0)
+      expect(isWellPaired(healthy, checkpoint)).toBe(true)
+    }), { numRuns: 2000 })
+  })
+
+  it('does not trust a checkpoint whose messages changed', () => {
+    const checkpoint = createPairingCheckpoint()
+    const messages = [user(text('go')), assistant(call('a')), user(result('a'))]
+    expect(isWellPaired(messages, checkpoint)).toBe(true)
+    // Same content array, one more block: a reused id the checkpoint has not seen in this position.
+    messages[1].content.push(call('b'))
+    expect(isWellPaired(messages, checkpoint)).toBe(false)
+    messages[1].content.pop()
+    expect(isWellPaired(messages, checkpoint)).toBe(true)
+    // A message swapped for another with a different role.
+    expect(isWellPaired([user(text('go')), user(call('a')), user(result('a'))], checkpoint)).toBe(false)
+    // A shorter view than the checkpoint.
+    expect(isWellPaired(messages.slice(0, 1), checkpoint)).toBe(true)
+    expect(isWellPaired([...messages, assistant(call('a')), user(result('a'))], checkpoint)).toBe(false)
   })
 })

@@ -1,0 +1,141 @@
+/**
+ * What `edit` and `multi_edit` share: read the file through the execution
+ * context, check the session's read state (`requireReadBeforeEdit`), apply
+ * every replacement in memory, and write once, so a batch is all or nothing.
+ * Every failure reports the `failed` outcome and throws, which the loop turns
+ * into an error result: the outcome and `isError` always agree.
+ */
+
+import type { Session } from '../session/session'
+import type { EditApplication, EditSpec, MatchMode } from './edit-match'
+import type { ReadStateEntry } from './read-state'
+import type { ToolContext } from './types'
+import { executionContextOf } from '../contexts/from-tool-context'
+import { applyEdit, nearestMatch } from './edit-match'
+import { fileToolBehaviorOf } from './file-behavior'
+import { decodeText, describeFileError, displayPath, looksBinary } from './file-content'
+import { contentHash, readStateOf, recordRead, shellCommandSince } from './read-state'
+
+/** Below this similarity the closest text is not worth showing. */
+const PREVIEW_MIN_SCORE = 0.35
+const PREVIEW_MAX_LINES = 20
+
+type Guard
+  = | { state: 'unguarded' }
+    | { state: 'fresh' }
+    | { state: 'drifted', session: Session, entry: ReadStateEntry }
+
+/** Apply `edits` to the file at `path` in order; `label` names the tool in messages. */
+export async function runEdits(ctx: ToolContext, path: string, edits: readonly EditSpec[], label: 'edit' | 'multi_edit'): Promise<string> {
+  const context = executionContextOf(ctx)
+  const resolved = context.resolvePath(path)
+  const shown = displayPath(context, resolved)
+  const fail = (message: string): never => {
+    ctx.reportOutcome('failed')
+    throw new Error(message)
+  }
+
+  const bytes = await context.readFile(resolved).catch((error: unknown) => {
+    const reason = describeFileError(error, shown)
+    return fail(reason.startsWith('File not found') ? `${reason}. To create a new file, use write_file.` : reason)
+  })
+  if (looksBinary(bytes))
+    fail(`${shown} is a binary file; ${label} changes text files only.`)
+  const original = decodeText(bytes)
+  const guard = checkReadState(ctx, resolved, contentHash(bytes), shown, fail)
+
+  let content = original
+  let replacements = 0
+  const modes = new Set<MatchMode>()
+  for (const [index, edit] of edits.entries()) {
+    const applied = applyEdit(content, edit)
+    if (!applied.ok) {
+      if (guard.state === 'drifted')
+        fail(driftRefusal(guard, shown))
+      const which = label === 'multi_edit' ? `Edit ${index + 1} of ${edits.length} (edits[${index}]) failed: ` : ''
+      const atomic = label === 'multi_edit' ? ` No edits were applied; ${shown} is unchanged. Each edit applies to the text as left by the edits before it.` : ''
+      fail(`${which}${missMessage(applied, content, edit, shown)}${atomic}`)
+    }
+    else {
+      content = applied.content
+      replacements += applied.count
+      modes.add(applied.mode)
+    }
+  }
+  // Under drift only a verbatim match is trusted: a recovered match may sit on moved text.
+  if (guard.state === 'drifted' && modes.has('line-endings'))
+    fail(driftRefusal(guard, shown))
+
+  if (content === original) {
+    ctx.reportOutcome('noop')
+    return `No change needed: the ${label === 'edit' ? 'replacement leaves' : 'edits leave'} ${shown} unchanged.`
+  }
+
+  await context.writeFile(resolved, content).catch((error: unknown) => fail(describeFileError(error, shown)))
+  if (ctx.session)
+    recordRead(ctx.session, { path: resolved, hash: contentHash(content), source: 'edit' })
+  ctx.reportOutcome('edited')
+
+  const parts = [`Edited ${shown}: ${summary(edits.length, replacements, label)}.`]
+  if (modes.has('line-numbers'))
+    parts.push('(Line-number prefixes copied from read_file output were removed before matching.)')
+  if (modes.has('line-endings'))
+    parts.push('(The file uses CRLF line endings; old_string and new_string were matched and written with CRLF.)')
+  if (guard.state === 'drifted') {
+    parts.push(`Note: ${shown} had changed since you last read it (something other than your own edits wrote to it). `
+      + 'Your old_string still matched the current content exactly, so the edit was applied; re-read the file before relying on its other parts.')
+  }
+  return parts.join('\n')
+}
+
+function summary(editCount: number, replacements: number, label: 'edit' | 'multi_edit'): string {
+  const occurrences = `${replacements} replacement${replacements === 1 ? '' : 's'}`
+  return label === 'edit' ? occurrences : `${editCount} edit${editCount === 1 ? '' : 's'} applied (${occurrences})`
+}
+
+function checkReadState(ctx: ToolContext, resolved: string, hash: string, shown: string, fail: (message: string) => never): Guard {
+  const session = ctx.session
+  if (!session || !fileToolBehaviorOf(ctx.behavior).requireReadBeforeEdit)
+    return { state: 'unguarded' }
+  const entry = readStateOf(session).get(resolved)
+  if (!entry)
+    return fail(`Refused: ${shown} has not been read in this session. Call read_file on it first, then retry the edit with text copied from that output.`)
+  return entry.hash === hash ? { state: 'fresh' } : { state: 'drifted', session, entry }
+}
+
+/**
+ * Refuse an edit on a file that changed since it was read. The first refusal
+ * asks for a re-read; later ones say so more firmly and name the likely
+ * writer, because a model told "re-read" twice tends to route around the
+ * guard with shell one-liners instead.
+ */
+function driftRefusal(guard: Extract<Guard, { state: 'drifted' }>, shown: string): string {
+  const count = ++guard.entry.driftRefusals
+  if (count === 1) {
+    return `Refused: ${shown} has changed since you last read it, and old_string does not match its current content. `
+      + 'Call read_file on it again and retry with text copied from that fresh output.'
+  }
+  const command = shellCommandSince(guard.session, guard.entry)
+  const writer = command !== undefined
+    ? `The likely writer is the shell command you ran after your last read: \`${command}\`.`
+    : 'The likely writer is outside this conversation: a formatter or file watcher, an editor auto-saving, or another process.'
+  return `Refused again (${count} times): ${shown} keeps changing between your reads and your edits. ${writer} `
+    + 'Call read_file on it now and build old_string from that output only; do not reuse earlier text, and do not rewrite the file through shell commands to get around this check.'
+}
+
+function missMessage(applied: Exclude<EditApplication, { ok: true }>, content: string, edit: EditSpec, shown: string): string {
+  if (applied.reason === 'ambiguous') {
+    return `old_string occurs ${applied.count} times in ${shown} (lines ${applied.lines.join(', ')}). `
+      + 'Include more surrounding lines to make it unique, or set replace_all: true to replace every occurrence.'
+  }
+  const head = `old_string was not found in ${shown}.`
+  const near = nearestMatch(content, edit.old_string)
+  if (!near || near.score < PREVIEW_MIN_SCORE)
+    return `${head} Nothing in the file resembles it; read the file again to see its current content.`
+  const shownLines = near.lines.slice(0, PREVIEW_MAX_LINES)
+  const numbered = shownLines.map((line, i) => `${near.startLine + i}\t${line}`).join('\n')
+  const more = near.lines.length > shownLines.length ? `\n… (${near.lines.length - shownLines.length} more lines)` : ''
+  return `${head} The closest text is lines ${near.startLine}-${near.endLine} (${Math.round(near.score * 100)}% similar):\n`
+    + `${numbered}${more}\n`
+    + 'Copy old_string exactly from the file, indentation and whitespace included, and retry.'
+}

@@ -1,0 +1,296 @@
+/**
+ * The built-in `fetch_url` tool: GET a URL and return it as text the model
+ * can read. Every hop of a redirect chain goes through the SSRF guard and the
+ * egress allowlist before anything connects, and connects only to the
+ * addresses the guard approved.
+ */
+
+import type { IncomingMessage } from 'node:http'
+import type { ToolDef } from '../types'
+import type { FetchCacheOptions } from './cache'
+import type { HostResolver, TargetPolicy } from './target-guard'
+import { z } from 'zod'
+import { tool } from '../tool'
+import { createFetchCache } from './cache'
+import { htmlToText } from './html-to-text'
+import { openRequest, readBody } from './http-get'
+import { webToolBehaviorOf } from './settings'
+import { checkTarget, FetchRefusedError, precheckTarget, systemResolver } from './target-guard'
+
+const LOOKS_LIKE_HTML = /^\s*<(?:!doctype html|html)/i
+const CHARSET_PARAM = /charset\s*=\s*"?([\w-]+)/i
+
+export const DEFAULT_FETCH_TIMEOUT_MS = 30_000
+export const DEFAULT_FETCH_MAX_REDIRECTS = 10
+export const DEFAULT_FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024
+export const DEFAULT_FETCH_MAX_OUTPUT_CHARS = 50_000
+
+export interface FetchUrlInput {
+  url: string
+}
+
+export interface FetchUrlToolOptions {
+  /** Whole-fetch deadline, all hops included. Default 30000. */
+  timeoutMs?: number
+  /** Redirects followed before giving up. Default 10. */
+  maxRedirects?: number
+  /** Bytes of (decompressed) body downloaded; the rest is dropped with a note. Default 5 MiB. */
+  maxResponseBytes?: number
+  /** Characters of text returned to the model; the rest is dropped with a note. Default 50000. */
+  maxOutputChars?: number
+  /** How host names are resolved before the address check. Default: the system resolver (`dns.lookup`, all addresses). */
+  resolveHost?: HostResolver
+  /** Caps and clock of this tool's response cache (used only when `fetchUrlCacheTtlMs` is set). */
+  cache?: FetchCacheOptions
+  /**
+   * TESTS ONLY. Lets requests reach 127.0.0.0/8 and ::1 so a test can run a
+   * real server on 127.0.0.1; every other blocked range stays blocked. A host
+   * must never set this: it hands the model the machine's local services.
+   */
+  allowLoopbackForTests?: boolean
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+
+const DESCRIPTION = [
+  'Fetch a web page or other text resource over http(s) and return it as text.',
+  'HTML is converted to readable text; links are kept as [text](url). JSON, XML and plain text are returned as is.',
+  'Binary content (images, PDFs, archives) is refused. Requests to local, private and internal network addresses are refused, including through redirects.',
+].join(' ')
+
+/**
+ * Build a `fetch_url` tool. Each instance owns its response cache, so give
+ * each agent its own instance when their fetches must not be shared.
+ */
+export function createFetchUrlTool(options: FetchUrlToolOptions = {}): ToolDef<FetchUrlInput> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
+  const maxRedirects = options.maxRedirects ?? DEFAULT_FETCH_MAX_REDIRECTS
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_FETCH_MAX_RESPONSE_BYTES
+  const maxOutputChars = options.maxOutputChars ?? DEFAULT_FETCH_MAX_OUTPUT_CHARS
+  const cache = createFetchCache(options.cache)
+
+  return tool({
+    name: 'fetch_url',
+    description: `${DESCRIPTION} Output longer than ${maxOutputChars} characters is truncated.`,
+    input: z.object({ url: z.string().min(1).describe('Absolute http:// or https:// URL to fetch.') }),
+    isConcurrencySafe: true,
+    async execute({ url: raw }, ctx) {
+      const url = parseUrl(raw)
+      const settings = webToolBehaviorOf(ctx.behavior)
+      const policy: TargetPolicy = {
+        allowHosts: settings.allowHosts,
+        resolve: options.resolveHost ?? systemResolver,
+        allowLoopback: options.allowLoopbackForTests === true,
+      }
+      try {
+        precheckTarget(url, policy)
+      }
+      catch (error) {
+        throw withRequestContext(error, url, 0)
+      }
+      if (settings.cacheTtlMs) {
+        const cached = cache.get(url.href, settings.cacheTtlMs)
+        if (cached !== undefined)
+          return cached
+      }
+
+      const deadline = new AbortController()
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        deadline.abort(new Error('timed out'))
+      }, timeoutMs)
+      const signal = AbortSignal.any([ctx.signal, deadline.signal])
+      try {
+        const page = await fetchPage(url, { policy, signal, maxRedirects, maxResponseBytes })
+        const output = render(page, maxOutputChars)
+        // Only a URL that answered 2xx itself is cached (redirects are not): a hit re-checks the requested URL
+        // against the current allowlist, and could not re-check hops it never makes.
+        if (settings.cacheTtlMs && page.redirectedFrom === undefined)
+          cache.set(url.href, output)
+        return output
+      }
+      catch (error) {
+        if (ctx.signal.aborted)
+          throw new Error(`fetch of ${url.href} was aborted`)
+        if (timedOut)
+          throw new Error(`fetch of ${url.href} timed out after ${timeoutMs} ms`)
+        throw error
+      }
+      finally {
+        clearTimeout(timer)
+      }
+    },
+  })
+}
+
+/** The default `fetch_url` tool; its response cache is shared by every agent using this instance. */
+export const fetchUrl: ToolDef<FetchUrlInput> = createFetchUrlTool()
+
+interface FetchSettings {
+  policy: TargetPolicy
+  signal: AbortSignal
+  maxRedirects: number
+  maxResponseBytes: number
+}
+
+interface FetchedPage {
+  url: URL
+  redirectedFrom?: URL
+  status: number
+  statusText: string
+  contentType: string
+  text: string
+  title?: string
+  truncatedBytes?: number
+}
+
+/** Follow redirects by hand, checking each hop, and read the final response as text. */
+async function fetchPage(start: URL, settings: FetchSettings): Promise<FetchedPage> {
+  let url = start
+  for (let hop = 0; ; hop++) {
+    const addresses = await checkTarget(url, settings.policy, settings.signal).catch((error: unknown) => {
+      throw withRequestContext(error, url, hop)
+    })
+    const response = await openRequest(url, addresses, settings.signal)
+    const status = response.statusCode ?? 0
+    const location = response.headers.location
+    if (!REDIRECT_STATUSES.has(status) || !location)
+      return readPage(response, url, hop > 0 ? start : undefined, settings)
+    response.destroy()
+    if (hop >= settings.maxRedirects)
+      throw new Error(`too many redirects (more than ${settings.maxRedirects}) starting at ${start.href}`)
+    try {
+      url = new URL(location, url)
+    }
+    catch {
+      throw new Error(`redirect from ${url.href} has an invalid location "${location}"`)
+    }
+  }
+}
+
+async function readPage(response: IncomingMessage, url: URL, redirectedFrom: URL | undefined, settings: FetchSettings): Promise<FetchedPage> {
+  const status = response.statusCode ?? 0
+  const statusText = response.statusMessage ?? ''
+  const contentType = String(response.headers['content-type'] ?? '')
+  const kind = contentKind(contentType)
+  if (kind === 'binary') {
+    response.destroy()
+    throw new Error(`${url.href} returned binary content (${mimeOf(contentType)}); fetch_url only returns text`)
+  }
+  const ok = status >= 200 && status < 300
+  const { body, truncated } = await readBody(response, ok ? settings.maxResponseBytes : 4096, settings.signal)
+  if (kind === 'unknown' && looksBinary(body))
+    throw new Error(`${url.href} returned binary content (no content type); fetch_url only returns text`)
+  const decoded = decode(body, contentType)
+  const html = kind === 'html' || (kind === 'unknown' && LOOKS_LIKE_HTML.test(decoded))
+  const converted = html ? htmlToText(decoded, url.href) : { text: decoded, title: undefined }
+  if (!ok) {
+    const excerpt = converted.text.trim().slice(0, 300)
+    throw new Error(`HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${url.href}${excerpt ? `: ${excerpt}` : ''}`)
+  }
+  return {
+    url,
+    redirectedFrom,
+    status,
+    statusText,
+    contentType,
+    text: converted.text,
+    title: converted.title,
+    truncatedBytes: truncated ? settings.maxResponseBytes : undefined,
+  }
+}
+
+function render(page: FetchedPage, maxOutputChars: number): string {
+  const header = [`URL: ${page.url.href}`]
+  if (page.redirectedFrom)
+    header.push(`Redirected from: ${page.redirectedFrom.href}`)
+  header.push(`Status: ${page.status}${page.statusText ? ` ${page.statusText}` : ''}`)
+  if (page.contentType)
+    header.push(`Content-Type: ${page.contentType}`)
+  if (page.title)
+    header.push(`Title: ${page.title}`)
+  let body = page.text === '' ? '(empty response body)' : page.text
+  const notes: string[] = []
+  if (page.truncatedBytes !== undefined)
+    notes.push(`[Truncated: the response was larger than ${page.truncatedBytes} bytes; only the first ${page.truncatedBytes} bytes were read.]`)
+  if (body.length > maxOutputChars) {
+    notes.push(`[Truncated: showing the first ${maxOutputChars} of ${body.length} characters.]`)
+    body = body.slice(0, maxOutputChars)
+  }
+  return [header.join('\n'), body, ...notes].join('\n\n')
+}
+
+function parseUrl(raw: string): URL {
+  try {
+    return new URL(raw.trim())
+  }
+  catch {
+    throw new FetchRefusedError(`"${raw}" is not a valid absolute URL`)
+  }
+}
+
+/** Put the URL (and for a redirect, the hop) in front of a refusal, so the model knows which request was refused. */
+function withRequestContext(error: unknown, url: URL, hop: number): unknown {
+  if (!(error instanceof FetchRefusedError))
+    return error
+  return new FetchRefusedError(`refused to fetch ${url.href}${hop > 0 ? ` (redirect ${hop})` : ''}: ${error.message}`)
+}
+
+const TEXT_APPLICATION_TYPES = new Set([
+  'json',
+  'xml',
+  'javascript',
+  'ecmascript',
+  'x-javascript',
+  'x-ndjson',
+  'yaml',
+  'x-yaml',
+  'toml',
+  'x-sh',
+  'graphql',
+  'x-www-form-urlencoded',
+])
+
+type ContentKind = 'html' | 'text' | 'binary' | 'unknown'
+
+function mimeOf(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase()
+}
+
+function contentKind(contentType: string): ContentKind {
+  const mime = mimeOf(contentType)
+  if (mime === '')
+    return 'unknown'
+  if (mime === 'text/html' || mime === 'application/xhtml+xml')
+    return 'html'
+  if (mime.startsWith('text/') || mime.endsWith('+json') || mime.endsWith('+xml'))
+    return 'text'
+  const [type, subtype] = mime.split('/')
+  if (type === 'application' && TEXT_APPLICATION_TYPES.has(subtype))
+    return 'text'
+  return 'binary'
+}
+
+/** Without a declared type, a NUL byte or mostly control bytes near the start mean binary. */
+function looksBinary(body: Buffer): boolean {
+  const sample = body.subarray(0, 1024)
+  let control = 0
+  for (const byte of sample) {
+    if (byte === 0)
+      return true
+    if (byte < 9 || (byte > 13 && byte < 32))
+      control++
+  }
+  return sample.length > 0 && control / sample.length > 0.1
+}
+
+function decode(body: Buffer, contentType: string): string {
+  const charset = CHARSET_PARAM.exec(contentType)?.[1]
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(body)
+  }
+  catch {
+    return new TextDecoder('utf-8').decode(body)
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The `AgentBehavior` knobs the file tools and their policies read, with their
+ * defaults. Read through `fileToolBehaviorOf` so a value of the wrong type is
+ * ignored (falls back to the default) instead of changing what a tool does.
+ */
+
+import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
+
+/** Slice limits `read_file` applies when a call omits them. */
+export interface ReadFileDefaults {
+  /** Lines per read when the call gives no `limit`. */
+  limit?: number
+  /** Bytes of text per read. Images and PDFs keep the attachment caps. */
+  maxBytes?: number
+}
+
+/** Fields of `AgentBehavior` the file tools read. */
+export interface FileToolBehavior {
+  /** Prefix `read_file` lines with `N<TAB>`. Default true; a call's `lineNumbers` wins. */
+  readLineNumbers?: boolean
+  /** Default `read_file` limits for calls that omit them. */
+  readFileDefaults?: ReadFileDefaults
+  /** Answer an identical re-read of an unchanged file with a short stub. Default true; needs a session. */
+  dedupReads?: boolean
+  /** Refuse `edit` / `multi_edit` on files not read in this session. Default false; needs a session. */
+  requireReadBeforeEdit?: boolean
+  /** Count plain `cat` / `head` / `tail` / `nl` / `sed -n` shell reads as reads. Default true. */
+  trackShellReads?: boolean
+  /** What `write_file` to an existing path does. Default `'allow'`. */
+  writeFileExistingPolicy?: WriteFileExistingPolicy
+}
+
+export interface ResolvedFileToolBehavior {
+  readLineNumbers: boolean
+  readFileDefaults: ReadFileDefaults
+  dedupReads: boolean
+  requireReadBeforeEdit: boolean
+  trackShellReads: boolean
+  writeFileExistingPolicy: WriteFileExistingPolicy
+}
+
+export const FILE_TOOL_BEHAVIOR_DEFAULTS: Readonly<ResolvedFileToolBehavior> = Object.freeze({
+  readLineNumbers: true,
+  readFileDefaults: Object.freeze({}),
+  dedupReads: true,
+  requireReadBeforeEdit: false,
+  trackShellReads: true,
+  writeFileExistingPolicy: 'allow',
+})
+
+function flag(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback
+}
+
+function positiveInt(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined
+}
+
+function readDefaults(value: unknown): ReadFileDefaults {
+  if (typeof value !== 'object' || value === null)
+    return FILE_TOOL_BEHAVIOR_DEFAULTS.readFileDefaults
+  const raw = value as Record<string, unknown>
+  return { limit: positiveInt(raw.limit), maxBytes: positiveInt(raw.maxBytes) }
+}
+
+function writePolicy(value: unknown): WriteFileExistingPolicy {
+  if (value === 'allow' || value === 'block-with-edit-recipe')
+    return value
+  if (typeof value === 'object' && value !== null)
+    return value as WriteFileExistingPolicy
+  return FILE_TOOL_BEHAVIOR_DEFAULTS.writeFileExistingPolicy
+}
+
+/** Read the file-tool knobs from a run's behavior, defaults applied. */
+export function fileToolBehaviorOf(behavior: object): ResolvedFileToolBehavior {
+  const raw = behavior as Record<string, unknown>
+  const defaults = FILE_TOOL_BEHAVIOR_DEFAULTS
+  return {
+    readLineNumbers: flag(raw.readLineNumbers, defaults.readLineNumbers),
+    readFileDefaults: readDefaults(raw.readFileDefaults),
+    dedupReads: flag(raw.dedupReads, defaults.dedupReads),
+    requireReadBeforeEdit: flag(raw.requireReadBeforeEdit, defaults.requireReadBeforeEdit),
+    trackShellReads: flag(raw.trackShellReads, defaults.trackShellReads),
+    writeFileExistingPolicy: writePolicy(raw.writeFileExistingPolicy),
+  }
+}

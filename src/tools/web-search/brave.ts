@@ -1,0 +1,52 @@
+/** Search through the Brave Search API (`GET /res/v1/web/search`), keyed by `BRAVE_SEARCH_API_KEY`. */
+
+import type { WebSearchBackend } from './types'
+import { decodeEntities } from '../fetch-url/html-tokens'
+import { apiKeyFrom, parseJson, requestText, stringField, withSlash } from './http'
+
+const MARKUP_TAG = /<[^>]*>/g
+
+export const BRAVE_ENDPOINT = 'https://api.search.brave.com'
+
+/** Brave's `count` parameter tops out at 20. */
+const BRAVE_MAX_COUNT = 20
+
+export interface BraveBackendOptions {
+  /** Default: `BRAVE_SEARCH_API_KEY`, then `BRAVE_API_KEY`, read at search time. */
+  apiKey?: string
+  /** API base URL; tests point it at a local server. Default `https://api.search.brave.com`. */
+  endpoint?: string
+}
+
+export function braveBackend(options: BraveBackendOptions = {}): WebSearchBackend {
+  const endpoint = options.endpoint ?? BRAVE_ENDPOINT
+  return {
+    name: 'Brave',
+    endpoint,
+    async search(query, { limit, signal }) {
+      const apiKey = apiKeyFrom(options.apiKey, ['BRAVE_SEARCH_API_KEY', 'BRAVE_API_KEY'])
+      if (!apiKey)
+        throw new Error('Brave search is not configured: pass apiKey or set BRAVE_SEARCH_API_KEY')
+      const url = new URL('res/v1/web/search', withSlash(endpoint))
+      url.searchParams.set('q', query)
+      url.searchParams.set('count', String(Math.min(limit, BRAVE_MAX_COUNT)))
+      const body = await requestText('Brave', url, {
+        signal,
+        headers: { 'accept': 'application/json', 'x-subscription-token': apiKey },
+      })
+      const web = (parseJson('Brave', body) as { web?: { results?: unknown } }).web
+      const results = web?.results ?? []
+      if (!Array.isArray(results))
+        throw new Error('Brave search failed: the response has no results list')
+      return results
+        .map(item => ({ title: plain(stringField(item, 'title')), url: stringField(item, 'url'), snippet: plain(stringField(item, 'description')) }))
+        .filter(result => result.url !== '')
+        .slice(0, limit)
+    },
+  }
+}
+
+/** Brave marks query terms with `<strong>` in titles and descriptions. */
+function plain(text: string): string {
+  return decodeEntities(text.replace(MARKUP_TAG, ''))
+}

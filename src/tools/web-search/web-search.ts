@@ -1,0 +1,107 @@
+/**
+ * The built-in `web_search` tool: one query to a pluggable search backend,
+ * answered as a numbered list the model can pick URLs from (and hand to
+ * `fetch_url`). The backend's endpoint is held to the same egress allowlist as
+ * `fetch_url`.
+ */
+
+import type { ToolDef } from '../types'
+import type { WebSearchBackend, WebSearchResult } from './types'
+import { z } from 'zod'
+import { hostAllowed, webToolBehaviorOf } from '../fetch-url/settings'
+import { tool } from '../tool'
+import { duckDuckGoBackend } from './duckduckgo'
+
+const WHITESPACE_RUN = /\s+/g
+
+export const DEFAULT_WEB_SEARCH_LIMIT = 5
+export const MAX_WEB_SEARCH_LIMIT = 20
+export const DEFAULT_WEB_SEARCH_TIMEOUT_MS = 20_000
+
+export interface WebSearchInput {
+  query: string
+  limit?: number
+}
+
+export interface WebSearchToolOptions {
+  /** Where queries go. Default: DuckDuckGo's HTML results page (no key needed). */
+  backend?: WebSearchBackend
+  /** Results when the call gives no `limit`. Default 5. */
+  defaultLimit?: number
+  /** Deadline for one search. Default 20000. */
+  timeoutMs?: number
+}
+
+export function createWebSearchTool(options: WebSearchToolOptions = {}): ToolDef<WebSearchInput> {
+  const backend = options.backend ?? duckDuckGoBackend()
+  const defaultLimit = options.defaultLimit ?? DEFAULT_WEB_SEARCH_LIMIT
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WEB_SEARCH_TIMEOUT_MS
+
+  return tool({
+    name: 'web_search',
+    description: 'Search the web and return a numbered list of results, each with its title, URL and a short snippet. '
+      + 'Use fetch_url on a result URL to read the page.',
+    input: z.object({
+      query: z.string().trim().min(1).describe('What to search for.'),
+      limit: z.number().int().min(1).max(MAX_WEB_SEARCH_LIMIT).optional().describe(`Most results to return (default ${defaultLimit}).`),
+    }),
+    isConcurrencySafe: true,
+    async execute({ query, limit }, ctx) {
+      const { allowHosts } = webToolBehaviorOf(ctx.behavior)
+      const host = endpointHost(backend)
+      if (!hostAllowed(host, allowHosts))
+        throw new Error(`web_search refused: the ${backend.name} backend's host "${host}" is not covered by fetchUrlAllowHosts`)
+
+      const deadline = new AbortController()
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        deadline.abort(new Error('timed out'))
+      }, timeoutMs)
+      try {
+        const results = await backend.search(query, { limit: limit ?? defaultLimit, signal: AbortSignal.any([ctx.signal, deadline.signal]) })
+        return formatSearchResults(query, backend.name, results.slice(0, limit ?? defaultLimit))
+      }
+      catch (error) {
+        if (ctx.signal.aborted)
+          throw new Error(`${backend.name} search was aborted`)
+        if (timedOut)
+          throw new Error(`${backend.name} search timed out after ${timeoutMs} ms`)
+        throw error
+      }
+      finally {
+        clearTimeout(timer)
+      }
+    },
+  })
+}
+
+/** The default `web_search` tool, on DuckDuckGo. */
+export const webSearch: ToolDef<WebSearchInput> = createWebSearchTool()
+
+/** Results as the model sees them: a header, then `n. title`, the URL and the snippet, indented. */
+export function formatSearchResults(query: string, backendName: string, results: readonly WebSearchResult[]): string {
+  if (results.length === 0)
+    return `No results for "${query}" (${backendName}).`
+  const items = results.map((result, i) => {
+    const lines = [`${i + 1}. ${oneLine(result.title) || result.url}`, `   ${result.url}`]
+    const snippet = oneLine(result.snippet)
+    if (snippet)
+      lines.push(`   ${snippet}`)
+    return lines.join('\n')
+  })
+  return `Results for "${query}" (${backendName}):\n\n${items.join('\n\n')}`
+}
+
+function oneLine(text: string): string {
+  return text.replace(WHITESPACE_RUN, ' ').trim()
+}
+
+function endpointHost(backend: WebSearchBackend): string {
+  try {
+    return new URL(backend.endpoint).hostname
+  }
+  catch {
+    throw new Error(`web_search: the ${backend.name} backend has an invalid endpoint "${backend.endpoint}"`)
+  }
+}
