@@ -22,7 +22,7 @@ import { startServerProcess } from './server-process'
 
 const TURNS = 50
 const WARMUP_RUNS = 100
-const MEASURED_RUNS = 60
+const MEASURED_RUNS = 100
 const TARGET_RATIO = 1.2
 
 const MODEL = 'claude-sonnet-5-5'
@@ -139,6 +139,7 @@ function printScenario(result: ScenarioResult): void {
   console.log(`run-by-run CPU ratio: median ${median.toFixed(2)}×, middle half ${q1.toFixed(2)}×–${q3.toFixed(2)}×`)
 }
 
+/** One 50-turn run of the floor loop. Exported, like `zidaneRunner`, so a profiling script can run one loop alone. */
 export function floorRunner(baseURL: string): () => Promise<void> {
   const client = new Anthropic({ apiKey: 'bench', baseURL, maxRetries: 0 })
   const tools: Tool[] = [{
@@ -164,6 +165,7 @@ export function floorRunner(baseURL: string): () => Promise<void> {
   }
 }
 
+/** One 50-turn run of zidane, with the hook handlers a host typically registers. */
 export function zidaneRunner(baseURL: string, concurrent: boolean): () => Promise<void> {
   const readNoteTool: ToolDef = {
     spec: READ_NOTE_SPEC,
