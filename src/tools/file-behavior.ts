@@ -4,6 +4,7 @@
  * ignored (falls back to the default) instead of changing what a tool does.
  */
 
+import type { AgentBehavior } from '../agent/behavior'
 import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
 
 /** Slice limits `read_file` applies when a call omits them. */
@@ -15,20 +16,7 @@ export interface ReadFileDefaults {
 }
 
 /** Fields of `AgentBehavior` the file tools read. */
-export interface FileToolBehavior {
-  /** Prefix `read_file` lines with `N<TAB>`. Default true; a call's `lineNumbers` wins. */
-  readLineNumbers?: boolean
-  /** Default `read_file` limits for calls that omit them. */
-  readFileDefaults?: ReadFileDefaults
-  /** Answer an identical re-read of an unchanged file with a short stub. Default true; needs a session. */
-  dedupReads?: boolean
-  /** Refuse `edit` / `multi_edit` on files not read in this session. Default false; needs a session. */
-  requireReadBeforeEdit?: boolean
-  /** Count plain `cat` / `head` / `tail` / `nl` / `sed -n` shell reads as reads. Default true. */
-  trackShellReads?: boolean
-  /** What `write_file` to an existing path does. Default `'allow'`. */
-  writeFileExistingPolicy?: WriteFileExistingPolicy
-}
+export type FileToolBehavior = Pick<AgentBehavior, 'readLineNumbers' | 'readFileDefaults' | 'dedupReads' | 'requireReadBeforeEdit' | 'trackShellReads' | 'writeFileExistingPolicy'>
 
 export interface ResolvedFileToolBehavior {
   readLineNumbers: boolean
