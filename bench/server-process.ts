@@ -8,6 +8,9 @@ import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
+/** Which fake API the child serves: the Anthropic Messages API or OpenAI Chat Completions. */
+export type BenchProvider = 'anthropic' | 'openai-chat'
+
 export interface ServerProcess {
   url: string
   stop: () => Promise<void>
@@ -17,8 +20,8 @@ const SCRIPT = fileURLToPath(new URL('./fake-server.ts', import.meta.url))
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url))
 const START_TIMEOUT_MS = 20_000
 
-export async function startServerProcess(turns: number, callsPerTurn: number): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, String(turns), String(callsPerTurn)], {
+export async function startServerProcess(provider: BenchProvider, turns: number, callsPerTurn: number): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, provider, String(turns), String(callsPerTurn)], {
     cwd: REPO_ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   })

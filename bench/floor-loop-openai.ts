@@ -1,0 +1,113 @@
+/**
+ * The floor for the OpenAI Chat Completions path: the tool loop a careful
+ * developer writes by hand on top of the official `openai` client, with no
+ * agent SDK. It streams the chunks (usage included), forwards text deltas to
+ * the host, collects each tool call's argument fragments by index and parses
+ * them once the stream ends, runs the calls (concurrently), appends the
+ * assistant message and one `tool` message per call, and loops until the
+ * model calls no tool. No hooks, no session, no validation: whatever zidane
+ * spends beyond this is its own overhead.
+ */
+
+import type OpenAI from 'openai'
+import type {
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionToolMessageParam,
+} from 'openai/resources/chat/completions'
+import type { FloorLoopResult } from './floor-loop'
+
+export interface OpenAIFloorLoopOptions {
+  client: OpenAI
+  model: string
+  maxTokens: number
+  system: string
+  tools: ChatCompletionFunctionTool[]
+  prompt: string
+  maxTurns: number
+  /** Runs one tool call; the floor trusts the model's input as is. */
+  execute: (name: string, input: Record<string, unknown>) => Promise<string> | string
+  /** Receives text deltas as they stream, as a host prints them. */
+  onText: (delta: string) => void
+}
+
+/** One streamed tool call: `id` and `name` arrive on its first chunk, the arguments in fragments. */
+interface PendingCall {
+  id: string
+  name: string
+  argumentParts: string[]
+}
+
+export async function runOpenAIFloorLoop(options: OpenAIFloorLoopOptions): Promise<FloorLoopResult> {
+  const { client, execute } = options
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: options.system },
+    { role: 'user', content: options.prompt },
+  ]
+  const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
+
+  while (result.turns < options.maxTurns) {
+    result.turns += 1
+    const stream = await client.chat.completions.create({
+      model: options.model,
+      max_completion_tokens: options.maxTokens,
+      tools: options.tools,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+
+    let text = ''
+    const pending: PendingCall[] = []
+    for await (const chunk of stream) {
+      if (chunk.usage) {
+        result.inputTokens += chunk.usage.prompt_tokens
+        result.outputTokens += chunk.usage.completion_tokens
+      }
+      const delta = chunk.choices[0]?.delta
+      if (!delta)
+        continue
+      if (delta.content) {
+        text += delta.content
+        options.onText(delta.content)
+      }
+      if (delta.tool_calls) {
+        for (const part of delta.tool_calls) {
+          let call = pending[part.index]
+          if (!call) {
+            call = { id: part.id ?? '', name: part.function?.name ?? '', argumentParts: [] }
+            pending[part.index] = call
+          }
+          if (part.function?.arguments)
+            call.argumentParts.push(part.function.arguments)
+        }
+      }
+    }
+
+    // Indices may skip (a server numbering calls oddly); the next request must not carry holes.
+    const calls = pending.filter(call => call !== undefined)
+    if (calls.length === 0) {
+      messages.push({ role: 'assistant', content: text })
+      result.text = text
+      return result
+    }
+    const toolCalls: ChatCompletionMessageFunctionToolCall[] = calls.map(call => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.argumentParts.join('') },
+    }))
+    messages.push({ role: 'assistant', content: text || null, tool_calls: toolCalls })
+    const answers = await Promise.all(toolCalls.map(async (call): Promise<ChatCompletionToolMessageParam> => {
+      try {
+        const input = JSON.parse(call.function.arguments || '{}') as Record<string, unknown>
+        return { role: 'tool', tool_call_id: call.id, content: await execute(call.function.name, input) }
+      }
+      catch (error) {
+        return { role: 'tool', tool_call_id: call.id, content: `Error: ${(error as Error).message}` }
+      }
+    }))
+    messages.push(...answers)
+  }
+  return result
+}
