@@ -22,6 +22,7 @@ export default defineConfig({
     'contexts': 'src/contexts/index.ts',
     'contexts/sandbox': 'src/contexts/sandbox.ts',
     'contexts/docker': 'src/contexts/docker.ts',
+    'mcp': 'src/mcp/index.ts',
   },
   format: ['esm'],
   target: 'node20',

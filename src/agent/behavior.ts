@@ -102,6 +102,14 @@ export interface AgentBehavior {
   /** A foreground `shell` timeout above this is refused in favor of background mode, when that is available. */
   shellLongTimeoutMs?: number
 
+  // --- MCP -------------------------------------------------------------------
+  /** Bound on connecting the agent's MCP servers. Default 120000; `0` disables; a lower `maxWallMs` wins. */
+  mcpConnectTimeoutMs?: number
+  /** Separator of MCP tool names on the wire: `'_'` (`mcp_server_tool`, default) or `'__'`. */
+  mcpToolNameSeparator?: '_' | '__'
+  /** Add the servers' own instructions to the system prompt. Default true. */
+  surfaceMcpInstructions?: boolean
+
   // --- file tools ------------------------------------------------------------
   /** `read_file` prefixes lines with `cat -n`-style numbers (a call's `lineNumbers` wins). Default true. */
   readLineNumbers?: boolean

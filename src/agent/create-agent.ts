@@ -13,6 +13,7 @@ import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { BEHAVIOR_DEFAULTS } from './behavior'
+import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
 import { withTimeout } from './operation-timeout'
 import { executeRun, providerList } from './run'
@@ -61,6 +62,7 @@ export function createAgent(options: AgentOptions): Agent {
   const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()
+  const mcp = createMcpLoader(options.mcpServers)
   // A stalled background task may outlive the run that started it: hosts hear
   // of it at once, and the model at its next turn (in this run or the next).
   const onBackgroundStall = (info: TaskStallInfo) => {
@@ -91,7 +93,7 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
-        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, onBackgroundStall }, runOptions)
+        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall }, runOptions)
       }
       finally {
         current = undefined
@@ -105,6 +107,7 @@ export function createAgent(options: AgentOptions): Agent {
       current?.abort(new AgentAbortedError('The agent was destroyed'))
       // A context whose teardown never settles must not strand the host: abandon it after the bound.
       const limit = options.behavior?.destroyTimeoutMs ?? BEHAVIOR_DEFAULTS.destroyTimeoutMs
+      await mcp.close(limit)
       await withTimeout(execution.destroy(), limit, 'execution context destroy').catch(error => debugLog('execution context teardown', error))
     },
   }

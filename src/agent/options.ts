@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
+import type { McpServerConfig } from '../mcp/types'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
 import type { PromptPart, SystemNote } from '../session/content'
@@ -44,6 +45,11 @@ export interface AgentOptions {
    * sandbox, docker). Default: a process context in the current directory.
    */
   execution?: ExecutionContext
+  /**
+   * MCP servers whose tools the agent offers (`zidane/mcp`), connected on the
+   * first run and closed by `agent.destroy()`.
+   */
+  mcpServers?: readonly McpServerConfig[]
   /**
    * Durable backing for tool state (`ToolContext.state`). Loaded at the start
    * of each run until a load succeeds; each call's writes are committed when

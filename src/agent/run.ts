@@ -7,11 +7,13 @@ import type { Session } from '../session/session'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
 import type { SubagentHost } from '../tools/types'
+import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { RunContext } from './run-context'
 import type { AgentStats, ChildRunStats } from './stats'
 import type { SteeringQueues } from './steering'
 import type { StopReason } from './stop-reason'
+import type { FrozenPromptSections } from './system-freeze'
 import { BUILT_IN_POLICIES } from '../behavior'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
@@ -20,6 +22,7 @@ import { hookTimeout, runIds } from '../loop/stream-turn'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { activeLimit, BEHAVIOR_DEFAULTS, resolveBehavior } from './behavior'
 import { DEFAULT_AGENT_CLOCK } from './clock'
+import { mcpInstructionsSection } from './mcp-loader'
 import { resolveModelTargets } from './model-targets'
 import { withTimeout } from './operation-timeout'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
@@ -36,6 +39,8 @@ export interface RunEnvironment {
   queues: SteeringQueues
   toolState: ToolStateController
   execution: ExecutionContext
+  /** The agent's MCP servers, connected on first use. */
+  mcp?: McpLoader
   /** The agent's handler for stalled background tasks (they may outlive the run that started them). */
   onBackgroundStall: (info: TaskStallInfo) => void
   policies?: readonly BehaviorPolicy[]
@@ -53,10 +58,17 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
   const seed = seedTurns(env, options)
   const behavior = resolveBehavior(agent.behavior, options.behavior)
   const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
-  const tools = prepareRunTools(options.tools ?? agent.tools, agent.toolAliases, behavior, env.execution)
+  const mcp = await env.mcp?.load(behavior)
+  // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
+  const tools = prepareRunTools(
+    options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools),
+    mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases,
+    behavior,
+    env.execution,
+  )
   const targets = resolveModelTargets(providerList(agent.provider), options.model)
-  // The SDK appends no sections of its own yet; when it does, they join here.
-  const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT)
+  const sections = mcpInstructionsSection(mcp, behavior)
+  const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
 
   // Everything attached below is detached in `finally`, in reverse order,
   // whichever way the run ends (a bad per-run hook name included).
@@ -84,7 +96,7 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       model: targets[0].model,
       targets,
       targetIndex: 0,
-      system: await resolveSystem(options, freshSystem),
+      system: await resolveSystem(options, freshSystem, sections),
       thinking: options.thinking ?? 'off',
       modelOptions: options.modelOptions ?? behavior.modelOptions,
       tools,
@@ -122,7 +134,7 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
     await env.toolState.hydrate()
     if (tools.names.length > 0)
       await spawnExecution(run)
-    return await driveRun(run, options, freshSystem)
+    return await driveRun(run, options, freshSystem, sections)
   }
   finally {
     for (const detach of detachers.reverse()) detach()
@@ -182,7 +194,7 @@ function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
 }
 
 /** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */
-async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string): Promise<AgentStats> {
+async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string, sections: FrozenPromptSections): Promise<AgentStats> {
   const lifecycle = { timeoutMs: hookTimeout(run), failClosed: false }
   const session = run.session
   const record: SessionRun = {
@@ -214,7 +226,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       run.turns.push({
         id: run.clock.randomUUID(),
         role: 'user',
-        content: promptContent(options.prompt, [...freezeNotes(options, freshSystem), ...options.systemNotes ?? []]),
+        content: promptContent(options.prompt, [...freezeNotes(options, freshSystem, sections), ...options.systemNotes ?? []]),
         createdAt: await run.clock.now(),
         runId: run.runId,
       })
@@ -297,20 +309,20 @@ function endsWithAnswer(run: RunContext): boolean {
  * The system prompt to send: the frozen one when `systemFreeze.system` is set,
  * else the fresh one (handed to `onCapture` so the host can freeze it).
  */
-async function resolveSystem(options: AgentRunOptions, fresh: string): Promise<string> {
+async function resolveSystem(options: AgentRunOptions, fresh: string, sections: FrozenPromptSections): Promise<string> {
   const freeze = options.systemFreeze
   if (freeze?.system !== undefined)
     return freeze.system
-  await freeze?.onCapture?.(fresh, {})
+  await freeze?.onCapture?.(fresh, sections)
   return fresh
 }
 
 /** With a frozen prompt, the host's notes about what changed since it was frozen. */
-function freezeNotes(options: AgentRunOptions, fresh: string) {
+function freezeNotes(options: AgentRunOptions, fresh: string, sections: FrozenPromptSections) {
   const freeze = options.systemFreeze
   if (freeze?.system === undefined || !freeze.notes)
     return []
-  return freeze.notes(fresh, {})
+  return freeze.notes(fresh, sections)
 }
 
 function policyContext(run: RunContext): PolicyContext {

@@ -1,0 +1,46 @@
+import type { McpServerConfig } from './types'
+
+type Env = Record<string, string | undefined>
+
+// `${VAR}`, `${env:VAR}` and `${VAR:-default}`; the default may be empty but cannot contain `}`.
+const PLACEHOLDER = /\$\{(?:env:)?([A-Z_]\w*)(?::-([^}]*))?\}/gi
+
+/**
+ * Replace placeholders in one string. A variable that is unset (or empty, when
+ * a default is given) takes the default; an unset variable without a default
+ * becomes the empty string, the way a shell would expand it.
+ */
+export function expandEnvString(value: string, env: Env = process.env): string {
+  return value.replace(PLACEHOLDER, (_match, name: string, fallback: string | undefined) => {
+    const current = env[name]
+    if (fallback !== undefined)
+      return current || fallback
+    return current ?? ''
+  })
+}
+
+function expandRecord(record: Record<string, string> | undefined, env: Env) {
+  if (!record)
+    return undefined
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expandEnvString(v, env)]))
+}
+
+/**
+ * Expand placeholders in the fields that reach the transport: `command`,
+ * `args`, `env` values, `cwd`, `url` and `headers` values. A `preExpanded`
+ * config is returned unchanged because its loader has its own, narrower rules.
+ */
+export function expandServerConfig(config: McpServerConfig, env: Env = process.env): McpServerConfig {
+  if (config.preExpanded)
+    return config
+  const one = (value: string | undefined) => value === undefined ? undefined : expandEnvString(value, env)
+  return {
+    ...config,
+    command: one(config.command),
+    args: config.args?.map(arg => expandEnvString(arg, env)),
+    env: expandRecord(config.env, env),
+    cwd: one(config.cwd),
+    url: one(config.url),
+    headers: expandRecord(config.headers, env),
+  }
+}

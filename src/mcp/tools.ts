@@ -1,0 +1,162 @@
+import type { ToolResultContent } from '../session/content'
+import type { ToolDef, ToolOutput } from '../tools/types'
+import type { McpToolSchema } from './types'
+import { OperationTimeoutError } from '../errors'
+
+/** Default bound on one `tools/call`, in milliseconds. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
+
+/** A `tools/call` whose result carried `isError: true`. Thrown so the loop records an error result. */
+export class McpToolError extends Error {
+  override name = 'McpToolError'
+  readonly server: string
+  readonly tool: string
+  /** The mapped content of the error result. */
+  readonly content: ToolResultContent[]
+  constructor(server: string, tool: string, message: string, content: ToolResultContent[]) {
+    super(message)
+    this.server = server
+    this.tool = tool
+    this.content = content
+  }
+}
+
+/** Raw result of `tools/call`, loosely typed: servers send more than the schema names. */
+export interface McpCallResult {
+  content?: unknown[]
+  structuredContent?: unknown
+  isError?: boolean
+  /** Pre-2024-11 servers answer with `toolResult` instead of `content`. */
+  toolResult?: unknown
+}
+
+/** What a tool needs from its server: make one call, bounded by `signal`. */
+export type McpCallFn = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<McpCallResult>
+
+type Block = Record<string, unknown>
+
+const asError = (value: unknown) => value instanceof Error ? value : new Error(String(value))
+const str = (value: unknown) => typeof value === 'string' ? value : undefined
+
+function mapResource(resource: Block): ToolResultContent | undefined {
+  const mediaType = str(resource.mimeType)
+  const uri = str(resource.uri)
+  const text = str(resource.text)
+  if (text !== undefined)
+    return { type: 'text', text }
+  const blob = str(resource.blob)
+  if (blob === undefined)
+    return undefined
+  if (mediaType?.startsWith('image/'))
+    return { type: 'image', data: blob, mediaType, ...(uri ? { name: uri } : {}) }
+  return { type: 'document', data: blob, encoding: 'base64', mediaType: mediaType ?? 'application/octet-stream', ...(uri ? { name: uri } : {}) }
+}
+
+function mapBlock(block: Block): ToolResultContent | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: str(block.text) ?? '' }
+    case 'image':
+      return { type: 'image', data: str(block.data) ?? '', mediaType: str(block.mimeType) ?? 'image/png' }
+    case 'audio':
+      return { type: 'audio', data: str(block.data) ?? '', mediaType: str(block.mimeType) ?? 'audio/wav' }
+    case 'resource':
+      return block.resource && typeof block.resource === 'object' ? mapResource(block.resource as Block) : undefined
+    case 'resource_link': {
+      // The model cannot follow a link by itself; describing it keeps the reference usable in text.
+      const name = str(block.name) ?? str(block.uri) ?? 'resource'
+      const description = str(block.description)
+      return { type: 'text', text: `Resource link: ${name} (${str(block.uri) ?? ''})${description ? ` - ${description}` : ''}` }
+    }
+    default:
+      return { type: 'text', text: JSON.stringify(block) }
+  }
+}
+
+/** Map a `tools/call` result to zidane tool-result blocks. */
+export function mapCallResult(result: McpCallResult): ToolResultContent[] {
+  const blocks: ToolResultContent[] = []
+  for (const item of result.content ?? []) {
+    if (item && typeof item === 'object') {
+      const mapped = mapBlock(item as Block)
+      if (mapped)
+        blocks.push(mapped)
+    }
+  }
+  if (result.content === undefined && result.toolResult !== undefined)
+    blocks.push({ type: 'text', text: typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult) })
+  // Structured output is usually mirrored in text; only surface it when the text is missing.
+  if (result.structuredContent !== undefined && !blocks.some(b => b.type === 'text'))
+    blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) })
+  return blocks
+}
+
+/** Plain text when every block is text (the cheapest form for every provider), blocks otherwise. */
+export function toToolOutput(blocks: ToolResultContent[]): ToolOutput {
+  if (blocks.length === 0)
+    return '(no content)'
+  if (blocks.every(b => b.type === 'text'))
+    return blocks.map(b => (b as { text: string }).text).join('\n')
+  return blocks
+}
+
+function errorMessage(blocks: ToolResultContent[]): string {
+  const text = blocks.filter(b => b.type === 'text').map(b => (b as { text: string }).text).join('\n')
+  return text || 'MCP tool reported an error'
+}
+
+/** Normalize a server's input schema to an object schema the providers accept. */
+function toInputSchema(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!schema || typeof schema !== 'object')
+    return { type: 'object', properties: {} }
+  return schema.type === undefined ? { type: 'object', ...schema } : { ...schema }
+}
+
+export interface McpToolDefOptions {
+  server: string
+  canonicalName: string
+  schema: McpToolSchema
+  timeoutMs: number
+  call: McpCallFn
+}
+
+/** One MCP tool as a zidane `ToolDef` under its canonical name. */
+export function createMcpToolDef(options: McpToolDefOptions): ToolDef<Record<string, unknown>> {
+  const { server, schema, timeoutMs, call } = options
+  const readOnly = schema.annotations?.readOnlyHint === true
+  return {
+    spec: {
+      name: options.canonicalName,
+      description: schema.description ?? schema.title ?? '',
+      inputSchema: toInputSchema(schema.inputSchema),
+    },
+    // Read-only tools touch no shared state, so the loop may run them side by side.
+    isConcurrencySafe: readOnly,
+    async execute(input, ctx) {
+      const timer = new AbortController()
+      const handle = timeoutMs > 0
+        ? setTimeout(() => timer.abort(new OperationTimeoutError(`MCP tool ${server}/${schema.name}`, timeoutMs)), timeoutMs)
+        : undefined
+      const signal = AbortSignal.any([ctx.signal, timer.signal])
+      let result: McpCallResult
+      try {
+        result = await call(schema.name, input ?? {}, signal)
+      }
+      catch (error) {
+        // The SDK wraps an abort reason in its own error; give callers the real cause.
+        if (timer.signal.aborted)
+          throw asError(timer.signal.reason)
+        if (ctx.signal.aborted && ctx.signal.reason instanceof Error)
+          throw ctx.signal.reason
+        throw error
+      }
+      finally {
+        clearTimeout(handle)
+      }
+      const blocks = mapCallResult(result)
+      if (result.isError)
+        throw new McpToolError(server, schema.name, errorMessage(blocks), blocks)
+      return toToolOutput(blocks)
+    },
+  }
+}

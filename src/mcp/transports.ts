@@ -1,0 +1,56 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { McpServerConfig } from './types'
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+
+/** How much of a stdio server's stderr is kept for error messages. */
+const STDERR_TAIL_CHARS = 4000
+
+export interface CreatedTransport {
+  transport: Transport
+  /** Last few kilobytes of a stdio server's stderr (empty for remote servers). */
+  stderrTail: () => string
+}
+
+/**
+ * Build the SDK transport for an (already expanded and validated) config.
+ * stdio servers get stderr piped, never inherited: a chatty server must not
+ * write over a host's terminal UI. The pipe is always drained so a server
+ * that logs a lot cannot block on a full pipe.
+ */
+export function createTransport(config: McpServerConfig, onStderr?: (chunk: string) => void): CreatedTransport {
+  if (config.transport === 'stdio') {
+    const defaults = getDefaultEnvironment()
+    // The SDK always spreads its default environment under ours. For `strictEnv` we mask each
+    // default key with `undefined`, which `child_process.spawn` leaves out of the child's env.
+    const env: Record<string, string | undefined> = config.strictEnv
+      ? { ...Object.fromEntries(Object.keys(defaults).map(key => [key, undefined])), ...config.env }
+      : { ...defaults, ...config.env }
+    const transport = new StdioClientTransport({
+      command: config.command!,
+      args: config.args ?? [],
+      cwd: config.cwd,
+      env: env as Record<string, string>,
+      stderr: 'pipe',
+    })
+    let tail = ''
+    transport.stderr?.on('data', (chunk: Buffer | string) => {
+      const text = chunk.toString()
+      tail = (tail + text).slice(-STDERR_TAIL_CHARS)
+      onStderr?.(text)
+    })
+    return { transport, stderrTail: () => tail }
+  }
+  const url = new URL(config.url!)
+  const requestInit: RequestInit | undefined = config.headers ? { headers: { ...config.headers } } : undefined
+  const transport = config.transport === 'sse'
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit })
+  return { transport, stderrTail: () => '' }
+}
+
+/** The child's pid for a stdio transport that has started, else undefined. */
+export function transportPid(transport: Transport): number | undefined {
+  return transport instanceof StdioClientTransport ? transport.pid ?? undefined : undefined
+}

@@ -1,0 +1,133 @@
+import type { ToolMap } from '../tools/types'
+
+/** One tool as an MCP server lists it (the `tools/list` payload), or as a host cached it. */
+export interface McpToolSchema {
+  /** Tool name on the server. */
+  name: string
+  title?: string
+  description?: string
+  /** JSON Schema of the arguments, as the server advertises it. */
+  inputSchema?: Record<string, unknown>
+  outputSchema?: Record<string, unknown>
+  /** Behavioral hints (`readOnlyHint`, `destructiveHint`, …). */
+  annotations?: Record<string, unknown>
+}
+
+/** Pre-registered OAuth client (for auth servers without dynamic client registration). */
+export interface McpOAuthClientConfig {
+  clientId: string
+  clientSecret?: string
+  callbackPort?: number
+  scope?: string
+}
+
+/** Configuration of one MCP server the agent connects to and exposes as tools. */
+export interface McpServerConfig {
+  /** Display name (used for tool namespacing). */
+  name: string
+  /** Transport type. */
+  transport: 'stdio' | 'sse' | 'streamable-http'
+  /** For stdio: command to run. */
+  command?: string
+  /** For stdio: command arguments. */
+  args?: string[]
+  /** For stdio: working directory of the child process (inherits the parent's when omitted). */
+  cwd?: string
+  /** For stdio: variables merged over the SDK's default environment (verbatim with `strictEnv`). */
+  env?: Record<string, string>
+  /** For stdio: pass `env` verbatim, without the SDK's inherited defaults. */
+  strictEnv?: boolean
+  /** For stdio: where the process runs. Only `'host'` is supported by this module. */
+  scope?: 'context' | 'host'
+  /** For stdio with a server pool: whether matching sessions share one process. */
+  shared?: boolean
+  /** For sse / streamable-http: server URL. */
+  url?: string
+  /** Extra headers for HTTP transports. */
+  headers?: Record<string, string>
+  /** Strip `headers` when a redirect leaves the configured origin. */
+  pinHeaderOrigin?: boolean
+  /** OAuth 2.1 (sse / streamable-http only). */
+  auth?: 'oauth'
+  /** Pre-registered OAuth client; implies `auth: 'oauth'`. */
+  oauth?: McpOAuthClientConfig
+  /** Suppress `${VAR}` expansion (the config was already expanded by its loader). */
+  preExpanded?: boolean
+  /** Connect + discovery bound in milliseconds. Default 10000. */
+  bootstrapTimeout?: number
+  /** Per-server bound on shutdown in milliseconds. Default 5000. */
+  closeTimeout?: number
+  /** Tool call bound in milliseconds. Default 30000. */
+  toolTimeout?: number
+  /** Per-tool call bounds, keyed by the server-side tool name. */
+  toolTimeouts?: Record<string, number>
+  /** Schemas to advertise without issuing `tools/list`. */
+  cachedTools?: McpToolSchema[]
+  /** Connect on the first tool call instead of at bootstrap (requires `cachedTools`). */
+  lazyConnect?: boolean
+  /** Allow-list of server-side tool names. Exclusive with `disabledTools`. */
+  enabledTools?: string[]
+  /** Deny-list of server-side tool names. Exclusive with `enabledTools`. */
+  disabledTools?: string[]
+  /** Predicate run on each listed tool after the allow/deny lists. */
+  toolFilter?: (tool: { description?: string | null, inputSchema?: unknown, name: string }) => boolean
+  /** Per-server override of the agent's tool disclosure mode. */
+  disclosure?: 'eager' | 'lazy'
+}
+
+/**
+ * - `connected`: the client is live.
+ * - `lazy`: `lazyConnect` server whose first call has not happened yet (or whose last connect failed).
+ * - `failed`: bootstrap failed; the server contributes no tools.
+ * - `closed`: `close()` ran, or the transport went away.
+ */
+export type McpServerStatus = 'connected' | 'lazy' | 'failed' | 'closed'
+
+/** What the connection knows about one configured server. Live: `status` changes as the server connects and closes. */
+export interface McpServerInfo {
+  name: string
+  status: McpServerStatus
+  /** `instructions` from the server's `initialize` result; absent when empty or not yet connected. */
+  instructions?: string
+  /** Why bootstrap (or the last lazy connect) failed. */
+  error?: Error
+  /** Server-side names of the tools this server contributes (after filtering). */
+  tools: string[]
+  /** Pid of the stdio child while connected (diagnostics, and checking that `close()` reaped it). */
+  pid?: number
+}
+
+/** Where a canonical MCP tool name comes from. */
+export interface McpToolOrigin {
+  server: string
+  tool: string
+}
+
+/** The live MCP side of an agent: tools to register, their wire names, and a teardown. */
+export interface McpConnection {
+  /** Tools keyed by canonical name (`mcp__<server>__<tool>`). */
+  tools: ToolMap
+  /** Canonical name → name shown to the model. */
+  aliases: Record<string, string>
+  /** Canonical name → configured server name and server-side tool name (for `McpToolHookContext`). */
+  origins: Record<string, McpToolOrigin>
+  /** One entry per config, in config order. */
+  servers: McpServerInfo[]
+  /** Close every server, each bounded by its `closeTimeout`. Idempotent. */
+  close: () => Promise<void>
+}
+
+export interface ConnectMcpServersOptions {
+  /** Aggregate bound on the whole connect step in milliseconds (`0`: none). Default: none. */
+  connectTimeoutMs?: number
+  /** Separator of the wire names in `aliases`. Default `'_'`. */
+  toolNameSeparator?: '_' | '__'
+  /** Variables for `${VAR}` expansion. Default `process.env`. */
+  env?: Record<string, string | undefined>
+  /** Name/version the client announces in `initialize`. */
+  clientInfo?: { name: string, version: string }
+  /** Called when a server fails to bootstrap (it is then left out, the others still connect). */
+  onServerError?: (server: string, error: Error) => void
+  /** Receives stdio servers' stderr output. Without it, only a short tail is kept for error messages. */
+  onStderr?: (server: string, chunk: string) => void
+}
