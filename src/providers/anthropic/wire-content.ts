@@ -12,13 +12,13 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
 import type { SessionContentBlock, ToolResultContent } from '../../session/content'
+import { inlineDocumentText, isTextualMediaType } from '../documents'
 import { unsupportedContentError } from './errors'
 
 type ImageMediaType = Base64ImageSource['media_type']
 const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set<ImageMediaType>(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 
 /** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
-const TEXTUAL_APPLICATION_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/xml', 'application/yaml', 'application/x-yaml'])
 
 type ToolResultBlockContent = Exclude<ToolResultBlockParam['content'], string | undefined>[number]
 
@@ -92,21 +92,10 @@ function documentBlock(part: DocumentPart): DocumentBlockParam | TextBlockParam 
       block.title = part.name
     return block
   }
-  if (part.encoding === 'text')
-    return textBlock(attachedDocument(part, part.data))
-  if (isTextual(part.mediaType))
-    return textBlock(attachedDocument(part, Buffer.from(part.data, 'base64').toString('utf8')))
-  throw unsupportedContentError(`documents of type ${part.mediaType}`)
-}
-
-function isTextual(mediaType: string): boolean {
-  return mediaType.startsWith('text/') || TEXTUAL_APPLICATION_TYPES.has(mediaType)
-}
-
-/** The header tells the model where the attachment starts and ends and what it is called. */
-function attachedDocument(part: DocumentPart, text: string): string {
-  const name = (part.name ?? 'untitled').replaceAll('"', '\'')
-  return `<attached-document name="${name}" media-type="${part.mediaType}">\n${text}\n</attached-document>`
+  const inlined = inlineDocumentText(part, part.data)
+  if (inlined === undefined)
+    throw unsupportedContentError(`documents of type ${part.mediaType}`)
+  return textBlock(inlined)
 }
 
 function toolResultBlock(callId: string, output: string | ToolResultContent[], isError: boolean | undefined): ToolResultBlockParam {
@@ -140,7 +129,7 @@ function toolResultPart(part: ToolResultContent): ToolResultBlockContent | undef
     case 'document':
       if (part.data === undefined)
         return textBlock(`[document omitted: ${part.name ?? part.ref} was not resolved]`)
-      if (part.encoding === 'base64' && part.mediaType !== 'application/pdf' && !isTextual(part.mediaType))
+      if (part.encoding === 'base64' && part.mediaType !== 'application/pdf' && !isTextualMediaType(part.mediaType))
         return textBlock(`[document omitted: ${part.mediaType} is not supported here]`)
       return documentBlock(part)
     case 'audio':

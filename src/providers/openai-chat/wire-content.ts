@@ -7,6 +7,7 @@
 import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../session/content'
 import type { ToolResultImageMode } from './dialect'
 import type { ContentPart, FilePart, ImagePart, TextPart, ToolMessage } from './wire-types'
+import { inlineDocumentText } from '../documents'
 import { unsupportedContentError } from './errors'
 
 /** What the target API takes; a subset of its `ChatDialect`. */
@@ -21,7 +22,6 @@ export interface ContentRules {
 const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 
 /** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
-const TEXTUAL_APPLICATION_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/xml', 'application/yaml', 'application/x-yaml'])
 
 export function textPart(text: string): TextPart {
   return { type: 'text', text }
@@ -83,27 +83,8 @@ function documentPart(part: DocumentInput, rules: ContentRules): TextPart | File
   return pdfPart(part, part.data)
 }
 
-/** The document as inline text, or `undefined` when it is binary. */
-function inlineDocumentText(part: DocumentInput, data: string): string | undefined {
-  if (part.encoding === 'text')
-    return attachedDocument(part, data)
-  if (isTextual(part.mediaType))
-    return attachedDocument(part, Buffer.from(data, 'base64').toString('utf8'))
-  return undefined
-}
-
 function pdfPart(part: DocumentInput, data: string): FilePart {
   return { type: 'file', file: { filename: part.name ?? 'document.pdf', file_data: dataUrl(part.mediaType, data) } }
-}
-
-function isTextual(mediaType: string): boolean {
-  return mediaType.startsWith('text/') || TEXTUAL_APPLICATION_TYPES.has(mediaType)
-}
-
-/** The header tells the model where the attachment starts and ends and what it is called. */
-function attachedDocument(part: DocumentInput, text: string): string {
-  const name = (part.name ?? 'untitled').replaceAll('"', '\'')
-  return `<attached-document name="${name}" media-type="${part.mediaType}">\n${text}\n</attached-document>`
 }
 
 function imagePart(mediaType: string, data: string): ImagePart {

@@ -6,12 +6,12 @@
 import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../../session/content'
 import type { FunctionCallOutputItem, UserContentPart } from './wire-types'
 import { createHash } from 'node:crypto'
+import { inlineDocumentText } from '../../documents'
 import { unsupportedContentError } from './errors'
 
 const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 
 /** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
-const TEXTUAL_APPLICATION_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/xml', 'application/yaml', 'application/x-yaml'])
 
 /** A call id this API produced itself (`call_…`, at most 64 characters): sent unchanged. */
 const NATIVE_CALL_ID = /^call_[\w-]{1,59}$/
@@ -78,26 +78,10 @@ function documentPart(part: DocumentLike, provider: string): UserContentPart {
     throw unsupportedContentError(`an unresolved document reference (${part.ref})`, provider)
   if (part.encoding === 'base64' && part.mediaType === 'application/pdf')
     return { type: 'input_file', filename: part.name ?? 'document.pdf', file_data: dataUrl(part.mediaType, part.data) }
-  const text = inlineDocumentText(part)
+  const text = inlineDocumentText(part, part.data)
   if (text === undefined)
     throw unsupportedContentError(`documents of type ${part.mediaType}`, provider)
   return { type: 'input_text', text }
-}
-
-/** The text of a document shown inline, or `undefined` when it is binary. */
-function inlineDocumentText(part: DocumentLike): string | undefined {
-  if (part.data === undefined)
-    return undefined
-  if (part.encoding === 'text')
-    return attachedDocument(part, part.data)
-  if (part.mediaType.startsWith('text/') || TEXTUAL_APPLICATION_TYPES.has(part.mediaType))
-    return attachedDocument(part, Buffer.from(part.data, 'base64').toString('utf8'))
-  return undefined
-}
-
-function attachedDocument(part: DocumentLike, text: string): string {
-  const name = (part.name ?? 'untitled').replaceAll('"', '\'')
-  return `<attached-document name="${name}" media-type="${part.mediaType}">\n${text}\n</attached-document>`
 }
 
 /** One tool result: its output item and the media that must follow it in a user message. */
@@ -161,7 +145,7 @@ function outputLine(part: ToolResultContent): string {
     case 'document':
       if (part.data === undefined)
         return `[document omitted: ${part.name ?? part.ref} was not resolved]`
-      return inlineDocumentText(part) ?? `[document omitted: ${part.mediaType} is not supported here]`
+      return inlineDocumentText(part, part.data) ?? `[document omitted: ${part.mediaType} is not supported here]`
     case 'audio':
     case 'video':
       return `[${part.type} omitted: ${part.mediaType} is not supported here]`
