@@ -8,6 +8,7 @@
 import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
 import type { ModelCatalog } from '../providers/catalog/types'
 import type { ReadFileDefaults } from '../tools/file-behavior'
+import { definedOnly } from './defined-only'
 
 /** Retry-with-backoff around one provider call. */
 export interface RetryConfig {
@@ -167,19 +168,10 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
 export function resolveBehavior(agent: AgentBehavior | undefined, run: AgentBehavior | undefined): AgentBehavior {
   if (!run)
     return { ...agent }
-  const merged: AgentBehavior = { ...agent, ...stripUndefined(run) }
+  const merged: AgentBehavior = { ...agent, ...definedOnly(run) }
   if (agent?.extensions || run.extensions)
     merged.extensions = { ...agent?.extensions, ...run.extensions }
   return merged
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  const out: Partial<T> = {}
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] !== undefined)
-      out[key] = value[key]
-  }
-  return out
 }
 
 /** A numeric limit that is on only when positive and finite (`0`, negatives and NaN mean off). */

@@ -22,6 +22,7 @@ import { hookTimeout, runIds } from '../loop/stream-turn'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { activeLimit, BEHAVIOR_DEFAULTS, resolveBehavior } from './behavior'
 import { DEFAULT_AGENT_CLOCK } from './clock'
+import { definedOnly } from './defined-only'
 import { mcpInstructionsSection } from './mcp-loader'
 import { resolveModelTargets } from './model-targets'
 import { withTimeout } from './operation-timeout'
@@ -426,14 +427,4 @@ export function providerList(provider: AgentOptions['provider']): readonly Provi
 
 function describeError(error: unknown): { name: string, message: string } {
   return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) }
-}
-
-/** Copy only the keys whose value is defined, so stored records carry no `undefined` holes. */
-function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
-  const out: Partial<T> = {}
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] !== undefined)
-      out[key] = value[key]
-  }
-  return out
 }

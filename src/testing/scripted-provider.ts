@@ -2,6 +2,7 @@ import type { TurnFinishReason, TurnUsage } from '../agent/stats'
 import type { Provider, ProviderCapabilities, StreamCallbacks, StreamOptions, ToolCall, TurnResult } from '../providers/types'
 import type { SessionContentBlock } from '../session/content'
 import { ClassifiedError } from '../errors'
+import { sleep } from '../loop/backoff'
 
 /** One scripted model turn. */
 export interface ScriptedTurn {
@@ -128,20 +129,9 @@ function toClassified(error: NonNullable<ScriptedTurn['error']>, provider: strin
   })
 }
 
+/** Wait, or fail as an aborted provider call when the request is cancelled. */
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new ClassifiedError('aborted', { kind: 'aborted', retryable: false }))
-    }
-    timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    if (signal.aborted)
-      onAbort()
-    else
-      signal.addEventListener('abort', onAbort, { once: true })
+  return sleep(ms, signal).catch(() => {
+    throw new ClassifiedError('aborted', { kind: 'aborted', retryable: false })
   })
 }
