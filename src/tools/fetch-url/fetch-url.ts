@@ -10,6 +10,7 @@ import type { ToolDef } from '../types'
 import type { FetchCacheOptions } from './cache'
 import type { HostResolver, TargetPolicy } from './target-guard'
 import { z } from 'zod'
+import { looksBinary } from '../file-content'
 import { tool } from '../tool'
 import { createFetchCache } from './cache'
 import { htmlToText } from './html-to-text'
@@ -270,19 +271,6 @@ function contentKind(contentType: string): ContentKind {
   if (type === 'application' && TEXT_APPLICATION_TYPES.has(subtype))
     return 'text'
   return 'binary'
-}
-
-/** Without a declared type, a NUL byte or mostly control bytes near the start mean binary. */
-function looksBinary(body: Buffer): boolean {
-  const sample = body.subarray(0, 1024)
-  let control = 0
-  for (const byte of sample) {
-    if (byte === 0)
-      return true
-    if (byte < 9 || (byte > 13 && byte < 32))
-      control++
-  }
-  return sample.length > 0 && control / sample.length > 0.1
 }
 
 function decode(body: Buffer, contentType: string): string {
