@@ -5,21 +5,11 @@
  * cannot disagree.
  */
 
+import type { AgentBehavior } from '../../agent/behavior'
 import type { ContextCapabilities } from '../../contexts/types'
 
 /** Fields of `AgentBehavior` the shell tools read. */
-export interface ShellBehavior {
-  /** Absolute directory for background task logs; background mode is off without it. */
-  tasksDir?: string
-  /** Hide background mode; `'non-durable'` hides it only when the context's tasks are not durable. */
-  disableBackgroundTasks?: boolean | 'non-durable'
-  /** Bytes logged per background task before further output is dropped. */
-  backgroundOutputCap?: number
-  /** Report a background task silent for this many ms (`background:stall`). */
-  backgroundStallWatchdogMs?: number
-  /** Refuse foreground calls asking for a longer timeout while background mode is available. */
-  shellLongTimeoutMs?: number
-}
+export type ShellBehavior = Pick<AgentBehavior, 'tasksDir' | 'disableBackgroundTasks' | 'backgroundOutputCap' | 'backgroundStallWatchdogMs' | 'shellLongTimeoutMs'>
 
 function numberField(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined
