@@ -1,6 +1,7 @@
 import type { Hookable, HookCallback } from 'hookable'
 import type { AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
 import { createHooks } from 'hookable'
+import { withTimeout } from '../agent/operation-timeout'
 import { debugLog } from '../debug'
 import { OperationTimeoutError } from '../errors'
 
@@ -146,27 +147,15 @@ export async function callHookBounded<K extends AgentHookName>(
 
 /** Wait for one handler's promise; on timeout, throw (fail closed) or log and move on. */
 async function waitBounded(pending: Promise<void>, name: string, options: BoundedHookOptions): Promise<void> {
-  if (!(options.timeoutMs > 0)) {
-    await pending
-    return
-  }
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = Symbol('timeout')
-  const timeout = new Promise<typeof timedOut>((resolve) => {
-    timer = setTimeout(resolve, options.timeoutMs, timedOut)
-  })
+  const operation = `hook "${name}"`
   try {
-    const winner = await Promise.race([pending, timeout])
-    if (winner !== timedOut)
-      return
-    // The handler may still settle later; keep its rejection from going unhandled.
-    pending.catch(error => debugLog(`hook "${name}" rejected after its timeout`, error))
-    if (options.failClosed)
-      throw new OperationTimeoutError(`hook "${name}"`, options.timeoutMs)
-    debugLog(`a "${name}" handler did not settle within ${options.timeoutMs} ms; continuing`)
+    await withTimeout(pending, options.timeoutMs, operation)
   }
-  finally {
-    clearTimeout(timer)
+  catch (error) {
+    const timedOut = error instanceof OperationTimeoutError && error.operation === operation
+    if (!timedOut || options.failClosed)
+      throw error
+    debugLog(`a "${name}" handler did not settle within ${options.timeoutMs} ms; continuing`)
   }
 }
 
