@@ -4,7 +4,7 @@
  * pure helpers and the default clock, so `import type` adds nothing to a bundle.
  */
 
-export type { AgentBehavior, CacheTtl, RetryConfig } from './agent/behavior'
+export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './agent/behavior'
 export type { AgentClock } from './agent/clock'
 export { DEFAULT_AGENT_CLOCK } from './agent/clock'
 export type { Agent } from './agent/create-agent'
@@ -52,7 +52,7 @@ export type {
 } from './errors'
 export type { AgentHookBus } from './hooks/bus'
 export type * from './hooks/hook-map'
-export type { McpConnection, McpServerConfig } from './mcp/types'
+export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'
 export type { ThinkingLevel } from './providers/thinking'
@@ -76,4 +76,5 @@ export type { InteractionToolOptions } from './tools/interaction'
 export type { ToolDescriptionOverride, ToolDescriptions, ToolDescriptionTarget, ToolPrompts } from './tools/prompts'
 export type { ReadStateEntry, ReadStateMap } from './tools/read-state'
 export type { ChildAgent, SpawnToolOptions } from './tools/spawn'
-export type { ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'
+export type { ToolCatalogEntry } from './tools/tool-search'
+export type { ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'

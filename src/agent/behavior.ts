@@ -22,6 +22,23 @@ export interface RetryConfig {
 
 export type CacheTtl = '5m' | '1h'
 
+/** Settings of the `tool_search` tool that lazy disclosure injects. No effect while every tool is eager. */
+export interface ToolSearchBehavior {
+  /** `false`: inject nothing (the host ships its own discovery tool); the catalog then drops its pointer to `tool_search`. */
+  tool?: false
+  /** Results per search when the model gives no `limit`. Default 20. */
+  limit?: number
+  /**
+   * How a found tool becomes callable. `'dispatch'` (default): through a fixed
+   * `call_tool { name, arguments }` tool, so the tools array never changes and
+   * the prompt cache survives. `'unlock'`: its schema joins the tools array
+   * from the next turn, appended in discovery order (each wave rewrites the cache).
+   */
+  mode?: 'dispatch' | 'unlock'
+  /** What the system-prompt catalog lists per tool: `'full'` (default) name and description, `'names'` names only. */
+  catalog?: 'full' | 'names'
+}
+
 export interface AgentBehavior {
   // --- limits -------------------------------------------------------------
   /** Most loop iterations. Default unlimited. */
@@ -110,6 +127,15 @@ export interface AgentBehavior {
   mcpToolNameSeparator?: '_' | '__'
   /** Add the servers' own instructions to the system prompt. Default true. */
   surfaceMcpInstructions?: boolean
+  /**
+   * How MCP tools reach the model. `'eager'` (default): every schema in the
+   * tools array. `'lazy'`: a name + description catalog in the system prompt,
+   * schemas loaded on demand with `tool_search`. Native tools stay eager; a
+   * server's own `disclosure` wins over this.
+   */
+  toolDisclosure?: 'eager' | 'lazy'
+  /** The `tool_search` tool injected for lazy disclosure (see `ToolSearchBehavior`). */
+  toolSearch?: ToolSearchBehavior
 
   // --- file tools ------------------------------------------------------------
   /** `read_file` prefixes lines with `cat -n`-style numbers (a call's `lineNumbers` wins). Default true. */

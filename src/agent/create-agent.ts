@@ -6,6 +6,7 @@ import type { AgentToolState } from '../tool-state/types'
 import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
 import type { AgentStats } from './stats'
 import type { SteeringQueues } from './steering'
+import { randomUUID } from 'node:crypto'
 import { createProcessContext } from '../contexts/process'
 import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
@@ -62,7 +63,7 @@ export function createAgent(options: AgentOptions): Agent {
   const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()
-  const mcp = createMcpLoader(options.mcpServers)
+  const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${randomUUID()}` })
   // A stalled background task may outlive the run that started it: hosts hear
   // of it at once, and the model at its next turn (in this run or the next).
   const onBackgroundStall = (info: TaskStallInfo) => {

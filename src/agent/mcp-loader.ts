@@ -1,12 +1,18 @@
-import type { McpConnection, McpServerConfig } from '../mcp/types'
+import type { AgentHookBus } from '../hooks/bus'
+import type { ConnectMcpServersOptions, McpConnection, McpServerConfig } from '../mcp/types'
 import type { AgentBehavior } from './behavior'
+import type { AgentOptions } from './options'
 import type { FrozenPromptSections } from './system-freeze'
 import { debugLog } from '../debug'
+import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { connectMcpServers } from '../mcp/connect'
-import { activeLimit } from './behavior'
+import { activeLimit, BEHAVIOR_DEFAULTS } from './behavior'
 import { withTimeout } from './operation-timeout'
 
 const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 120_000
+
+/** Connects MCP servers; `connectMcpServers` unless the host brings its own. */
+export type McpConnector = (servers: McpServerConfig[], options: ConnectMcpServersOptions) => Promise<McpConnection>
 
 /** The agent's MCP servers: connected once, on the first run that needs them, and closed on destroy. */
 export interface McpLoader {
@@ -16,20 +22,34 @@ export interface McpLoader {
   close: (timeoutMs: number) => Promise<void>
 }
 
-export function createMcpLoader(servers: readonly McpServerConfig[] | undefined): McpLoader {
+/** What the loader needs from the agent. */
+export interface McpLoaderSetup {
+  options: Pick<AgentOptions, 'mcpServers' | 'mcpConnector' | 'mcpPool' | 'mcpCredentialStore' | 'session' | 'execution'>
+  hooks: AgentHookBus
+  execution: NonNullable<AgentOptions['execution']>
+  /** Pool key when the agent has no session: one per agent. */
+  fallbackPoolKey: string
+}
+
+export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
+  const { options } = setup
+  const servers = options.mcpServers
   let pending: Promise<McpConnection> | undefined
   return {
     load(behavior) {
       if (!servers || servers.length === 0)
         return Promise.resolve(undefined)
-      pending ??= connectMcpServers([...servers], {
-        connectTimeoutMs: connectBound(behavior),
-        toolNameSeparator: behavior.mcpToolNameSeparator,
-        onServerError: (server, error) => debugLog(`MCP server "${server}" failed to start`, error),
-      }).catch((error: unknown) => {
-        pending = undefined
-        throw error
-      })
+      if (pending)
+        return pending
+      const connect = options.mcpConnector ?? connectMcpServers
+      const connecting = (async () => connect([...servers], connectOptions(setup, behavior)))()
+      pending = withTimeout(connecting, connectBound(behavior), 'MCP connect')
+        .catch((error: unknown) => {
+          pending = undefined
+          // A connector that settles after the bound still hands back live servers: close them.
+          connecting.then(connection => connection.close(), () => {}).catch(() => {})
+          throw error
+        })
       return pending
     },
     async close(timeoutMs) {
@@ -43,6 +63,38 @@ export function createMcpLoader(servers: readonly McpServerConfig[] | undefined)
   }
 }
 
+/**
+ * Options for the connector: bounds and naming from the behavior, and the
+ * connection-level hooks (`mcp:tools:filter`, `mcp:close`,
+ * `mcp:auth:required`) bridged to the agent's bus. These fire outside any
+ * run, so only handlers registered on the agent see them.
+ */
+function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior): ConnectMcpServersOptions {
+  const { options, hooks } = setup
+  const timeoutMs = behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs
+  return {
+    connectTimeoutMs: connectBound(behavior),
+    toolNameSeparator: behavior.mcpToolNameSeparator,
+    execution: setup.execution,
+    ...(options.mcpPool ? { pool: options.mcpPool, poolKey: options.session?.id ?? setup.fallbackPoolKey } : {}),
+    ...(options.mcpCredentialStore ? { credentialStore: options.mcpCredentialStore } : {}),
+    onServerError: (server, error) => debugLog(`MCP server "${server}" failed`, error),
+    onToolsFilter: async (ctx) => {
+      if (hasHookHandlers(hooks, 'mcp:tools:filter'))
+        await callHookBounded(hooks, 'mcp:tools:filter', ctx, { timeoutMs, failClosed: true })
+    },
+    onClose: async (ctx) => {
+      if (hasHookHandlers(hooks, 'mcp:close'))
+        await callHookBounded(hooks, 'mcp:close', ctx, { timeoutMs, failClosed: false })
+    },
+    // Only offered when someone listens: without a listener nobody can open the
+    // login page, and the server should fail at once with a typed error.
+    ...(hasHookHandlers(hooks, 'mcp:auth:required')
+      ? { onAuthRequired: ctx => callHookBounded(hooks, 'mcp:auth:required', ctx, { timeoutMs, failClosed: false }) }
+      : {}),
+  }
+}
+
 /** `mcpConnectTimeoutMs` (default 2 minutes), cut short by a lower `maxWallMs`. */
 function connectBound(behavior: AgentBehavior): number {
   const configured = behavior.mcpConnectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS
@@ -53,11 +105,12 @@ function connectBound(behavior: AgentBehavior): number {
 /**
  * The servers' own instructions as a system-prompt section, in config order,
  * so the model learns what a server expects (and the prompt stays
- * byte-stable across runs). Servers without instructions add nothing.
+ * byte-stable across runs). Servers without instructions add nothing, and
+ * neither do `lazyConnect` servers (reading theirs would force the connect).
  */
 export function mcpInstructionsSection(connection: McpConnection | undefined, behavior: AgentBehavior): FrozenPromptSections {
   if (!connection || behavior.surfaceMcpInstructions === false)
     return {}
-  const parts = connection.servers.flatMap(server => server.instructions ? [`## ${server.name}\n\n${server.instructions}`] : [])
+  const parts = connection.servers.flatMap(server => server.instructions && !server.lazyConnect ? [`## ${server.name}\n\n${server.instructions}`] : [])
   return parts.length === 0 ? {} : { 'mcp-instructions': `# MCP Server Instructions\n\n${parts.join('\n\n')}` }
 }

@@ -1,5 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
+import type { McpCredentialStore } from '../mcp/oauth/types'
+import type { McpServerPool } from '../mcp/pool'
 import type { McpServerConfig } from '../mcp/types'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
@@ -10,6 +12,7 @@ import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
 import type { AgentBehavior } from './behavior'
 import type { AgentClock } from './clock'
+import type { McpConnector } from './mcp-loader'
 import type { ModelTargetSpec } from './model-targets'
 import type { SystemFreezeOptions } from './system-freeze'
 
@@ -50,6 +53,20 @@ export interface AgentOptions {
    * first run and closed by `agent.destroy()`.
    */
   mcpServers?: readonly McpServerConfig[]
+  /**
+   * Connects `mcpServers` instead of `connectMcpServers` (a host's own
+   * transport, cache or pool). It receives the options the agent would pass,
+   * hook bridges included; `mcpConnectTimeoutMs` bounds it all the same.
+   */
+  mcpConnector?: McpConnector
+  /**
+   * Share host-spawned stdio servers with other agents through this pool
+   * (`createMcpServerPool`). The pool key is the session id (one per agent
+   * without a session), so `shared: false` servers get one process per session.
+   */
+  mcpPool?: McpServerPool
+  /** Where OAuth tokens of MCP servers are kept between runs and restarts. Default: in memory. */
+  mcpCredentialStore?: McpCredentialStore
   /**
    * Durable backing for tool state (`ToolContext.state`). Loaded at the start
    * of each run until a load succeeds; each call's writes are committed when

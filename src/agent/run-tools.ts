@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '../contexts/types'
-import type { ToolRegistry } from '../tools/registry'
+import type { ToolDisclosure, ToolRegistry } from '../tools/registry'
 import type { ToolMap } from '../tools/types'
 import type { AgentBehavior } from './behavior'
 import { createToolRegistry } from '../tools/registry'
@@ -17,9 +17,10 @@ export function prepareRunTools(
   aliases: Record<string, string> | undefined,
   behavior: AgentBehavior,
   execution: ExecutionContext,
+  disclosure?: ToolDisclosure,
 ): ToolRegistry {
   const all = withTaskTools(tools, behavior, execution)
-  return createToolRegistry(all, aliases, def => resolveShellSpec(def, behavior, execution.capabilities))
+  return createToolRegistry(all, aliases, def => resolveShellSpec(def, behavior, execution.capabilities), disclosure)
 }
 
 function withTaskTools(tools: ToolMap | undefined, behavior: AgentBehavior, execution: ExecutionContext): ToolMap | undefined {

@@ -31,6 +31,7 @@ import { promptContent } from './prompt-content'
 import { prepareRunTools } from './run-tools'
 import { attachSteering } from './steering'
 import { composeSystemPrompt } from './system-freeze'
+import { planToolDisclosure } from './tool-disclosure'
 
 /** What an agent hands each of its runs. */
 export interface RunEnvironment {
@@ -61,14 +62,11 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
   const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
   const mcp = await env.mcp?.load(behavior)
   // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
-  const tools = prepareRunTools(
-    options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools),
-    mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases,
-    behavior,
-    env.execution,
-  )
+  const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
+  const disclosure = planToolDisclosure(options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools), aliases, mcp, behavior, seed)
+  const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
   const targets = resolveModelTargets(providerList(agent.provider), options.model)
-  const sections = mcpInstructionsSection(mcp, behavior)
+  const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
   const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
 
   // Everything attached below is detached in `finally`, in reverse order,

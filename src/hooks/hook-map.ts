@@ -2,6 +2,7 @@ import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from '../
 import type { StopReason } from '../agent/stop-reason'
 import type { TaskStallInfo } from '../contexts/types'
 import type { ClassifiedError, PairingRepair } from '../errors'
+import type { McpAuthRequiredContext, McpCloseContext, McpToolsFilterContext } from '../mcp/types'
 import type { ToolResult } from '../providers/types'
 import type { PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../session/content'
 import type { SessionEndStatus } from '../session/types'
@@ -184,6 +185,41 @@ export interface ModelFallbackContext extends StreamHookContext {
 /** A background task went silent (`backgroundStallWatchdogMs`); it may be waiting on a prompt. */
 export type BackgroundStallContext = TaskStallInfo
 
+/**
+ * The MCP tool call a `mcp:tool:*` hook fires for. `server` and `tool` are
+ * the configured server name and the server's own tool name; `name` is the
+ * canonical `mcp__<server>__<tool>`, `displayName` what the model sees.
+ */
+export interface McpToolHookContext {
+  runId?: string
+  depth?: number
+  parentRunId?: string
+  parentCallId?: string
+  turnId: string
+  callId: string
+  server: string
+  tool: string
+  name: string
+  displayName: string
+  input: Record<string, unknown>
+}
+
+/** `mcp:tool:transform`: assign `result` to change what the model reads (runs after `tool:transform`). */
+export interface McpToolTransformContext extends McpToolHookContext {
+  result: ToolOutput
+  isError: boolean
+  /** Wire size of `result` as the hook received it (`toolOutputByteLength`). */
+  outputBytes: number
+}
+
+/** `mcp:tool:after`: the final result of one MCP tool call. */
+export interface McpToolAfterContext extends McpToolHookContext {
+  result: ToolOutput
+  isError: boolean
+  outputBytes: number
+  durationMs: number
+}
+
 type Handler<Ctx> = (ctx: Ctx) => void | Promise<void>
 
 /** The events of the agent itself. */
@@ -216,6 +252,11 @@ interface OwnHooks {
   'tool-state:commit-failed': Handler<ToolStateCommitFailedContext>
   'model:fallback': Handler<ModelFallbackContext>
   'background:stall': Handler<BackgroundStallContext>
+  'mcp:tools:filter': Handler<McpToolsFilterContext>
+  'mcp:tool:transform': Handler<McpToolTransformContext>
+  'mcp:tool:after': Handler<McpToolAfterContext>
+  'mcp:close': Handler<McpCloseContext>
+  'mcp:auth:required': Handler<McpAuthRequiredContext>
 }
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */

@@ -1,9 +1,9 @@
 import type { RunContext } from '../agent/run-context'
-import type { ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
+import type { McpToolAfterContext, McpToolTransformContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
 import type { ToolResultBlock } from '../session/content'
 import type { ToolStateView } from '../tool-state/types'
-import type { ToolContext, ToolDef, ToolOutcome, ToolOutput } from '../tools/types'
+import type { ToolContext, ToolDef, ToolEnvelopeTarget, ToolOutcome, ToolOutput } from '../tools/types'
 import { BEHAVIOR_DEFAULTS } from '../agent/behavior'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
@@ -11,7 +11,7 @@ import { extendContext } from '../hooks/context'
 import { invalidToolInput } from '../providers/tool-json'
 import { toolOutputByteLength } from '../session/tool-output'
 import { checkJsonSchema } from '../tools/json-schema'
-import { toolAfterContext, toolHookContext } from './hook-contexts'
+import { mcpToolHookContext, toolAfterContext, toolHookContext } from './hook-contexts'
 import { runToolCallsInOrder } from './scheduler'
 import { hookTimeout } from './stream-turn'
 
@@ -40,13 +40,48 @@ interface PreparedCall {
   base: ToolHookContext
   def?: ToolDef
   safe: boolean
+  /** Set when the call is answered with this error before any hook runs. */
+  refusal?: string
 }
 
+/**
+ * Resolve the tool a call names. An envelope (`call_tool`) is opened here,
+ * so everything after sees the inner tool under its own name and input; the
+ * result still answers the envelope's call id.
+ */
 function prepareCall(run: RunContext, turnId: string, call: ToolCall): PreparedCall {
+  const outer = run.tools.get(run.tools.toCanonical(call.name))
+  if (!outer?.unwrap)
+    return resolveCall(run, turnId, call)
+  const target = openEnvelope(outer, call.input)
+  if ('error' in target) {
+    const base = toolHookContext(run, turnId, call, outer.spec.name, run.tools.toWire(outer.spec.name))
+    return { base, def: outer, safe: true, refusal: `Invalid arguments for ${base.displayName}: ${target.error}` }
+  }
+  const prepared = resolveCall(run, turnId, { id: call.id, name: target.name, input: target.input })
+  if (prepared.def?.unwrap)
+    prepared.refusal = `Error: ${prepared.base.displayName} cannot be called through ${call.name}.`
+  return prepared
+}
+
+function resolveCall(run: RunContext, turnId: string, call: ToolCall): PreparedCall {
   const name = run.tools.toCanonical(call.name)
   const def = run.tools.get(name)
   const base = toolHookContext(run, turnId, call, name, run.tools.toWire(name))
-  return { base, def, safe: def ? isConcurrencySafe(def, call.input) : true }
+  const refusal = def ? run.tools.refusal(name) : undefined
+  return { base, def, safe: def && !refusal ? isConcurrencySafe(def, call.input) : true, refusal }
+}
+
+function openEnvelope(def: ToolDef, input: Record<string, unknown>): ToolEnvelopeTarget {
+  const unparsed = invalidToolInput(input)
+  if (unparsed)
+    return { error: unparsed.error }
+  try {
+    return def.unwrap!(input)
+  }
+  catch (error) {
+    return { error: errorMessage(error) }
+  }
 }
 
 function isConcurrencySafe(def: ToolDef, input: Record<string, unknown>): boolean {
@@ -61,6 +96,8 @@ function isConcurrencySafe(def: ToolDef, input: Record<string, unknown>): boolea
   }
 }
 
+type McpOrigin = NonNullable<ToolDef['mcp']>
+
 interface Answer {
   output: ToolOutput
   isError: boolean
@@ -70,7 +107,7 @@ interface Answer {
 
 async function answerCall(run: RunContext, call: PreparedCall): Promise<ToolResultBlock> {
   const answer = await produceAnswer(run, call)
-  const { output, isError } = await finishAnswer(run, call.base, answer)
+  const { output, isError } = await finishAnswer(run, call.base, answer, call.def?.mcp)
   return {
     type: 'tool_result',
     callId: call.base.callId,
@@ -87,6 +124,8 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
     return failure(ABORTED_BEFORE_START)
   if (!def)
     return failure(unknownToolMessage(run, base.displayName))
+  if (call.refusal)
+    return failure(call.refusal)
 
   if (hasHookHandlers(run.hooks, 'tool:gate')) {
     const gate: ToolGateContext = { ...base }
@@ -195,14 +234,17 @@ async function settleToolState(run: RunContext, base: ToolHookContext, view: Too
   console.error(`[zidane] tool state of ${base.name} (${base.callId}) was not saved: ${errorMessage(result.error)}`)
 }
 
-/** Let `tool:transform` rewrite the result, then report it on `tool:after`. */
-async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer): Promise<{ output: ToolOutput, isError: boolean }> {
+/**
+ * Let `tool:transform` rewrite the result, then `mcp:tool:transform` for MCP
+ * tools; then report the final result on `tool:after` and `mcp:tool:after`.
+ */
+async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer, mcp: McpOrigin | undefined): Promise<{ output: ToolOutput, isError: boolean }> {
   let output = normalizeOutput(answer.output)
   if (hasHookHandlers(run.hooks, 'tool:transform')) {
     const transform: ToolTransformContext = extendContext(base, {
-      result: answer.output,
+      result: output,
       isError: answer.isError,
-      outputBytes: toolOutputByteLength(answer.output),
+      outputBytes: toolOutputByteLength(output),
     })
     try {
       await callHookBounded(run.hooks, 'tool:transform', transform, { timeoutMs: hookTimeout(run), failClosed: true })
@@ -212,17 +254,33 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
       return { output: `Error: a tool:transform hook failed (${errorMessage(error)})`, isError: true }
     }
   }
-  if (!hasHookHandlers(run.hooks, 'tool:after'))
-    return { output, isError: answer.isError }
-  const after = toolAfterContext(base, {
-    result: output,
-    isError: answer.isError,
-    outcome: answer.outcome,
-    outputBytes: toolOutputByteLength(output),
-    durationMs: answer.durationMs,
-  })
-  await callHookBounded(run.hooks, 'tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
-    .catch(error => debugLog('tool:after hook failed', error))
+  if (mcp && hasHookHandlers(run.hooks, 'mcp:tool:transform')) {
+    const transform: McpToolTransformContext = { ...mcpToolHookContext(base, mcp), result: output, isError: answer.isError, outputBytes: toolOutputByteLength(output) }
+    try {
+      await callHookBounded(run.hooks, 'mcp:tool:transform', transform, { timeoutMs: hookTimeout(run), failClosed: true })
+      output = normalizeOutput(transform.result)
+    }
+    catch (error) {
+      return { output: `Error: a mcp:tool:transform hook failed (${errorMessage(error)})`, isError: true }
+    }
+  }
+  const bytes = () => toolOutputByteLength(output)
+  if (hasHookHandlers(run.hooks, 'tool:after')) {
+    const after = toolAfterContext(base, {
+      result: output,
+      isError: answer.isError,
+      outcome: answer.outcome,
+      outputBytes: bytes(),
+      durationMs: answer.durationMs,
+    })
+    await callHookBounded(run.hooks, 'tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
+      .catch(error => debugLog('tool:after hook failed', error))
+  }
+  if (mcp && hasHookHandlers(run.hooks, 'mcp:tool:after')) {
+    const after: McpToolAfterContext = { ...mcpToolHookContext(base, mcp), result: output, isError: answer.isError, outputBytes: bytes(), durationMs: answer.durationMs }
+    await callHookBounded(run.hooks, 'mcp:tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
+      .catch(error => debugLog('mcp:tool:after hook failed', error))
+  }
   return { output, isError: answer.isError }
 }
 
@@ -245,7 +303,7 @@ function validateInput(def: ToolDef, input: Record<string, unknown>): { ok: true
 }
 
 function unknownToolMessage(run: RunContext, called: string): string {
-  const available = run.tools.names.map(name => run.tools.toWire(name))
+  const available = run.tools.specs.map(spec => spec.name)
   return available.length > 0
     ? `Error: there is no tool named "${called}". Available tools: ${available.join(', ')}.`
     : `Error: there is no tool named "${called}"; this run has no tools.`

@@ -1,5 +1,5 @@
 import type { RunContext } from '../agent/run-context'
-import type { ToolAfterContext, ToolHookContext, TurnAfterContext } from '../hooks/hook-map'
+import type { McpToolHookContext, ToolAfterContext, ToolHookContext, TurnAfterContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
 
 /*
@@ -62,5 +62,22 @@ export function toolAfterContext(
     outcome: after.outcome,
     outputBytes: after.outputBytes,
     durationMs: after.durationMs,
+  }
+}
+
+/** The `mcp:tool:*` view of a tool call: the same ids, plus the server and the server's own tool name. */
+export function mcpToolHookContext(base: ToolHookContext, origin: { server: string, tool: string }): McpToolHookContext {
+  return {
+    runId: base.runId,
+    depth: base.depth,
+    parentRunId: base.parentRunId,
+    parentCallId: base.parentCallId,
+    turnId: base.turnId,
+    callId: base.callId,
+    server: origin.server,
+    tool: origin.tool,
+    name: base.name,
+    displayName: base.displayName,
+    input: base.input,
   }
 }

@@ -1,13 +1,19 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ToolMap } from '../tools/types'
+import type { McpOAuthSession } from './oauth/session'
+import type { McpServerPool } from './pool'
 import type { McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpToolOrigin, McpToolSchema } from './types'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { withTimeout } from '../agent/operation-timeout'
+import { killContextTransport } from './context-transport'
 import { expandServerConfig } from './expand-env'
 import { filterTools, validateServerConfig } from './filters'
 import { canonicalMcpToolName, fitWireName, sanitizeMcpName, wireMcpToolName } from './naming'
+import { createOAuthSession, normalizeServerConfig } from './oauth/session'
+import { createMemoryMcpCredentialStore } from './oauth/stores'
+import { isPoolableServer } from './pool'
 import { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS } from './tools'
 import { createTransport, transportPid } from './transports'
 
@@ -19,6 +25,8 @@ const DEFAULT_CLIENT_INFO = { name: 'zidane', version: '0.1.0' }
 interface Live {
   client: Client
   transport: Transport
+  /** Set for a pooled server: the client is shared, so teardown releases the hold instead of closing. */
+  release?: () => Promise<void>
 }
 
 function asError(error: unknown): Error {
@@ -33,9 +41,15 @@ class ServerRuntime {
   private closed = false
   private readonly teardowns = new Set<Promise<void>>()
   private lastStderrTail: () => string = () => ''
+  /** OAuth servers only (see oauth/session.ts). */
+  oauth?: McpOAuthSession
 
   constructor(readonly config: McpServerConfig, private readonly options: ConnectMcpServersOptions) {
     this.info = { name: config.name, status: config.lazyConnect ? 'lazy' : 'failed', tools: [] }
+    if (config.disclosure)
+      this.info.disclosure = config.disclosure
+    if (config.lazyConnect)
+      this.info.lazyConnect = true
   }
 
   get bootstrapTimeout() {
@@ -47,7 +61,8 @@ class ServerRuntime {
     if (this.config.lazyConnect)
       return this.config.cachedTools ?? []
     try {
-      const tools = await withTimeout(this.connectAndList(), this.bootstrapTimeout, `MCP server "${this.config.name}" bootstrap`)
+      const bound = this.oauth ? this.oauth.bootstrapBound() : this.bootstrapTimeout
+      const tools = await withTimeout(this.connectAndList(), bound, `MCP server "${this.config.name}" bootstrap`)
       return tools
     }
     catch (error) {
@@ -64,7 +79,7 @@ class ServerRuntime {
   }
 
   private async connectAndList(): Promise<McpToolSchema[]> {
-    const live = await this.open()
+    const live = this.oauth ? await this.oauth.connect(() => this.open()) : await this.open()
     if (this.config.cachedTools)
       return this.config.cachedTools
     const tools: McpToolSchema[] = []
@@ -79,10 +94,14 @@ class ServerRuntime {
 
   /** Start a transport and run `initialize`. A failed or abandoned attempt is torn down in the background. */
   private async open(): Promise<Live> {
-    const { transport, stderrTail } = createTransport(
-      this.config,
-      this.options.onStderr ? chunk => this.options.onStderr!(this.config.name, chunk) : undefined,
-    )
+    if (this.options.pool && isPoolableServer(this.config))
+      return this.openPooled(this.options.pool)
+    const { transport, stderrTail } = createTransport(this.config, {
+      onStderr: this.options.onStderr ? chunk => this.options.onStderr!(this.config.name, chunk) : undefined,
+      execution: this.options.execution,
+      authProvider: this.oauth?.provider,
+    })
+    this.oauth?.attach(transport)
     const client = new Client(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: {} })
     const live: Live = { client, transport }
     this.lastStderrTail = stderrTail
@@ -115,6 +134,37 @@ class ServerRuntime {
     return live
   }
 
+  /** Borrow a pooled stdio server (see pool.ts): the pool owns the client and its `onclose`. */
+  private async openPooled(pool: McpServerPool): Promise<Live> {
+    let live: Live | undefined
+    const lease = await pool.acquire(this.config, {
+      poolKey: this.options.poolKey,
+      clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      connectTimeoutMs: this.bootstrapTimeout,
+      closeTimeoutMs: this.config.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT_MS,
+      onStderr: this.options.onStderr ? chunk => this.options.onStderr!(this.config.name, chunk) : undefined,
+      onClose: () => {
+        if (live && this.live === live) {
+          this.live = undefined
+          this.info.status = this.config.lazyConnect && !this.closed ? 'lazy' : 'closed'
+        }
+      },
+    })
+    this.lastStderrTail = lease.stderrTail
+    // Closed, or a lazy connect abandoned by its timeout lost the race to a newer one: give the hold back.
+    if (this.closed || this.live) {
+      void lease.release()
+      throw new Error(`MCP server "${this.config.name}" was closed while connecting`)
+    }
+    live = { client: lease.client, transport: lease.transport, release: lease.release }
+    this.live = live
+    this.info.instructions = lease.client.getInstructions()?.trim() || undefined
+    this.info.status = 'connected'
+    this.info.error = undefined
+    this.info.pid = lease.pid
+    return live
+  }
+
   /** The live client; lazy servers connect here, and a failed connect is forgotten so the next call retries. */
   private async client(): Promise<Client> {
     if (this.closed)
@@ -142,6 +192,16 @@ class ServerRuntime {
     return await client.callTool({ name: tool, arguments: args }, undefined, { signal }) as McpCallResult
   }
 
+  /** `onClose` (the agent's `mcp:close`) for a server that was up, bounded by `closeTimeout` so a stuck listener cannot hold teardown. */
+  private async notifyClose(previous: McpServerInfo['status']): Promise<void> {
+    const onClose = this.options.onClose
+    if (!onClose || previous === 'failed' || previous === 'closed')
+      return
+    const notified = (async () => onClose({ server: this.config.name, status: previous }))()
+    await withTimeout(notified, this.config.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT_MS, `mcp:close of "${this.config.name}"`)
+      .catch(error => this.options.onServerError?.(this.config.name, asError(error)))
+  }
+
   /** Add the stderr tail to a failure, since that is where a crashing stdio server says why. */
   private describe(error: unknown): Error {
     const err = asError(error)
@@ -161,6 +221,9 @@ class ServerRuntime {
 
   /** Close one client within `closeTimeout`; a stdio child whose close hangs is SIGKILLed. */
   private async shutdown(live: Live): Promise<void> {
+    // A pooled client is shared: give the hold back; the pool bounds (and SIGKILLs) the last close.
+    if (live.release)
+      return live.release()
     const pid = transportPid(live.transport)
     const timeoutMs = this.config.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT_MS
     const work = (async () => {
@@ -173,6 +236,7 @@ class ServerRuntime {
       await withTimeout(work, timeoutMs, `MCP server "${this.config.name}" close`)
     }
     catch {
+      killContextTransport(live.transport)
       if (pid !== undefined) {
         try {
           process.kill(pid, 'SIGKILL')
@@ -185,13 +249,39 @@ class ServerRuntime {
   }
 
   async close(): Promise<void> {
+    const previous = this.info.status
     this.closed = true
+    this.oauth?.dispose()
+    await this.notifyClose(previous)
     if (this.info.status !== 'failed')
       this.info.status = 'closed'
     if (this.live)
       this.discard(this.live)
     await Promise.all([...this.teardowns])
   }
+}
+
+/**
+ * The config's filters, then the host's `onToolsFilter` (which may only
+ * narrow: tools it adds that the server never listed are ignored, since there
+ * is nothing to call). A failing filter fails closed: the server offers no tools.
+ */
+async function narrowTools(config: McpServerConfig, listed: McpToolSchema[], options: ConnectMcpServersOptions): Promise<McpToolSchema[]> {
+  const kept = filterTools(config, listed)
+  if (!options.onToolsFilter || kept.length === 0)
+    return kept
+  const ctx = { server: config.name, tools: [...kept] }
+  try {
+    await options.onToolsFilter(ctx)
+  }
+  catch (error) {
+    options.onServerError?.(config.name, asError(error))
+    return []
+  }
+  if (!Array.isArray(ctx.tools))
+    return kept
+  const listedNames = new Set(kept.map(tool => tool.name))
+  return ctx.tools.filter(tool => tool && listedNames.has(tool.name))
 }
 
 function uniqueName(candidate: string, taken: Set<string>): string {
@@ -212,7 +302,7 @@ function uniqueName(candidate: string, taken: Set<string>): string {
  */
 export async function connectMcpServers(configs: McpServerConfig[], options: ConnectMcpServersOptions = {}): Promise<McpConnection> {
   const env = options.env ?? process.env
-  const expanded = configs.map(config => expandServerConfig(config, env))
+  const expanded = configs.map(config => expandServerConfig(normalizeServerConfig(config), env))
   const seen = new Set<string>()
   for (const config of expanded) {
     validateServerConfig(config)
@@ -223,6 +313,9 @@ export async function connectMcpServers(configs: McpServerConfig[], options: Con
   }
 
   const runtimes = expanded.map(config => new ServerRuntime(config, options))
+  const credentialStore = options.credentialStore ?? createMemoryMcpCredentialStore()
+  for (const runtime of runtimes)
+    runtime.oauth = createOAuthSession(runtime.config, options, credentialStore, runtime.bootstrapTimeout)
   const closeAll = async () => {
     await Promise.all(runtimes.map(r => r.close()))
   }
@@ -240,9 +333,10 @@ export async function connectMcpServers(configs: McpServerConfig[], options: Con
   const origins: Record<string, McpToolOrigin> = {}
   const canonicalTaken = new Set<string>()
   const wireTaken = new Set<string>()
+  const keptLists = await Promise.all(runtimes.map((runtime, index) => narrowTools(runtime.config, listed[index], options)))
   runtimes.forEach((runtime, index) => {
     const { config } = runtime
-    const kept = filterTools(config, listed[index])
+    const kept = keptLists[index]
     runtime.info.tools = kept.map(t => t.name)
     for (const schema of kept) {
       const canonicalName = uniqueName(canonicalMcpToolName(config.name, schema.name), canonicalTaken)

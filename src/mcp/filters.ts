@@ -1,4 +1,5 @@
 import type { McpServerConfig, McpToolSchema } from './types'
+import { validateOAuthConfig } from './oauth/session'
 
 /** Reject configs this module cannot honor, before anything is spawned. */
 export function validateServerConfig(config: McpServerConfig): void {
@@ -9,19 +10,14 @@ export function validateServerConfig(config: McpServerConfig): void {
     throw new Error(`${where}: enabledTools and disabledTools are mutually exclusive`)
   if (config.lazyConnect && !config.cachedTools)
     throw new Error(`${where}: lazyConnect requires cachedTools (there is nothing to advertise otherwise)`)
-  const oauth = config.auth === 'oauth' || config.oauth !== undefined
+  const oauth = config.auth === 'oauth' || config.oauth !== undefined || config.authMethod === 'mcpOAuth'
   if (config.lazyConnect && oauth)
     throw new Error(`${where}: lazyConnect cannot be combined with OAuth`)
   if (oauth)
-    throw new Error(`${where}: OAuth is not supported by this version of zidane/mcp`)
-  // Ignoring this flag would silently forward a secret header across origins, so refuse it loudly.
-  if (config.pinHeaderOrigin && config.headers && Object.keys(config.headers).length > 0)
-    throw new Error(`${where}: pinHeaderOrigin is not supported by this version of zidane/mcp`)
+    validateOAuthConfig(config, where)
   if (config.transport === 'stdio') {
     if (!config.command)
       throw new Error(`${where}: stdio transport needs a command`)
-    if (config.scope === 'context')
-      throw new Error(`${where}: scope 'context' is not supported by this version of zidane/mcp`)
   }
   else if (config.transport === 'sse' || config.transport === 'streamable-http') {
     if (!config.url)

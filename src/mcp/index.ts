@@ -1,11 +1,28 @@
 export { connectMcpServers, DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CLOSE_TIMEOUT_MS } from './connect'
+export { ContextStdioTransport } from './context-transport'
+export type { ContextStdioTransportOptions } from './context-transport'
 export { expandEnvString, expandServerConfig } from './expand-env'
 export { filterTools, validateServerConfig } from './filters'
 export { canonicalMcpToolName, isMcpToolName, MAX_WIRE_NAME_LENGTH, MCP_TOOL_PREFIX, sanitizeMcpName, wireMcpToolName } from './naming'
+export {
+  createFileMcpCredentialStore,
+  createMemoryMcpCredentialStore,
+  DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+  McpAuthRequiredError,
+  mcpCredentialKey,
+  normalizeServerConfig,
+} from './oauth'
+export type { McpCredentialStore, McpStoredCredentials } from './oauth'
+export { createPinnedFetch, MAX_PINNED_REDIRECTS } from './pinned-fetch'
+export type { PinnedFetchOptions } from './pinned-fetch'
+export { createMcpServerPool, isPoolableServer } from './pool'
+export type { McpPoolAcquireOptions, McpPooledServerInfo, McpPooledServerState, McpServerLease, McpServerPool, McpServerPoolOptions } from './pool'
 export { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS, mapCallResult, McpToolError, toToolOutput } from './tools'
 export type { McpCallFn, McpCallResult, McpToolDefOptions } from './tools'
 export type {
   ConnectMcpServersOptions,
+  McpAuthRequiredContext,
+  McpCloseContext,
   McpConnection,
   McpOAuthClientConfig,
   McpServerConfig,
@@ -13,4 +30,5 @@ export type {
   McpServerStatus,
   McpToolOrigin,
   McpToolSchema,
+  McpToolsFilterContext,
 } from './types'

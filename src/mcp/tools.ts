@@ -132,6 +132,7 @@ export function createMcpToolDef(options: McpToolDefOptions): ToolDef<Record<str
     },
     // Read-only tools touch no shared state, so the loop may run them side by side.
     isConcurrencySafe: readOnly,
+    mcp: { server, tool: schema.name },
     async execute(input, ctx) {
       const timer = new AbortController()
       const handle = timeoutMs > 0

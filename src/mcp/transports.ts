@@ -1,11 +1,25 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { ExecutionContext } from '../contexts/types'
 import type { McpServerConfig } from './types'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createContextTransport } from './context-transport'
+import { pinnedTransportOptions } from './pinned-fetch'
 
 /** How much of a stdio server's stderr is kept for error messages. */
 const STDERR_TAIL_CHARS = 4000
+
+/** What a transport may need beyond the config. Each capability module adds its own field here. */
+export interface TransportOptions {
+  /** Receives a stdio server's stderr as it arrives. */
+  onStderr?: (chunk: string) => void
+  /** Where `scope: 'context'` stdio servers run (see context-transport.ts). */
+  execution?: ExecutionContext
+  /** OAuth for sse / streamable-http servers (see oauth/provider.ts). */
+  authProvider?: OAuthClientProvider
+}
 
 export interface CreatedTransport {
   transport: Transport
@@ -19,7 +33,10 @@ export interface CreatedTransport {
  * write over a host's terminal UI. The pipe is always drained so a server
  * that logs a lot cannot block on a full pipe.
  */
-export function createTransport(config: McpServerConfig, onStderr?: (chunk: string) => void): CreatedTransport {
+export function createTransport(config: McpServerConfig, options: TransportOptions = {}): CreatedTransport {
+  const { onStderr } = options
+  if (config.transport === 'stdio' && config.scope === 'context')
+    return createContextTransport(config, options)
   if (config.transport === 'stdio') {
     const defaults = getDefaultEnvironment()
     // The SDK always spreads its default environment under ours. For `strictEnv` we mask each
@@ -45,8 +62,8 @@ export function createTransport(config: McpServerConfig, onStderr?: (chunk: stri
   const url = new URL(config.url!)
   const requestInit: RequestInit | undefined = config.headers ? { headers: { ...config.headers } } : undefined
   const transport = config.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit })
-    : new StreamableHTTPClientTransport(url, { requestInit })
+    ? new SSEClientTransport(url, { requestInit, ...pinnedTransportOptions(config), authProvider: options.authProvider })
+    : new StreamableHTTPClientTransport(url, { requestInit, ...pinnedTransportOptions(config), authProvider: options.authProvider })
   return { transport, stderrTail: () => '' }
 }
 

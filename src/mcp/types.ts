@@ -1,4 +1,7 @@
+import type { ExecutionContext } from '../contexts/types'
 import type { ToolMap } from '../tools/types'
+import type { McpCredentialStore } from './oauth/types'
+import type { McpServerPool } from './pool'
 
 /** One tool as an MCP server lists it (the `tools/list` payload), or as a host cached it. */
 export interface McpToolSchema {
@@ -15,9 +18,13 @@ export interface McpToolSchema {
 
 /** Pre-registered OAuth client (for auth servers without dynamic client registration). */
 export interface McpOAuthClientConfig {
+  /** Client id issued by the authorization server (`${VAR}` is expanded). */
   clientId: string
+  /** Client secret (`${VAR}` is expanded). Absent: a `client_secret` saved in the credential store for this server, if any. */
   clientSecret?: string
+  /** Pin the loopback redirect URI to `http://127.0.0.1:<port>/callback`. Default: a free port. */
   callbackPort?: number
+  /** Space-separated scopes to request when the server does not name its own. */
   scope?: string
 }
 
@@ -33,11 +40,11 @@ export interface McpServerConfig {
   args?: string[]
   /** For stdio: working directory of the child process (inherits the parent's when omitted). */
   cwd?: string
-  /** For stdio: variables merged over the SDK's default environment (verbatim with `strictEnv`). */
+  /** For stdio: variables merged over the SDK's default environment, or the context's with `scope: 'context'` (verbatim with `strictEnv`). */
   env?: Record<string, string>
   /** For stdio: pass `env` verbatim, without the SDK's inherited defaults. */
   strictEnv?: boolean
-  /** For stdio: where the process runs. Only `'host'` is supported by this module. */
+  /** For stdio: where the process runs: on the host (default) or through `ConnectMcpServersOptions.execution`. */
   scope?: 'context' | 'host'
   /** For stdio with a server pool: whether matching sessions share one process. */
   shared?: boolean
@@ -45,10 +52,12 @@ export interface McpServerConfig {
   url?: string
   /** Extra headers for HTTP transports. */
   headers?: Record<string, string>
-  /** Strip `headers` when a redirect leaves the configured origin. */
+  /** Send `headers` only to the configured URL's origin; redirects are followed by zidane, which strips them from the hop that leaves it on. */
   pinHeaderOrigin?: boolean
   /** OAuth 2.1 (sse / streamable-http only). */
   auth?: 'oauth'
+  /** Cursor's spelling of `auth: 'oauth'` (mcp.json); mapped onto `auth` when configs are read. */
+  authMethod?: 'mcpOAuth'
   /** Pre-registered OAuth client; implies `auth: 'oauth'`. */
   oauth?: McpOAuthClientConfig
   /** Suppress `${VAR}` expansion (the config was already expanded by its loader). */
@@ -93,6 +102,10 @@ export interface McpServerInfo {
   error?: Error
   /** Server-side names of the tools this server contributes (after filtering). */
   tools: string[]
+  /** The server's `disclosure` override, when its config sets one. */
+  disclosure?: 'eager' | 'lazy'
+  /** The server connects on its first call; its instructions never reach the system prompt. */
+  lazyConnect?: boolean
   /** Pid of the stdio child while connected (diagnostics, and checking that `close()` reaped it). */
   pid?: number
 }
@@ -117,6 +130,34 @@ export interface McpConnection {
   close: () => Promise<void>
 }
 
+/** `mcp:tools:filter`: one server's tools after the config filters; assign a narrower list to `tools`. */
+export interface McpToolsFilterContext {
+  server: string
+  tools: McpToolSchema[]
+}
+
+/** `mcp:close`: one server is being shut down (inside its `closeTimeout`). */
+export interface McpCloseContext {
+  server: string
+  /** Status before the close. */
+  status: McpServerStatus
+}
+
+/**
+ * `mcp:auth:required`: an OAuth server needs the user to authorize access.
+ * Open `authorizationUrl` in a browser; the connection resumes when the
+ * provider redirects to the loopback callback.
+ */
+export interface McpAuthRequiredContext {
+  server: string
+  /** The MCP server's URL. */
+  url: string
+  /** Where the user approves access. Absent when the flow cannot start (see `error`). */
+  authorizationUrl?: string
+  /** Why authorization is needed or failed, when known. */
+  error?: Error
+}
+
 export interface ConnectMcpServersOptions {
   /** Aggregate bound on the whole connect step in milliseconds (`0`: none). Default: none. */
   connectTimeoutMs?: number
@@ -130,4 +171,20 @@ export interface ConnectMcpServersOptions {
   onServerError?: (server: string, error: Error) => void
   /** Receives stdio servers' stderr output. Without it, only a short tail is kept for error messages. */
   onStderr?: (server: string, chunk: string) => void
+  /** Narrow a server's tools after the config filters (the agent fires `mcp:tools:filter` from here). */
+  onToolsFilter?: (ctx: McpToolsFilterContext) => void | Promise<void>
+  /** Called as each server closes, inside its `closeTimeout` (the agent fires `mcp:close`). */
+  onClose?: (ctx: McpCloseContext) => void | Promise<void>
+  /** An OAuth server needs the user (the agent fires `mcp:auth:required`). */
+  onAuthRequired?: (ctx: McpAuthRequiredContext) => void | Promise<void>
+  /** Where OAuth tokens and client registrations are kept between connections. Default: in memory, per call. */
+  credentialStore?: McpCredentialStore
+  /** How long the user gets to approve an OAuth server in the browser, in milliseconds (`0`: no bound). Default 120000. */
+  authorizationTimeoutMs?: number
+  /** Execution context that `scope: 'context'` stdio servers are spawned in. */
+  execution?: ExecutionContext
+  /** Share host-spawned stdio servers between connections (see `McpServerConfig.shared`). */
+  pool?: McpServerPool
+  /** Identity of the session this connection serves; `shared: false` servers get one process per key. */
+  poolKey?: string
 }

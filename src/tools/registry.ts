@@ -15,6 +15,27 @@ export interface ToolRegistry {
   toCanonical: (wireName: string) => string
   /** Wire name for a canonical name; names without an alias come back unchanged. */
   toWire: (canonical: string) => string
+  /**
+   * Why the model may not call this tool yet (a lazily disclosed tool it has
+   * not loaded), or `undefined` when it may.
+   */
+  refusal: (canonical: string) => string | undefined
+}
+
+/**
+ * Lazy disclosure: tools held out of the tools array until the model loads
+ * them. `unlocked` is read live, so additions (by `tool_search`) take effect
+ * at the next call and, with `appendUnlocked`, at the next request.
+ */
+export interface ToolDisclosure {
+  /** Canonical names that start undisclosed. */
+  deferred: ReadonlySet<string>
+  /** Canonical names disclosed so far, in discovery order. */
+  unlocked: ReadonlySet<string>
+  /** Append disclosed tools' schemas after the eager ones (`'unlock'` mode). */
+  appendUnlocked: boolean
+  /** Message for a call of a tool that is not disclosed yet. */
+  refusal: (wireName: string) => string
 }
 
 /**
@@ -27,6 +48,7 @@ export function createToolRegistry(
   aliases: Record<string, string> | undefined,
   /** The spec a tool shows this run (a tool may offer a different schema per run, e.g. `shell`). */
   specOf: (def: ToolDef) => ToolSpec = def => def.spec,
+  disclosure?: ToolDisclosure,
 ): ToolRegistry {
   const byName = new Map<string, ToolDef>()
   for (const def of Object.values(tools ?? {})) {
@@ -51,18 +73,46 @@ export function createToolRegistry(
     canonicalOf.set(alias, canonical)
   }
 
-  const specs: ToolSpec[] = []
-  for (const [name, def] of byName) {
+  const wireSpec = (name: string, def: ToolDef): ToolSpec => {
     const wireName = wireOf.get(name)
     const spec = specOf(def)
-    specs.push(wireName ? { ...spec, name: wireName } : spec)
+    return wireName ? { ...spec, name: wireName } : spec
+  }
+  const eager: ToolSpec[] = []
+  for (const [name, def] of byName) {
+    if (!disclosure?.deferred.has(name))
+      eager.push(wireSpec(name, def))
   }
 
+  // The set only grows, so its size tells whether the appended tail changed;
+  // otherwise the same array (and the same bytes) goes out every turn.
+  let specs = eager
+  let appendedCount = 0
+  const currentSpecs = (): readonly ToolSpec[] => {
+    if (!disclosure?.appendUnlocked || disclosure.unlocked.size === appendedCount)
+      return specs
+    appendedCount = disclosure.unlocked.size
+    const tail: ToolSpec[] = []
+    for (const name of disclosure.unlocked) {
+      const def = byName.get(name)
+      if (def && disclosure.deferred.has(name))
+        tail.push(wireSpec(name, def))
+    }
+    specs = [...eager, ...tail]
+    return specs
+  }
+
+  const toWire = (canonical: string) => wireOf.get(canonical) ?? canonical
   return {
-    specs,
+    get specs() {
+      return currentSpecs()
+    },
     names: [...byName.keys()],
     get: canonical => byName.get(canonical),
     toCanonical: wireName => canonicalOf.get(wireName) ?? wireName,
-    toWire: canonical => wireOf.get(canonical) ?? canonical,
+    toWire,
+    refusal: canonical => disclosure?.deferred.has(canonical) && !disclosure.unlocked.has(canonical)
+      ? disclosure.refusal(toWire(canonical))
+      : undefined,
   }
 }

@@ -81,7 +81,18 @@ export interface ToolDef<Input = any> {
    * an error result; the tool does not run.
    */
   validate?: (input: unknown) => ValidationResult<Input>
+  /** Set on tools that come from an MCP server; calls of such tools also fire `mcp:tool:*` hooks. */
+  mcp?: { server: string, tool: string }
+  /**
+   * Marks a dispatch envelope such as `call_tool`: the loop asks it for the
+   * call inside and dispatches that instead, so gates, validation, hooks and
+   * results all see the inner tool. The envelope's own `execute` is not used.
+   */
+  unwrap?: (input: Record<string, unknown>) => ToolEnvelopeTarget
 }
+
+/** The call inside an envelope, or why the envelope is malformed (sent back to the model). */
+export type ToolEnvelopeTarget = { name: string, input: Record<string, unknown> } | { error: string }
 
 /** Tools keyed by any label; the canonical name is always `spec.name`. */
 export type ToolMap = Record<string, ToolDef>

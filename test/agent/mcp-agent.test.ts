@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
+import { createMcpServerPool } from '../../src/mcp'
+import { createMemoryStore, createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
 import { EVERYTHING_ENTRY, isAlive } from '../mcp/support'
 
@@ -72,5 +74,43 @@ describe('an agent with MCP servers', () => {
     await agent.destroy()
     expect(provider.requests[0].tools).toEqual([])
     expect(provider.requests[1].tools.map(t => t.name)).toContain('mcp__everything__echo')
+  }, 30_000)
+})
+
+describe('agents sharing an MCP server pool', () => {
+  const counterEntry = new URL('../mcp/fixtures/counter-server.mjs', import.meta.url).pathname
+  const counter = (shared?: boolean): McpServerConfig => ({ name: 'counter', transport: 'stdio', command: process.execPath, args: [counterEntry], ...(shared === undefined ? {} : { shared }) })
+  const countOnce = () => scriptedProvider([
+    { toolCalls: [{ name: 'mcp_counter_count', input: {} }] },
+    { respond: req => ({ text: String((req.messages.at(-1)!.content[0] as { output: unknown }).output) }) },
+  ])
+
+  it('two agents on one pool talk to one process; shared: false gives each session its own', async () => {
+    const pool = createMcpServerPool()
+    try {
+      const run = async (config: McpServerConfig) => {
+        const session = await createSession({ store: createMemoryStore() })
+        const agent = createAgent({ provider: countOnce(), session, mcpServers: [config], mcpPool: pool })
+        const stats = await agent.run({ prompt: 'count' })
+        return { agent, reply: JSON.parse(stats.text) as { count: number, pid: number } }
+      }
+      const a = await run(counter())
+      const b = await run(counter())
+      expect(b.reply).toEqual({ count: 2, pid: a.reply.pid })
+      expect(pool.size).toBe(1)
+
+      const c = await run(counter(false))
+      const d = await run(counter(false))
+      expect(c.reply.count).toBe(1)
+      expect(d.reply.count).toBe(1)
+      expect(new Set([a.reply.pid, c.reply.pid, d.reply.pid]).size).toBe(3)
+
+      await Promise.all([a, b, c, d].map(x => x.agent.destroy()))
+      expect(pool.size).toBe(0)
+      expect(isAlive(a.reply.pid)).toBe(false)
+    }
+    finally {
+      await pool.close()
+    }
   }, 30_000)
 })

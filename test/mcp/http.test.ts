@@ -1,28 +1,19 @@
 /* eslint-disable no-template-curly-in-string -- `${VAR}` placeholders are the config syntax under test */
-import type { McpConnection } from '../../src/mcp'
 import type { TestHttpServer } from './support'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OperationTimeoutError } from '../../src/errors'
 import { connectMcpServers, McpToolError } from '../../src/mcp'
-import { PIXEL_PNG, startHttpMcpServer, startSilentServer, toolContext } from './support'
+import { PIXEL_PNG, startHttpMcpServer, startSilentServer, toolContext, trackConnections } from './support'
 
 let server: TestHttpServer
-const open: McpConnection[] = []
-const cleanups: Array<() => Promise<void>> = []
-
-async function connect(...args: Parameters<typeof connectMcpServers>) {
-  const connection = await connectMcpServers(...args)
-  open.push(connection)
-  return connection
-}
+const { cleanups, connect, closeAll } = trackConnections()
 
 beforeEach(async () => {
   server = await startHttpMcpServer()
 })
 
 afterEach(async () => {
-  await Promise.all(open.splice(0).map(c => c.close()))
-  await Promise.all(cleanups.splice(0).map(fn => fn()))
+  await closeAll()
   await server.close()
 })
 

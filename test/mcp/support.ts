@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { McpConnection } from '../../src/mcp'
 import type { ToolContext } from '../../src/tools/types'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
@@ -6,6 +7,7 @@ import { createRequire } from 'node:module'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import * as z from 'zod'
+import { connectMcpServers } from '../../src/mcp'
 
 const require = createRequire(import.meta.url)
 
@@ -112,16 +114,7 @@ export async function startHttpMcpServer(): Promise<TestHttpServer> {
         for (const message of Array.isArray(body) ? body : [body])
           state.methods.push(String((message as { method?: string })?.method))
       }
-      const id = req.headers['mcp-session-id']
-      let entry = typeof id === 'string' ? sessions.get(id) : undefined
-      if (!entry) {
-        const transport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: sid => void sessions.set(sid, entry!),
-        })
-        entry = { transport, server: buildMcpServer(state) }
-        await entry.server.connect(transport)
-      }
+      const entry = await streamableSession(sessions, req, () => buildMcpServer(state))
       await entry.transport.handleRequest(req, res, body)
     })().catch((error) => {
       res.statusCode = 500
@@ -145,4 +138,49 @@ export async function startSilentServer(): Promise<{ url: string, requests: numb
   state.url = await listen(http, '/mcp')
   state.close = () => shutdown(http)
   return state
+}
+
+/**
+ * The connections and other resources a test opens, closed by `closeAll()`
+ * after each test: connections first, then cleanups in reverse order.
+ */
+export function trackConnections() {
+  const open: McpConnection[] = []
+  const cleanups: Array<() => Promise<void>> = []
+  return {
+    cleanups,
+    async connect(...args: Parameters<typeof connectMcpServers>): Promise<McpConnection> {
+      const connection = await connectMcpServers(...args)
+      open.push(connection)
+      return connection
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(open.splice(0).map(c => c.close()))
+      for (const fn of cleanups.splice(0).reverse())
+        await fn()
+    },
+  }
+}
+
+/** A streamable-HTTP session of an in-test server: its transport and its own `McpServer`. */
+export interface StreamableSession {
+  transport: StreamableHTTPServerTransport
+  server: McpServer
+}
+
+/** The session a request belongs to; a request without a known session id starts a new one. */
+export async function streamableSession(sessions: Map<string, StreamableSession>, req: IncomingMessage, build: () => McpServer): Promise<StreamableSession> {
+  const id = req.headers['mcp-session-id']
+  const known = typeof id === 'string' ? sessions.get(id) : undefined
+  if (known)
+    return known
+  const entry: StreamableSession = {
+    transport: new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: sid => void sessions.set(sid, entry),
+    }),
+    server: build(),
+  }
+  await entry.server.connect(entry.transport)
+  return entry
 }

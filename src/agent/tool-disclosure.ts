@@ -1,0 +1,118 @@
+import type { McpConnection } from '../mcp/types'
+import type { SessionTurn } from '../session/content'
+import type { ToolDisclosure } from '../tools/registry'
+import type { ToolCatalogEntry } from '../tools/tool-search'
+import type { ToolDef, ToolMap } from '../tools/types'
+import type { AgentBehavior } from './behavior'
+import type { FrozenPromptSections } from './system-freeze'
+import { CALL_TOOL_NAME, createCallTool, createToolSearchTool, renderCatalogSection, TOOL_SEARCH_NAME, unlockSetOf } from '../tools/tool-search'
+
+/** What lazy disclosure changes in one run: extra tools, the registry's disclosure, a prompt section. */
+export interface DisclosurePlan {
+  tools: ToolMap | undefined
+  disclosure?: ToolDisclosure
+  sections: FrozenPromptSections
+}
+
+/**
+ * Plan lazy disclosure for a run. MCP tools whose server resolves to
+ * `'lazy'` (its own `disclosure`, else `behavior.toolDisclosure`) leave the
+ * tools array; the system prompt lists them instead, and `tool_search` loads
+ * their schemas. In `'dispatch'` mode (default) loaded tools are called
+ * through the fixed `call_tool` envelope, so the tools array never changes;
+ * in `'unlock'` mode their schemas are appended from the next turn.
+ *
+ * Tools the conversation already called (a resumed session) count as loaded,
+ * so continuing a conversation never refuses a tool the model used before.
+ */
+export function planToolDisclosure(
+  tools: ToolMap | undefined,
+  aliases: Record<string, string> | undefined,
+  mcp: McpConnection | undefined,
+  behavior: AgentBehavior,
+  history: readonly SessionTurn[],
+): DisclosurePlan {
+  const defs = Object.values(tools ?? {})
+  const deferred = new Set(defs.filter(def => isLazy(def, mcp, behavior)).map(def => def.spec.name))
+  if (deferred.size === 0)
+    return { tools, sections: {} }
+
+  const wireOf = (canonical: string) => aliases?.[canonical] || canonical
+  const settings = behavior.toolSearch ?? {}
+  const mode = settings.mode ?? 'dispatch'
+  const catalog: ToolCatalogEntry[] = defs.filter(def => deferred.has(def.spec.name)).map(def => ({
+    name: def.spec.name,
+    wireName: wireOf(def.spec.name),
+    description: def.spec.description,
+    inputSchema: def.spec.inputSchema,
+    server: def.mcp?.server,
+  }))
+
+  // A search tool the host built with `createToolSearchTool` brings its own unlock set; a bare
+  // host tool named `tool_search` shadows ours but cannot disclose anything.
+  const hostSearch = defs.find(def => unlockSetOf(def) !== undefined)
+  const shadowing = defs.find(def => def.spec.name === TOOL_SEARCH_NAME)
+  const unlocked = (hostSearch && unlockSetOf(hostSearch)) || new Set<string>()
+  const added: ToolMap = {}
+  let searchTool: ToolDef | undefined = hostSearch ?? shadowing
+  if (!searchTool && settings.tool !== false) {
+    searchTool = createToolSearchTool({ catalog, unlocked, limit: settings.limit, mode, callToolName: wireOf(CALL_TOOL_NAME) })
+    added[TOOL_SEARCH_NAME] = searchTool
+  }
+  const canDisclose = hostSearch !== undefined || added[TOOL_SEARCH_NAME] !== undefined
+  const hasCallTool = defs.some(def => def.spec.name === CALL_TOOL_NAME)
+  if (mode === 'dispatch' && canDisclose && !hasCallTool)
+    added[CALL_TOOL_NAME] = createCallTool()
+
+  for (const name of calledTools(history, aliases)) {
+    if (deferred.has(name))
+      unlocked.add(name)
+  }
+
+  const searchWire = searchTool ? wireOf(searchTool.spec.name) : undefined
+  const callWire = mode === 'dispatch' ? wireOf(CALL_TOOL_NAME) : undefined
+  const section = renderCatalogSection(catalog, {
+    detail: settings.catalog ?? 'full',
+    searchTool: searchWire,
+    callTool: callWire,
+  })
+  return {
+    tools: { ...tools, ...added },
+    disclosure: {
+      deferred,
+      unlocked,
+      appendUnlocked: mode === 'unlock',
+      refusal: wire => searchWire
+        ? `Error: "${wire}" is a searchable tool whose schema is not loaded yet. Load it with ${searchWire} first${callWire ? `, then call it through ${callWire}` : ' (it becomes callable on the next turn)'}.`
+        : `Error: "${wire}" is a searchable tool that has not been loaded in this run.`,
+    },
+    sections: { 'tool-catalog': section },
+  }
+}
+
+function isLazy(def: ToolDef, mcp: McpConnection | undefined, behavior: AgentBehavior): boolean {
+  if (!def.mcp)
+    return false
+  const server = mcp?.servers.find(info => info.name === def.mcp!.server)
+  return (server?.disclosure ?? behavior.toolDisclosure ?? 'eager') === 'lazy'
+}
+
+/** Canonical names of every tool the history called, directly or through an envelope. */
+function calledTools(history: readonly SessionTurn[], aliases: Record<string, string> | undefined): Set<string> {
+  const canonicalOf = new Map(Object.entries(aliases ?? {}).map(([canonical, wire]) => [wire, canonical]))
+  const names = new Set<string>()
+  for (const turn of history) {
+    if (turn.role !== 'assistant')
+      continue
+    for (const block of turn.content) {
+      if (block.type !== 'tool_call')
+        continue
+      const name = canonicalOf.get(block.name) ?? block.name
+      names.add(name)
+      const inner = block.input?.name
+      if (name === CALL_TOOL_NAME && typeof inner === 'string')
+        names.add(canonicalOf.get(inner) ?? inner)
+    }
+  }
+  return names
+}

@@ -1,0 +1,292 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { McpServerConfig } from './types'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { withTimeout } from '../agent/operation-timeout'
+import { createTransport, transportPid } from './transports'
+
+export interface McpServerPoolOptions {
+  /**
+   * Keep a process running this many milliseconds after its last connection
+   * released it, so a session that reconnects soon reuses it. Default 0: the
+   * process is closed as soon as the last connection lets go.
+   */
+  idleMs?: number
+}
+
+/**
+ * - `starting`: spawned, `initialize` still running.
+ * - `ready`: serving at least one connection.
+ * - `idle`: no connection holds it; waiting out `idleMs`.
+ */
+export type McpPooledServerState = 'starting' | 'ready' | 'idle'
+
+/** Diagnostics for one pooled process. A snapshot: it does not change afterwards. */
+export interface McpPooledServerInfo {
+  command: string
+  args: string[]
+  /** The session key, for a `shared: false` process (absent when shared by every session). */
+  poolKey?: string
+  pid?: number
+  /** Connections currently holding the process (including ones still waiting for it to start). */
+  refs: number
+  state: McpPooledServerState
+}
+
+/** What one connection passes when it borrows a pooled server. */
+export interface McpPoolAcquireOptions {
+  /** The connection's session key (see `ConnectMcpServersOptions.poolKey`). */
+  poolKey?: string
+  /** Announced in `initialize`; the connection that starts the process decides it. */
+  clientInfo: { name: string, version: string }
+  /** Bound on spawning and `initialize`, for the connection that starts the process. */
+  connectTimeoutMs: number
+  /** Bound on closing the process, taken from the connection that starts it. */
+  closeTimeoutMs: number
+  /** Receives the process's stderr while this connection holds it. */
+  onStderr?: (chunk: string) => void
+  /** Called if the process goes away while this connection holds it. */
+  onClose?: () => void
+}
+
+/** One connection's hold on a pooled server. */
+export interface McpServerLease {
+  /** The pool's client: shared, so never close it or replace its handlers. Call `release()` instead. */
+  readonly client: Client
+  readonly transport: Transport
+  readonly pid?: number
+  /** Last few kilobytes of the process's stderr. */
+  stderrTail: () => string
+  /** Drop this hold. Closing the last one closes the process (after `idleMs`). Idempotent. */
+  release: () => Promise<void>
+}
+
+/** Shares host-spawned stdio MCP server processes between connections. */
+export interface McpServerPool {
+  /** Number of pooled processes (starting, in use, or idle). */
+  readonly size: number
+  /** One snapshot per pooled process. */
+  servers: () => McpPooledServerInfo[]
+  /**
+   * Borrow the process matching `config` (and `poolKey` when `shared` is false),
+   * starting it when there is none. Used by `connectMcpServers`; the config
+   * must be expanded and valid, and eligible (`isPoolableServer`).
+   */
+  acquire: (config: McpServerConfig, options: McpPoolAcquireOptions) => Promise<McpServerLease>
+  /** Close every pooled process, each bounded by its close timeout. Later acquires fail. Idempotent. */
+  close: () => Promise<void>
+}
+
+/** Whether a config may go through a pool: host-spawned stdio servers only. */
+export function isPoolableServer(config: McpServerConfig): boolean {
+  return config.transport === 'stdio' && config.scope !== 'context'
+}
+
+interface LeaseHooks {
+  onStderr?: (chunk: string) => void
+  onClose?: () => void
+}
+
+interface Entry {
+  key: string
+  info: Pick<McpPooledServerInfo, 'command' | 'args' | 'poolKey'>
+  client: Client
+  transport: Transport
+  pid?: number
+  refs: number
+  started: boolean
+  /** The transport closed: the process is gone. */
+  gone: boolean
+  ready: Promise<void>
+  closing?: Promise<void>
+  idleTimer?: NodeJS.Timeout
+  closeTimeoutMs: number
+  stderrTail: () => string
+  hooks: Set<LeaseHooks>
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
+}
+
+/** Add the stderr tail to a start failure, since that is where a crashing server says why. */
+function withStderr(error: unknown, tail: string): Error {
+  const err = asError(error)
+  const trimmed = tail.trim()
+  if (trimmed && !err.message.includes(trimmed))
+    err.message = `${err.message}\nserver stderr:\n${trimmed}`
+  return err
+}
+
+/**
+ * Everything that changes the spawned process. `env` is compared by content, so
+ * key order does not matter. Names, timeouts and tool filters are left out:
+ * they only shape what each connection does with the process.
+ */
+function identity(config: McpServerConfig, poolKey: string | undefined, nextPrivate: () => string): { key: string, poolKey?: string } {
+  const env = config.env ? Object.entries(config.env).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0) : []
+  const base = [config.command, config.args ?? [], config.cwd ?? null, env, config.strictEnv === true]
+  if (config.shared !== false)
+    return { key: JSON.stringify(base) }
+  // Not shared, and no session to share it with: a process of its own, still reaped by `close()`.
+  if (poolKey === undefined)
+    return { key: JSON.stringify([...base, nextPrivate()]) }
+  return { key: JSON.stringify([...base, poolKey]), poolKey }
+}
+
+/**
+ * Create a pool that shares host-spawned stdio MCP server processes between
+ * `connectMcpServers` calls (pass it as `options.pool`). Processes are keyed
+ * by what changes them (command, args, cwd, env, strictEnv, and the
+ * `poolKey` of `shared: false` servers) and counted: the last connection to
+ * close closes the process. Each connection still sends its own `tools/list`
+ * over the shared client, so tool lists are never stale.
+ */
+export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServerPool {
+  const idleMs = options.idleMs ?? 0
+  const entries = new Map<string, Entry>()
+  let closed = false
+  let privateKeys = 0
+
+  const drop = (entry: Entry) => {
+    if (entries.get(entry.key) === entry)
+      entries.delete(entry.key)
+  }
+
+  /** Close one process within its bound; a child whose close hangs is SIGKILLed. */
+  const closeEntry = (entry: Entry): Promise<void> => entry.closing ??= (async () => {
+    clearTimeout(entry.idleTimer)
+    drop(entry)
+    // The transport forgets the child as soon as its close starts, so take the pid first.
+    const pid = entry.pid ?? transportPid(entry.transport)
+    try {
+      await withTimeout(entry.client.close(), entry.closeTimeoutMs, `MCP server pool close of "${entry.info.command}"`)
+    }
+    catch {
+      if (pid !== undefined) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        }
+        catch {
+          // Already gone.
+        }
+      }
+    }
+  })()
+
+  const start = (key: string, info: Entry['info'], config: McpServerConfig, opts: McpPoolAcquireOptions): Entry => {
+    const hooks = new Set<LeaseHooks>()
+    const { transport, stderrTail } = createTransport(config, {
+      onStderr: (chunk) => {
+        for (const hook of hooks)
+          hook.onStderr?.(chunk)
+      },
+    })
+    const client = new Client(opts.clientInfo, { capabilities: {} })
+    const entry: Entry = {
+      key,
+      info,
+      client,
+      transport,
+      refs: 0,
+      started: false,
+      gone: false,
+      ready: Promise.resolve(),
+      closeTimeoutMs: opts.closeTimeoutMs,
+      stderrTail,
+      hooks,
+    }
+    const timeoutMs = opts.connectTimeoutMs
+    entry.ready = (async () => {
+      const abort = new AbortController()
+      try {
+        await withTimeout(client.connect(transport, { signal: abort.signal, timeout: timeoutMs }), timeoutMs, `MCP server "${config.name}" connect`)
+      }
+      catch (error) {
+        // A failed start is never cached: the next acquire spawns afresh.
+        abort.abort()
+        void closeEntry(entry)
+        throw error
+      }
+      entry.pid = transportPid(transport)
+      entry.started = true
+      // The pool owns the client's handlers; connections hear about a dead process through `onClose`.
+      client.onclose = () => {
+        entry.gone = true
+        drop(entry)
+        clearTimeout(entry.idleTimer)
+        for (const hook of [...hooks])
+          hook.onClose?.()
+      }
+    })()
+    entry.ready.catch(() => {})
+    return entry
+  }
+
+  const acquire = async (config: McpServerConfig, opts: McpPoolAcquireOptions): Promise<McpServerLease> => {
+    if (closed)
+      throw new Error('MCP server pool is closed')
+    if (!isPoolableServer(config))
+      throw new Error(`MCP server "${config.name}" cannot be pooled (only host-spawned stdio servers can)`)
+    const { key, poolKey } = identity(config, opts.poolKey, () => `private:${++privateKeys}`)
+    let entry = entries.get(key)
+    if (!entry) {
+      entry = start(key, { command: config.command!, args: [...config.args ?? []], poolKey }, config, opts)
+      entries.set(key, entry)
+    }
+    const held = entry
+    clearTimeout(held.idleTimer)
+    held.idleTimer = undefined
+    held.refs++
+    const hooks: LeaseHooks = { onStderr: opts.onStderr, onClose: opts.onClose }
+    held.hooks.add(hooks)
+
+    let released = false
+    const release = async () => {
+      if (released)
+        return
+      released = true
+      held.hooks.delete(hooks)
+      held.refs--
+      if (held.refs > 0 || held.closing || held.gone)
+        return
+      if (idleMs > 0 && !closed) {
+        held.idleTimer = setTimeout(() => void closeEntry(held), idleMs)
+        held.idleTimer.unref()
+        return
+      }
+      await closeEntry(held)
+    }
+
+    try {
+      await held.ready
+    }
+    catch (error) {
+      await release()
+      throw withStderr(error, held.stderrTail())
+    }
+    if (held.closing || held.gone) {
+      await release()
+      throw new Error(`MCP server "${config.name}" went away while connecting`)
+    }
+    return { client: held.client, transport: held.transport, pid: held.pid, stderrTail: held.stderrTail, release }
+  }
+
+  let closing: Promise<void> | undefined
+  return {
+    get size() {
+      return entries.size
+    },
+    servers: () => Array.from(entries.values(), entry => ({
+      ...entry.info,
+      args: [...entry.info.args],
+      pid: entry.pid,
+      refs: entry.refs,
+      state: !entry.started ? 'starting' : entry.refs > 0 ? 'ready' : 'idle',
+    })),
+    acquire,
+    close: () => closing ??= (async () => {
+      closed = true
+      await Promise.all(Array.from(entries.values(), closeEntry))
+    })(),
+  }
+}

@@ -1,0 +1,5 @@
+export { CALL_TOOL_NAME, createCallTool, unwrapCallTool } from './call-tool'
+export { renderCatalogSection, searchCatalog } from './catalog'
+export type { CatalogSectionOptions, ToolCatalogEntry } from './catalog'
+export { createToolSearchTool, DEFAULT_TOOL_SEARCH_LIMIT, TOOL_SEARCH_NAME, unlockSetOf } from './tool-search-tool'
+export type { ToolSearchToolOptions } from './tool-search-tool'

@@ -1,0 +1,318 @@
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { createServer } from 'node:http'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import * as z from 'zod'
+import { streamableSession } from './support'
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (!address || typeof address === 'string')
+    throw new Error('no port')
+  return `http://127.0.0.1:${address.port}`
+}
+
+async function shutdown(server: Server) {
+  server.closeAllConnections()
+  await new Promise<void>(resolve => server.close(() => resolve()))
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req)
+    chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
+  res.end(JSON.stringify(body))
+}
+
+const LOOPBACK_CALLBACK = /^http:\/\/127\.0\.0\.1:\d+\/callback$/
+const BASIC = /^Basic (.+)$/
+const BEARER = /^Bearer (.+)$/
+
+function token() {
+  return randomBytes(18).toString('base64url')
+}
+
+export interface TestOAuthClient {
+  clientId: string
+  clientSecret?: string
+  /** Exact redirect URIs accepted at /authorize; absent: any loopback `/callback`. */
+  redirectUris?: string[]
+}
+
+export interface AuthServerOptions {
+  /** Offer RFC 7591 registration at /register. Default true. */
+  registration?: boolean
+  /** Lifetime of access tokens in seconds. Default 3600. */
+  accessTokenTtl?: number
+  /** Pre-registered clients. */
+  clients?: TestOAuthClient[]
+}
+
+export interface TokenRequest {
+  grantType: string
+  clientId?: string
+  /** How the client authenticated: `basic`, `post` or `none`. */
+  clientAuth: 'basic' | 'post' | 'none'
+  clientSecret?: string
+  redirectUri?: string
+}
+
+/** A local OAuth 2.1 authorization server that approves every authorization on its own. */
+export interface TestAuthServer {
+  url: string
+  counts: { metadata: number, register: number, authorize: number, authorizationCode: number, refresh: number, refreshRejected: number }
+  /** Query of every /authorize request. */
+  authorizeRequests: URLSearchParams[]
+  tokenRequests: TokenRequest[]
+  registrations: Array<Record<string, unknown>>
+  /** Whether an access token is currently good. */
+  isValid: (accessToken: string) => boolean
+  /** Make every access token issued so far stop working (as if their lifetime ran out). */
+  expireAccessTokens: () => void
+  /** Forget every refresh token (as if the grant had been revoked). */
+  revokeRefreshTokens: () => void
+  close: () => Promise<void>
+}
+
+export async function startAuthServer(options: AuthServerOptions = {}): Promise<TestAuthServer> {
+  const registration = options.registration ?? true
+  const ttl = options.accessTokenTtl ?? 3600
+  const clients = new Map<string, TestOAuthClient>((options.clients ?? []).map(c => [c.clientId, c]))
+  const codes = new Map<string, { clientId: string, challenge: string, redirectUri: string, scope?: string }>()
+  const accessTokens = new Map<string, { expiresAt: number }>()
+  const refreshTokens = new Map<string, { clientId: string }>()
+
+  const state: TestAuthServer = {
+    url: '',
+    counts: { metadata: 0, register: 0, authorize: 0, authorizationCode: 0, refresh: 0, refreshRejected: 0 },
+    authorizeRequests: [],
+    tokenRequests: [],
+    registrations: [],
+    isValid: (accessToken) => {
+      const entry = accessTokens.get(accessToken)
+      return !!entry && entry.expiresAt > Date.now()
+    },
+    expireAccessTokens: () => {
+      for (const entry of accessTokens.values())
+        entry.expiresAt = 0
+    },
+    revokeRefreshTokens: () => refreshTokens.clear(),
+    close: async () => {},
+  }
+
+  const issue = (clientId: string) => {
+    const access = token()
+    const refresh = token()
+    accessTokens.set(access, { expiresAt: Date.now() + ttl * 1000 })
+    refreshTokens.set(refresh, { clientId })
+    return { access_token: access, token_type: 'Bearer', expires_in: ttl, refresh_token: refresh }
+  }
+
+  const loopbackCallback = (uri: string) => LOOPBACK_CALLBACK.test(uri)
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', state.url)
+    if (url.pathname === '/.well-known/oauth-authorization-server') {
+      state.counts.metadata++
+      json(res, 200, {
+        issuer: state.url,
+        authorization_endpoint: `${state.url}/authorize`,
+        token_endpoint: `${state.url}/token`,
+        ...(registration ? { registration_endpoint: `${state.url}/register` } : {}),
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      })
+      return
+    }
+    if (url.pathname === '/register' && req.method === 'POST') {
+      if (!registration) {
+        json(res, 404, { error: 'not_found' })
+        return
+      }
+      state.counts.register++
+      const body = JSON.parse(await readBody(req)) as Record<string, unknown>
+      state.registrations.push(body)
+      const redirectUris = body.redirect_uris as string[]
+      const clientId = `dyn-${randomUUID()}`
+      clients.set(clientId, { clientId, redirectUris })
+      json(res, 201, { ...body, client_id: clientId, client_id_issued_at: Math.floor(Date.now() / 1000), token_endpoint_auth_method: 'none' })
+      return
+    }
+    if (url.pathname === '/authorize' && req.method === 'GET') {
+      state.counts.authorize++
+      const q = url.searchParams
+      state.authorizeRequests.push(q)
+      const client = clients.get(q.get('client_id') ?? '')
+      const redirectUri = q.get('redirect_uri') ?? ''
+      const redirectOk = client?.redirectUris ? client.redirectUris.includes(redirectUri) : loopbackCallback(redirectUri)
+      if (!client || !redirectOk || q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) {
+        json(res, 400, { error: 'invalid_request' })
+        return
+      }
+      const code = token()
+      codes.set(code, { clientId: client.clientId, challenge: q.get('code_challenge')!, redirectUri, scope: q.get('scope') ?? undefined })
+      const target = new URL(redirectUri)
+      target.searchParams.set('code', code)
+      if (q.get('state') !== null)
+        target.searchParams.set('state', q.get('state')!)
+      res.writeHead(302, { location: target.href })
+      res.end()
+      return
+    }
+    if (url.pathname === '/token' && req.method === 'POST') {
+      const form = new URLSearchParams(await readBody(req))
+      const basic = req.headers.authorization?.match(BASIC)
+      let clientId = form.get('client_id') ?? undefined
+      let clientSecret = form.get('client_secret') ?? undefined
+      let clientAuth: TokenRequest['clientAuth'] = clientSecret ? 'post' : 'none'
+      if (basic) {
+        const [id, secret] = Buffer.from(basic[1], 'base64').toString('utf8').split(':')
+        clientId = decodeURIComponent(id)
+        clientSecret = decodeURIComponent(secret)
+        clientAuth = 'basic'
+      }
+      const grantType = form.get('grant_type') ?? ''
+      state.tokenRequests.push({ grantType, clientId, clientAuth, clientSecret, redirectUri: form.get('redirect_uri') ?? undefined })
+      const client = clients.get(clientId ?? '')
+      if (!client || (client.clientSecret !== undefined && client.clientSecret !== clientSecret)) {
+        json(res, 401, { error: 'invalid_client' })
+        return
+      }
+      if (grantType === 'authorization_code') {
+        const entry = codes.get(form.get('code') ?? '')
+        codes.delete(form.get('code') ?? '')
+        const verifier = form.get('code_verifier') ?? ''
+        const challenge = createHash('sha256').update(verifier).digest('base64url')
+        if (!entry || entry.clientId !== client.clientId || entry.redirectUri !== form.get('redirect_uri') || entry.challenge !== challenge) {
+          json(res, 400, { error: 'invalid_grant', error_description: 'bad code, redirect_uri or code_verifier' })
+          return
+        }
+        state.counts.authorizationCode++
+        json(res, 200, issue(client.clientId))
+        return
+      }
+      if (grantType === 'refresh_token') {
+        const presented = form.get('refresh_token') ?? ''
+        const entry = refreshTokens.get(presented)
+        if (!entry || entry.clientId !== client.clientId) {
+          state.counts.refreshRejected++
+          json(res, 400, { error: 'invalid_grant', error_description: 'unknown refresh token' })
+          return
+        }
+        // Rotation: the presented refresh token is spent.
+        refreshTokens.delete(presented)
+        state.counts.refresh++
+        json(res, 200, issue(client.clientId))
+        return
+      }
+      json(res, 400, { error: 'unsupported_grant_type' })
+      return
+    }
+    json(res, 404, { error: 'not_found' })
+  }
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      json(res, 500, { error: 'server_error', error_description: String(error) })
+    })
+  })
+  state.url = await listen(http)
+  state.close = () => shutdown(http)
+  return state
+}
+
+/** A streamable-HTTP MCP server that wants `Authorization: Bearer <token>` from `auth`. */
+export interface ProtectedMcpServer {
+  url: string
+  /** Requests answered 401. */
+  rejected: number
+  /** Bearer tokens of the requests let through. */
+  accepted: string[]
+  close: () => Promise<void>
+}
+
+export async function startProtectedMcpServer(auth: TestAuthServer): Promise<ProtectedMcpServer> {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport, server: McpServer }>()
+  const state: ProtectedMcpServer = { url: '', rejected: 0, accepted: [], close: async () => {} }
+  let origin = ''
+  const build = () => {
+    const server = new McpServer({ name: 'protected', version: '1.0.0' })
+    server.registerTool('add', {
+      description: 'Add two numbers',
+      inputSchema: { a: z.number(), b: z.number() },
+    }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }))
+    return server
+  }
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', origin)
+    if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
+      json(res, 200, { resource: `${origin}/mcp`, authorization_servers: [auth.url], bearer_methods_supported: ['header'] })
+      return
+    }
+    if (url.pathname !== '/mcp') {
+      json(res, 404, { error: 'not_found' })
+      return
+    }
+    const bearer = req.headers.authorization?.match(BEARER)?.[1]
+    if (!bearer || !auth.isValid(bearer)) {
+      state.rejected++
+      await readBody(req)
+      json(res, 401, { error: 'invalid_token' }, {
+        'www-authenticate': `Bearer error="invalid_token", resource_metadata="${origin}/.well-known/oauth-protected-resource"`,
+      })
+      return
+    }
+    state.accepted.push(bearer)
+    const text = req.method === 'POST' ? await readBody(req) : ''
+    const body = text ? JSON.parse(text) as unknown : undefined
+    const entry = await streamableSession(sessions, req, () => build())
+    await entry.transport.handleRequest(req, res, body)
+  }
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      res.statusCode = 500
+      res.end(String(error))
+    })
+  })
+  origin = await listen(http)
+  state.url = `${origin}/mcp`
+  state.close = async () => {
+    await Promise.all(Array.from(sessions.values(), s => s.server.close().catch(() => {})))
+    await shutdown(http)
+  }
+  return state
+}
+
+/** A free loopback port (bound and released). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  const url = await listen(server)
+  await shutdown(server)
+  return Number(new URL(url).port)
+}
+
+/**
+ * `onAuthRequired` acting as the user's browser: it opens the authorization
+ * URL, and following the redirect lands on the loopback callback.
+ */
+export function browser() {
+  const seen: Array<{ server: string, url: string, authorizationUrl?: string, error?: Error }> = []
+  const pages: string[] = []
+  const onAuthRequired = async (ctx: { server: string, url: string, authorizationUrl?: string, error?: Error }) => {
+    seen.push(ctx)
+    if (!ctx.authorizationUrl)
+      return
+    const response = await fetch(ctx.authorizationUrl)
+    pages.push(await response.text())
+  }
+  return { seen, pages, onAuthRequired }
+}
