@@ -6,9 +6,11 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { createProcessContext } from '../../src/contexts/process'
-import { createMemoryMcpCredentialStore, mcpCredentialKey } from '../../src/mcp'
+import { connectMcpServers, createMemoryMcpCredentialStore, mcpCredentialKey } from '../../src/mcp'
 import { scriptedProvider } from '../../src/testing'
+import { createSpawnTool } from '../../src/tools'
 import { browser, startAuthServer, startProtectedMcpServer } from '../mcp/oauth-support'
+import { startHttpMcpServer } from '../mcp/support'
 
 // The agent's side of the MCP features that live in `zidane/mcp`: the hooks
 // and options an agent bridges to `connectMcpServers`.
@@ -89,5 +91,29 @@ describe('an agent with a scope: \'context\' MCP server', () => {
     const report = JSON.parse(stats.text) as { cwd: string, env: Record<string, string> }
     expect(report.cwd).toBe(root)
     expect(report.env.ZIDANE_FROM_CONTEXT).toBe('yes')
+  }, 30_000)
+})
+
+describe('a subagent with MCP tools', () => {
+  it('uses a connection the host made, passed as the child\'s tools and aliases', async () => {
+    const calc = await startHttpMcpServer()
+    const mcp = await connectMcpServers([{ name: 'calc', transport: 'streamable-http', url: calc.url, enabledTools: ['add'] }])
+    try {
+      const childProvider = addThenEcho()
+      const spawn = createSpawnTool({ child: { provider: childProvider, tools: mcp.tools, toolAliases: mcp.aliases } })
+      const parent = scriptedProvider([
+        { toolCalls: [{ name: 'spawn', input: { task: 'add 2 and 3' } }] },
+        { respond: req => ({ text: `child said ${String((req.messages.at(-1)!.content[0] as { output: unknown }).output)}` }) },
+      ])
+      const agent = createAgent({ provider: parent, tools: { spawn } })
+      const stats = await agent.run({ prompt: 'delegate' })
+      await agent.destroy()
+      expect(stats.text).toBe('child said 5')
+      expect(childProvider.requests[0].tools.map(t => t.name)).toEqual(['mcp_calc_add'])
+    }
+    finally {
+      await mcp.close()
+      await calc.close()
+    }
   }, 30_000)
 })

@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
 import * as z from 'zod'
 import { streamableSession } from './support'
 
@@ -230,9 +231,13 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   return state
 }
 
-/** A streamable-HTTP MCP server that wants `Authorization: Bearer <token>` from `auth`. */
+/**
+ * An MCP server that wants `Authorization: Bearer <token>` from `auth`, over
+ * streamable HTTP (`url`) and the legacy SSE transport (`sseUrl`).
+ */
 export interface ProtectedMcpServer {
   url: string
+  sseUrl: string
   /** Requests answered 401. */
   rejected: number
   /** Bearer tokens of the requests let through. */
@@ -240,9 +245,12 @@ export interface ProtectedMcpServer {
   close: () => Promise<void>
 }
 
+const RESOURCE_METADATA = '/.well-known/oauth-protected-resource'
+
 export async function startProtectedMcpServer(auth: TestAuthServer): Promise<ProtectedMcpServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport, server: McpServer }>()
-  const state: ProtectedMcpServer = { url: '', rejected: 0, accepted: [], close: async () => {} }
+  const sseSessions = new Map<string, { transport: SSEServerTransport, server: McpServer }>()
+  const state: ProtectedMcpServer = { url: '', sseUrl: '', rejected: 0, accepted: [], close: async () => {} }
   let origin = ''
   const build = () => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' })
@@ -254,11 +262,14 @@ export async function startProtectedMcpServer(auth: TestAuthServer): Promise<Pro
   }
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', origin)
-    if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
-      json(res, 200, { resource: `${origin}/mcp`, authorization_servers: [auth.url], bearer_methods_supported: ['header'] })
+    if (url.pathname.startsWith(RESOURCE_METADATA)) {
+      // One resource per transport: the metadata path ends with the endpoint it describes.
+      const resource = url.pathname.slice(RESOURCE_METADATA.length) || '/mcp'
+      json(res, 200, { resource: `${origin}${resource}`, authorization_servers: [auth.url], bearer_methods_supported: ['header'] })
       return
     }
-    if (url.pathname !== '/mcp') {
+    const resource = url.pathname === '/mcp' ? '/mcp' : url.pathname === '/sse' || url.pathname === '/messages' ? '/sse' : undefined
+    if (!resource) {
       json(res, 404, { error: 'not_found' })
       return
     }
@@ -267,11 +278,28 @@ export async function startProtectedMcpServer(auth: TestAuthServer): Promise<Pro
       state.rejected++
       await readBody(req)
       json(res, 401, { error: 'invalid_token' }, {
-        'www-authenticate': `Bearer error="invalid_token", resource_metadata="${origin}/.well-known/oauth-protected-resource"`,
+        'www-authenticate': `Bearer error="invalid_token", resource_metadata="${origin}${RESOURCE_METADATA}${resource}"`,
       })
       return
     }
     state.accepted.push(bearer)
+    if (url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res)
+      const entry = { transport, server: build() }
+      sseSessions.set(transport.sessionId, entry)
+      res.on('close', () => void sseSessions.delete(transport.sessionId))
+      await entry.server.connect(transport)
+      return
+    }
+    if (url.pathname === '/messages') {
+      const entry = sseSessions.get(url.searchParams.get('sessionId') ?? '')
+      if (!entry) {
+        json(res, 404, { error: 'unknown_session' })
+        return
+      }
+      await entry.transport.handlePostMessage(req, res)
+      return
+    }
     const text = req.method === 'POST' ? await readBody(req) : ''
     const body = text ? JSON.parse(text) as unknown : undefined
     const entry = await streamableSession(sessions, req, () => build())
@@ -285,8 +313,9 @@ export async function startProtectedMcpServer(auth: TestAuthServer): Promise<Pro
   })
   origin = await listen(http)
   state.url = `${origin}/mcp`
+  state.sseUrl = `${origin}/sse`
   state.close = async () => {
-    await Promise.all(Array.from(sessions.values(), s => s.server.close().catch(() => {})))
+    await Promise.all([...sessions.values(), ...sseSessions.values()].map(s => s.server.close().catch(() => {})))
     await shutdown(http)
   }
   return state

@@ -76,6 +76,18 @@ describe('oauth: dynamic registration', () => {
     expect(stored?.codeVerifier).toBeUndefined()
   })
 
+  it('runs the same flow over the SSE transport', async () => {
+    const user = browser()
+    const store = createMemoryMcpCredentialStore()
+    const mcp = await connect([server({ transport: 'sse', url: mcpServer.sseUrl })], { onAuthRequired: user.onAuthRequired, credentialStore: store })
+    expect(mcp.servers[0]).toMatchObject({ status: 'connected' })
+    expect(await mcp.tools.mcp__calc__add.execute({ a: 4, b: 5 }, toolContext())).toBe('9')
+    expect(user.seen).toHaveLength(1)
+    expect(auth.counts).toMatchObject({ register: 1, authorize: 1, authorizationCode: 1 })
+    expect(mcpServer.rejected).toBeGreaterThan(0)
+    expect((await store.load(mcpCredentialKey({ name: 'calc', url: mcpServer.sseUrl })))?.tokens?.access_token).toBeTruthy()
+  })
+
   it('reuses stored tokens: a second connection neither registers nor authorizes', async () => {
     const store = createMemoryMcpCredentialStore()
     await connect([server()], { onAuthRequired: browser().onAuthRequired, credentialStore: store })
