@@ -1,4 +1,4 @@
-import type { SessionContentBlock, ToolResultContent } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../src/session/content'
 import { describe, expect, it } from 'vitest'
 import { ClassifiedError } from '../../src/errors'
 import { buildChatRequest, wireToolCallId } from '../../src/providers/openai-chat'
@@ -262,5 +262,46 @@ describe('images in tool results', () => {
     const id = 'x'.repeat(50)
     const body = build([user(text('go')), assistant(call(id)), user(result(id, screenshot))])
     expect(JSON.stringify(body.messages[4])).toContain(wireToolCallId(id))
+  })
+})
+
+describe('messages converted on an earlier turn', () => {
+  const openai = dialect()
+  const send = (messages: SessionMessage[], overrides: Parameters<typeof chatOptions>[0] = {}) =>
+    JSON.stringify(buildChatRequest(chatOptions({ messages, ...overrides }), openai))
+  /** The same conversation in new objects throughout, so nothing of it was converted before. */
+  const copy = (messages: SessionMessage[]) => structuredClone(messages)
+
+  it('give the same bytes as a fresh conversion, turn after turn', () => {
+    const messages: SessionMessage[] = [user(text('go'))]
+    for (let turn = 1; turn <= 4; turn++) {
+      messages.push(assistant(text(`turn ${turn}`), call(`call_${turn}a`), call(`call_${turn}b`)))
+      messages.push(user(result(`call_${turn}b`, 'b'), result(`call_${turn}a`, 'a')))
+      expect(send(messages)).toBe(send(copy(messages)))
+    }
+  })
+
+  it('are converted again when their content array was changed in place', () => {
+    const messages = [user(text('go')), assistant(text('first'))]
+    send(messages)
+    messages[1].content.push(text('second'))
+    expect(send(messages)).toBe(send(copy(messages)))
+    messages[1].content[0] = text('replaced')
+    expect(send(messages)).toContain('replaced')
+  })
+
+  it('follow the calls of the assistant message now before them', () => {
+    const results = user(result('call_a', 'a'), result('call_b', 'b'))
+    const ids = (body: string) => JSON.parse(body).messages.filter((message: { role: string }) => message.role === 'tool').map((message: { tool_call_id: string }) => message.tool_call_id)
+    expect(ids(send([user(text('go')), assistant(call('call_a'), call('call_b')), results]))).toEqual(['call_a', 'call_b'])
+    expect(ids(send([user(text('go')), assistant(call('call_b'), call('call_a')), results]))).toEqual(['call_b', 'call_a'])
+  })
+
+  it('are converted again for another model or dialect', () => {
+    const messages = [user(text('q')), assistant({ type: 'provider_reasoning', producer: 'vllm', reasoningText: 'mine', model: 'gpt-5.2' }, text('a')), user(text('b'))]
+    const replaying = dialect({ replayReasoningField: 'reasoning_content' })
+    expect(JSON.stringify(buildChatRequest(chatOptions({ messages }), replaying))).toContain('mine')
+    expect(JSON.stringify(buildChatRequest(chatOptions({ messages, model: 'another' }), replaying))).not.toContain('mine')
+    expect(send(messages)).not.toContain('mine')
   })
 })

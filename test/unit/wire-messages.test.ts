@@ -41,4 +41,16 @@ describe('applyWireToolNames', () => {
     expect(out[1].content[0]).toMatchObject({ name: 'Read', id: '2' })
     expect(renamed.content[0].name).toBe('read_file')
   })
+
+  it('gives a renamed message the same copy on every turn, and a new one when the original changed', () => {
+    const toWire = (name: string) => name === 'read_file' ? 'Read' : name
+    const message = { role: 'assistant' as const, content: [{ type: 'tool_call' as const, id: '1', name: 'read_file', input: {} }] }
+    const first = applyWireToolNames([message], toWire)[0].content
+    expect(applyWireToolNames([message], toWire)[0].content).toBe(first)
+    message.content.push({ type: 'tool_call', id: '2', name: 'read_file', input: {} })
+    const grown = applyWireToolNames([message], toWire)[0].content
+    expect(grown).not.toBe(first)
+    expect(grown.map(block => block.type === 'tool_call' && block.name)).toEqual(['Read', 'Read'])
+    expect(applyWireToolNames([message], name => name === 'read_file' ? 'ReadFile' : name)[0].content[0]).toMatchObject({ name: 'ReadFile' })
+  })
 })

@@ -21,15 +21,17 @@ export function undatedModelId(modelId: string): string | undefined {
  */
 export function modelIdCandidates(modelId: string): string[] {
   const candidates = [modelId]
-  const add = (id: string | undefined) => {
-    if (id !== undefined && !candidates.includes(id))
-      candidates.push(id)
-  }
-  add(undatedModelId(modelId))
+  addCandidate(candidates, undatedModelId(modelId))
   const variant = ROUTING_VARIANT.exec(modelId)
   if (variant && variant[2] !== 'free') {
-    add(variant[1])
-    add(undatedModelId(variant[1]))
+    addCandidate(candidates, variant[1])
+    addCandidate(candidates, undatedModelId(variant[1]))
   }
   return candidates
+}
+
+/** A module function rather than a closure: costs are estimated on every turn. */
+function addCandidate(candidates: string[], id: string | undefined): void {
+  if (id !== undefined && !candidates.includes(id))
+    candidates.push(id)
 }

@@ -9,15 +9,18 @@
 /** Fields streamed as fragments of one growing string. */
 const APPENDED_FIELDS: ReadonlySet<string> = new Set(['text', 'summary'])
 
+const NO_FRAGMENTS: readonly string[] = Object.freeze([])
+
 export class ReasoningDetailsCollector {
   private readonly details: Record<string, unknown>[] = []
   private readonly byIndex = new Map<number, Record<string, unknown>>()
 
   /** Merge one delta's details. Returns the visible reasoning fragments they carried, in order. */
-  push(pieces: unknown): string[] {
-    const visible: string[] = []
+  push(pieces: unknown): readonly string[] {
+    // Most deltas carry no details at all: they share one empty answer instead of allocating their own.
     if (!Array.isArray(pieces))
-      return visible
+      return NO_FRAGMENTS
+    const visible: string[] = []
     for (const piece of pieces) {
       if (typeof piece !== 'object' || piece === null)
         continue

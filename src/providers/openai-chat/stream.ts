@@ -79,8 +79,7 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
     const chunk = raw as WireChunk
     if (chunk.usage)
       usage = chunk.usage
-    // One completion per request (`n` is never set); other choices cannot occur.
-    const choice = chunk.choices?.find(candidate => (candidate.index ?? 0) === 0)
+    const choice = chunk.choices?.find(isFirstChoice)
     if (!choice)
       continue
     const delta = choice.delta ?? {}
@@ -194,6 +193,14 @@ class ToolCallCollector {
     call.announced = true
     this.callbacks.onToolCallStart?.({ id: call.id, name: call.name })
   }
+}
+
+/**
+ * One completion per request (`n` is never set); other choices cannot occur.
+ * A named function rather than an inline callback: it is used on every chunk.
+ */
+function isFirstChoice(choice: WireChoice): boolean {
+  return (choice.index ?? 0) === 0
 }
 
 function nonEmpty(value: string | null | undefined): string | undefined {

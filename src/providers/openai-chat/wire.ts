@@ -103,19 +103,99 @@ function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControl | unde
  */
 function conversation(messages: readonly SessionMessage[], context: BuildContext): ChatMessage[] {
   const out: ChatMessage[] = []
-  let callOrder: ReadonlyMap<string, number> = new Map()
+  let previous: SessionMessage | undefined
   for (const message of messages) {
-    if (message.role === 'assistant') {
-      const wire = assistantMessage(message.content, context)
-      if (wire)
-        out.push(wire)
-      callOrder = new Map(message.content.flatMap(block => block.type === 'tool_call' ? [block.id] : []).map((id, index) => [id, index]))
-      continue
-    }
-    out.push(...userTurn(message.content, callOrder, context))
-    callOrder = new Map()
+    // A user message's tool results are ordered by the calls of the assistant message right before it.
+    const answering = message.role === 'user' && previous?.role === 'assistant' ? previous.content : undefined
+    for (const wire of wireFormOf(message, answering, context))
+      out.push(wire)
+    previous = message
   }
   return out
+}
+
+/**
+ * One message's wire form, remembered from one request to the next. A run
+ * sends its whole conversation on every turn, and the turns already recorded
+ * never change (hooks that rewrite a request assign new arrays), so without
+ * this every earlier message would be converted again on every turn. The
+ * entry holds everything the conversion read, and is reused only when all of
+ * it is the same again.
+ */
+interface ConvertedMessage {
+  role: SessionMessage['role']
+  /** The blocks when converted, so that a content array changed in place is converted afresh. */
+  blocks: readonly SessionContentBlock[]
+  answering: readonly SessionContentBlock[] | undefined
+  dialect: ChatDialect
+  model: string
+  asParts: boolean
+  wire: readonly ChatMessage[]
+}
+
+/** Keyed by a message's content array, so an entry lives exactly as long as the turn it was built from. */
+const converted = new WeakMap<readonly SessionContentBlock[], ConvertedMessage>()
+
+function wireFormOf(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined, context: BuildContext): readonly ChatMessage[] {
+  const known = converted.get(message.content)
+  if (known
+    && known.role === message.role
+    && known.dialect === context.dialect
+    && known.model === context.model
+    && known.asParts === context.asParts
+    && sameBlocks(known.blocks, message.content)
+    && sameBlocks(known.answering, answering)) {
+    return known.wire
+  }
+  const wire = convertMessage(message, answering, context)
+  // Media stay out: a remembered data URL would keep a second copy of the image alive for the whole session.
+  if (!wire.some(carriesMedia)) {
+    converted.set(message.content, {
+      role: message.role,
+      blocks: [...message.content],
+      answering: answering && [...answering],
+      dialect: context.dialect,
+      model: context.model,
+      asParts: context.asParts,
+      wire,
+    })
+  }
+  return wire
+}
+
+function convertMessage(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined, context: BuildContext): ChatMessage[] {
+  if (message.role === 'assistant') {
+    const wire = assistantMessage(message.content, context)
+    return wire ? [wire] : []
+  }
+  return userTurn(message.content, callPositions(answering), context)
+}
+
+/** Each tool call's position among the calls of an assistant message (a repeated id takes its last one). */
+function callPositions(blocks: readonly SessionContentBlock[] | undefined): ReadonlyMap<string, number> {
+  const order = new Map<string, number>()
+  let position = 0
+  for (const block of blocks ?? []) {
+    if (block.type === 'tool_call')
+      order.set(block.id, position++)
+  }
+  return order
+}
+
+function sameBlocks(a: readonly SessionContentBlock[] | undefined, b: readonly SessionContentBlock[] | undefined): boolean {
+  if (a === undefined || b === undefined)
+    return a === b
+  if (a.length !== b.length)
+    return false
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i])
+      return false
+  }
+  return true
+}
+
+function carriesMedia(message: ChatMessage): boolean {
+  return Array.isArray(message.content) && message.content.some(part => part.type !== 'text')
 }
 
 function userTurn(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap<string, number>, context: BuildContext): ChatMessage[] {
