@@ -66,7 +66,8 @@ function renamesACall(blocks: readonly SessionContentBlock[], toWire: (canonical
   return false
 }
 
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+/** The same items, by identity, in the same order. */
+export function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a.length !== b.length)
     return false
   for (let i = 0; i < a.length; i++) {

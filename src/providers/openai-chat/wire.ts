@@ -21,6 +21,7 @@ import type {
   UserMessage,
   WireToolCall,
 } from './wire-types'
+import { sameItems } from '../../wire/messages'
 import { chatReasoningFields } from './reasoning'
 import { wireToolCallId } from './tool-ids'
 import { compactSummaryText, companionIntro, textPart, toolResultWire, userContentPart } from './wire-content'
@@ -183,15 +184,7 @@ function callPositions(blocks: readonly SessionContentBlock[] | undefined): Read
 }
 
 function sameBlocks(a: readonly SessionContentBlock[] | undefined, b: readonly SessionContentBlock[] | undefined): boolean {
-  if (a === undefined || b === undefined)
-    return a === b
-  if (a.length !== b.length)
-    return false
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i])
-      return false
-  }
-  return true
+  return a === undefined || b === undefined ? a === b : sameItems(a, b)
 }
 
 function carriesMedia(message: ChatMessage): boolean {
