@@ -204,3 +204,9 @@ export function resolveBehavior(agent: AgentBehavior | undefined, run: AgentBeha
 export function activeLimit(value: number | undefined): number | undefined {
   return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined
 }
+
+/** A bound in milliseconds (`0`: none) cut short by a lower `maxWallMs`, so no single step outlives the run's budget. */
+export function boundByWall(configured: number, behavior: AgentBehavior): number {
+  const wall = activeLimit(behavior.maxWallMs)
+  return wall !== undefined && (!(configured > 0) || wall < configured) ? wall : configured
+}

@@ -6,7 +6,7 @@ import type { FrozenPromptSections } from './system-freeze'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { connectMcpServers } from '../mcp/connect'
-import { activeLimit, BEHAVIOR_DEFAULTS } from './behavior'
+import { BEHAVIOR_DEFAULTS, boundByWall } from './behavior'
 import { withTimeout } from './operation-timeout'
 
 const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 120_000
@@ -97,9 +97,7 @@ function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior): Connect
 
 /** `mcpConnectTimeoutMs` (default 2 minutes), cut short by a lower `maxWallMs`. */
 function connectBound(behavior: AgentBehavior): number {
-  const configured = behavior.mcpConnectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS
-  const wall = activeLimit(behavior.maxWallMs)
-  return wall !== undefined && (!(configured > 0) || wall < configured) ? wall : configured
+  return boundByWall(behavior.mcpConnectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS, behavior)
 }
 
 /**

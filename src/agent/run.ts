@@ -20,7 +20,7 @@ import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { filterUnresolvedToolUses } from '../wire/pairing'
-import { activeLimit, BEHAVIOR_DEFAULTS, resolveBehavior } from './behavior'
+import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from './behavior'
 import { DEFAULT_AGENT_CLOCK } from './clock'
 import { definedOnly } from './defined-only'
 import { mcpInstructionsSection } from './mcp-loader'
@@ -147,9 +147,7 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
  * `spawnTimeoutMs`, and by `maxWallMs` when that is lower.
  */
 async function spawnExecution(run: RunContext): Promise<void> {
-  const configured = run.behavior.spawnTimeoutMs ?? BEHAVIOR_DEFAULTS.spawnTimeoutMs
-  const wall = activeLimit(run.behavior.maxWallMs)
-  const limit = wall !== undefined && (!(configured > 0) || wall < configured) ? wall : configured
+  const limit = boundByWall(run.behavior.spawnTimeoutMs ?? BEHAVIOR_DEFAULTS.spawnTimeoutMs, run.behavior)
   await withTimeout(run.execution.spawn({ signal: run.signal }), limit, 'execution context spawn')
 }
 

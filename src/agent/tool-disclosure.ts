@@ -52,16 +52,13 @@ export function planToolDisclosure(
   // host tool named `tool_search` shadows ours but cannot disclose anything.
   const hostSearch = defs.find(def => unlockSetOf(def) !== undefined)
   const shadowing = defs.find(def => def.spec.name === TOOL_SEARCH_NAME)
-  const unlocked = (hostSearch && unlockSetOf(hostSearch)) || new Set<string>()
-  const added: ToolMap = {}
-  let searchTool: ToolDef | undefined = hostSearch ?? shadowing
-  if (!searchTool && settings.tool !== false) {
-    searchTool = createToolSearchTool({ catalog, unlocked, limit: settings.limit, mode, callToolName: wireOf(CALL_TOOL_NAME) })
-    added[TOOL_SEARCH_NAME] = searchTool
-  }
-  const canDisclose = hostSearch !== undefined || added[TOOL_SEARCH_NAME] !== undefined
-  const hasCallTool = defs.some(def => def.spec.name === CALL_TOOL_NAME)
-  if (mode === 'dispatch' && canDisclose && !hasCallTool)
+  const unlocked = hostSearch ? unlockSetOf(hostSearch)! : new Set<string>()
+  const injected = !hostSearch && !shadowing && settings.tool !== false
+    ? createToolSearchTool({ catalog, unlocked, limit: settings.limit, mode, callToolName: wireOf(CALL_TOOL_NAME) })
+    : undefined
+  const searchTool: ToolDef | undefined = hostSearch ?? shadowing ?? injected
+  const added: ToolMap = injected ? { [TOOL_SEARCH_NAME]: injected } : {}
+  if (mode === 'dispatch' && (hostSearch || injected) && !defs.some(def => def.spec.name === CALL_TOOL_NAME))
     added[CALL_TOOL_NAME] = createCallTool()
 
   for (const name of calledTools(history, aliases)) {

@@ -50,18 +50,16 @@ interface PreparedCall {
  * result still answers the envelope's call id.
  */
 function prepareCall(run: RunContext, turnId: string, call: ToolCall): PreparedCall {
-  const outer = run.tools.get(run.tools.toCanonical(call.name))
-  if (!outer?.unwrap)
-    return resolveCall(run, turnId, call)
-  const target = openEnvelope(outer, call.input)
-  if ('error' in target) {
-    const base = toolHookContext(run, turnId, call, outer.spec.name, run.tools.toWire(outer.spec.name))
-    return { base, def: outer, safe: true, refusal: `Invalid arguments for ${base.displayName}: ${target.error}` }
-  }
-  const prepared = resolveCall(run, turnId, { id: call.id, name: target.name, input: target.input })
-  if (prepared.def?.unwrap)
-    prepared.refusal = `Error: ${prepared.base.displayName} cannot be called through ${call.name}.`
-  return prepared
+  const outer = resolveCall(run, turnId, call)
+  if (!outer.def?.unwrap)
+    return outer
+  const target = openEnvelope(outer.def, call.input)
+  if ('error' in target)
+    return { ...outer, safe: true, refusal: `Invalid arguments for ${outer.base.displayName}: ${target.error}` }
+  const inner = resolveCall(run, turnId, { id: call.id, name: target.name, input: target.input })
+  if (inner.def?.unwrap)
+    inner.refusal = `Error: ${inner.base.displayName} cannot be called through ${call.name}.`
+  return inner
 }
 
 function resolveCall(run: RunContext, turnId: string, call: ToolCall): PreparedCall {
@@ -240,48 +238,50 @@ async function settleToolState(run: RunContext, base: ToolHookContext, view: Too
  */
 async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer, mcp: McpOrigin | undefined): Promise<{ output: ToolOutput, isError: boolean }> {
   let output = normalizeOutput(answer.output)
+  const { isError } = answer
   if (hasHookHandlers(run.hooks, 'tool:transform')) {
-    const transform: ToolTransformContext = extendContext(base, {
-      result: output,
-      isError: answer.isError,
-      outputBytes: toolOutputByteLength(output),
-    })
-    try {
-      await callHookBounded(run.hooks, 'tool:transform', transform, { timeoutMs: hookTimeout(run), failClosed: true })
-      output = normalizeOutput(transform.result)
-    }
-    catch (error) {
-      return { output: `Error: a tool:transform hook failed (${errorMessage(error)})`, isError: true }
-    }
+    const transformed = await transformOutput(run, 'tool:transform', extendContext(base, { result: output, isError, outputBytes: toolOutputByteLength(output) }))
+    if (!transformed.ok)
+      return { output: transformed.message, isError: true }
+    output = transformed.output
   }
   if (mcp && hasHookHandlers(run.hooks, 'mcp:tool:transform')) {
-    const transform: McpToolTransformContext = { ...mcpToolHookContext(base, mcp), result: output, isError: answer.isError, outputBytes: toolOutputByteLength(output) }
-    try {
-      await callHookBounded(run.hooks, 'mcp:tool:transform', transform, { timeoutMs: hookTimeout(run), failClosed: true })
-      output = normalizeOutput(transform.result)
-    }
-    catch (error) {
-      return { output: `Error: a mcp:tool:transform hook failed (${errorMessage(error)})`, isError: true }
-    }
+    const transformed = await transformOutput(run, 'mcp:tool:transform', { ...mcpToolHookContext(base, mcp), result: output, isError, outputBytes: toolOutputByteLength(output) })
+    if (!transformed.ok)
+      return { output: transformed.message, isError: true }
+    output = transformed.output
   }
-  const bytes = () => toolOutputByteLength(output)
-  if (hasHookHandlers(run.hooks, 'tool:after')) {
-    const after = toolAfterContext(base, {
-      result: output,
-      isError: answer.isError,
-      outcome: answer.outcome,
-      outputBytes: bytes(),
-      durationMs: answer.durationMs,
-    })
+  const reportAfter = hasHookHandlers(run.hooks, 'tool:after')
+  const reportMcpAfter = mcp !== undefined && hasHookHandlers(run.hooks, 'mcp:tool:after')
+  if (!reportAfter && !reportMcpAfter)
+    return { output, isError }
+  const outputBytes = toolOutputByteLength(output)
+  if (reportAfter) {
+    const after = toolAfterContext(base, { result: output, isError, outcome: answer.outcome, outputBytes, durationMs: answer.durationMs })
     await callHookBounded(run.hooks, 'tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(error => debugLog('tool:after hook failed', error))
   }
-  if (mcp && hasHookHandlers(run.hooks, 'mcp:tool:after')) {
-    const after: McpToolAfterContext = { ...mcpToolHookContext(base, mcp), result: output, isError: answer.isError, outputBytes: bytes(), durationMs: answer.durationMs }
+  if (reportMcpAfter) {
+    const after: McpToolAfterContext = { ...mcpToolHookContext(base, mcp!), result: output, isError, outputBytes, durationMs: answer.durationMs }
     await callHookBounded(run.hooks, 'mcp:tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(error => debugLog('mcp:tool:after hook failed', error))
   }
-  return { output, isError: answer.isError }
+  return { output, isError }
+}
+
+/** Run one transforming hook and take the result it leaves; a failing hook fails closed with a message for the model. */
+async function transformOutput(
+  run: RunContext,
+  name: 'tool:transform' | 'mcp:tool:transform',
+  ctx: ToolTransformContext | McpToolTransformContext,
+): Promise<{ ok: true, output: ToolOutput } | { ok: false, message: string }> {
+  try {
+    await callHookBounded(run.hooks, name, ctx as never, { timeoutMs: hookTimeout(run), failClosed: true })
+    return { ok: true, output: normalizeOutput(ctx.result) }
+  }
+  catch (error) {
+    return { ok: false, message: `Error: a ${name} hook failed (${errorMessage(error)})` }
+  }
 }
 
 function validateInput(def: ToolDef, input: Record<string, unknown>): { ok: true, value: unknown } | { ok: false, error: string } {

@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ToolMap } from '../tools/types'
 import type { McpOAuthSession } from './oauth/session'
+import type { McpCredentialStore } from './oauth/types'
 import type { McpServerPool } from './pool'
 import type { McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpToolOrigin, McpToolSchema } from './types'
@@ -42,10 +43,16 @@ class ServerRuntime {
   private readonly teardowns = new Set<Promise<void>>()
   private lastStderrTail: () => string = () => ''
   /** OAuth servers only (see oauth/session.ts). */
-  oauth?: McpOAuthSession
+  private readonly oauth?: McpOAuthSession
+  /** Where a stdio server's stderr goes, when the host listens. */
+  private readonly onStderr?: (chunk: string) => void
 
-  constructor(readonly config: McpServerConfig, private readonly options: ConnectMcpServersOptions) {
+  constructor(readonly config: McpServerConfig, private readonly options: ConnectMcpServersOptions, credentials: McpCredentialStore) {
     this.info = { name: config.name, status: config.lazyConnect ? 'lazy' : 'failed', tools: [] }
+    this.oauth = createOAuthSession(config, options, credentials, this.bootstrapTimeout)
+    const onStderr = options.onStderr
+    if (onStderr)
+      this.onStderr = chunk => onStderr(config.name, chunk)
     if (config.disclosure)
       this.info.disclosure = config.disclosure
     if (config.lazyConnect)
@@ -97,7 +104,7 @@ class ServerRuntime {
     if (this.options.pool && isPoolableServer(this.config))
       return this.openPooled(this.options.pool)
     const { transport, stderrTail } = createTransport(this.config, {
-      onStderr: this.options.onStderr ? chunk => this.options.onStderr!(this.config.name, chunk) : undefined,
+      onStderr: this.onStderr,
       execution: this.options.execution,
       authProvider: this.oauth?.provider,
     })
@@ -142,7 +149,7 @@ class ServerRuntime {
       clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
       connectTimeoutMs: this.bootstrapTimeout,
       closeTimeoutMs: this.config.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT_MS,
-      onStderr: this.options.onStderr ? chunk => this.options.onStderr!(this.config.name, chunk) : undefined,
+      onStderr: this.onStderr,
       onClose: () => {
         if (live && this.live === live) {
           this.live = undefined
@@ -312,10 +319,8 @@ export async function connectMcpServers(configs: McpServerConfig[], options: Con
     seen.add(key)
   }
 
-  const runtimes = expanded.map(config => new ServerRuntime(config, options))
   const credentialStore = options.credentialStore ?? createMemoryMcpCredentialStore()
-  for (const runtime of runtimes)
-    runtime.oauth = createOAuthSession(runtime.config, options, credentialStore, runtime.bootstrapTimeout)
+  const runtimes = expanded.map(config => new ServerRuntime(config, options, credentialStore))
   const closeAll = async () => {
     await Promise.all(runtimes.map(r => r.close()))
   }
