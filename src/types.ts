@@ -75,6 +75,6 @@ export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateC
 export type { InteractionToolOptions } from './tools/interaction'
 export type { ToolDescriptionOverride, ToolDescriptions, ToolDescriptionTarget, ToolPrompts } from './tools/prompts'
 export type { ReadStateEntry, ReadStateMap } from './tools/read-state'
-export type { ChildAgent, SpawnToolOptions } from './tools/spawn'
+export type { ChildAgent, SpawnedChild, SpawnTool, SpawnToolOptions, SpawnToolState } from './tools/spawn'
 export type { ToolCatalogEntry } from './tools/tool-search'
 export type { ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'

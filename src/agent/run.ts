@@ -6,7 +6,7 @@ import type { SessionTurn } from '../session/content'
 import type { Session } from '../session/session'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
-import type { SubagentHost } from '../tools/types'
+import type { SubagentHost, SubagentParent } from '../tools/types'
 import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { RunContext } from './run-context'
@@ -63,7 +63,8 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
   const mcp = await env.mcp?.load(behavior)
   // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
   const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
-  const disclosure = planToolDisclosure(options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools), aliases, mcp, behavior, seed)
+  const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
+  const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, seed)
   const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
   const targets = resolveModelTargets(providerList(agent.provider), options.model)
   const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
@@ -112,7 +113,13 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       turnCount: 0,
       usage: [],
       children,
-      subagents: subagentHost(hooks, children, session),
+      subagents: subagentHost(hooks, children, session, {
+        providers: providerList(agent.provider),
+        model: options.model,
+        tools: toolSet,
+        toolAliases: aliases,
+        thinking: options.thinking ?? 'off',
+      }),
       startedAt: await clock.now(),
       startedAtMs: Date.now(),
       pending: [],
@@ -341,10 +348,11 @@ function policyContext(run: RunContext): PolicyContext {
   }
 }
 
-/** The seam the `spawn` tool uses: events on this bus, child stats into this run, session-wide labels. */
-function subagentHost(hooks: AgentHookBus, children: ChildRunStats[], session: Session | undefined): SubagentHost {
+/** The seam the `spawn` tool uses: events on this bus, child stats into this run, session-wide labels, what a child inherits. */
+function subagentHost(hooks: AgentHookBus, children: ChildRunStats[], session: Session | undefined, parent: SubagentParent): SubagentHost {
   let lastLabel: number | undefined
   return {
+    parent,
     emit: (name, ctx) => fireHook(hooks, name, ctx as never),
     reportChild: child => children.push(child),
     nextChildLabel: () => {

@@ -267,7 +267,8 @@ export interface ChildEventMarks {
   depth: number
 }
 
-export interface SpawnContext extends RunHookContext {
+/** What every `spawn:*` hook gets: the child being spawned and the call that spawned it. */
+export interface SpawnHookContext extends RunHookContext {
   /** Spawn id of the child (`child-N`). */
   id: string
   task: string
@@ -281,18 +282,20 @@ export interface SpawnContext extends RunHookContext {
   tracingContext: Record<string, string>
 }
 
-export interface SpawnCompleteContext extends SpawnContext {
+export interface SpawnCompleteContext extends SpawnHookContext {
   stats: ChildRunStats
 }
 
-export interface SpawnErrorContext extends SpawnContext {
+export interface SpawnErrorContext extends SpawnHookContext {
   error: unknown
+  /** The failed child as recorded in the parent's `stats.children` (`status: 'error'` unless it was timed out or aborted), with its usage up to the failure. */
+  stats: ChildRunStats
 }
 
 type ChildHooks = { [K in keyof OwnHooks as `child:${K}`]: Handler<Parameters<OwnHooks[K]>[0] & ChildEventMarks> }
 
 interface SpawnHooks {
-  'spawn:before': Handler<SpawnContext>
+  'spawn:before': Handler<SpawnHookContext>
   'spawn:complete': Handler<SpawnCompleteContext>
   'spawn:error': Handler<SpawnErrorContext>
 }

@@ -1,28 +1,21 @@
-import type { AgentBehavior } from '../agent/behavior'
 import type { ModelTargetSpec } from '../agent/model-targets'
-import type { ChildRunStats } from '../agent/stats'
-import type { ExecutionContext } from '../contexts/types'
-import type { SpawnContext } from '../hooks/hook-map'
-import type { Provider } from '../providers/types'
-import type { ToolContext, ToolDef, ToolMap } from './types'
+import type { AgentStats, ChildRunStats, TurnUsage } from '../agent/stats'
+import type { SpawnHookContext } from '../hooks/hook-map'
+import type { ChildAgent } from './spawn-child'
+import type { SpawnedChild, SpawnStateTracker, SpawnToolState } from './spawn-state'
+import type { ToolContext, ToolDef } from './types'
 import { z } from 'zod'
 import { createAgent } from '../agent/create-agent'
+import { childSetup, SPAWN_MAX_DEPTH } from './spawn-child'
+import { createSpawnState } from './spawn-state'
 import { tool } from './tool'
 
-/** What a subagent is made of. */
-export interface ChildAgent {
-  provider: Provider | readonly Provider[]
-  /** The child's tools. Include a `spawn` tool to let it spawn in turn (up to `maxDepth`). */
-  tools?: ToolMap
-  system?: string
-  behavior?: AgentBehavior
-  toolAliases?: Record<string, string>
-  /** Where the child's tools run. Default: the parent's execution context (same workspace). */
-  execution?: ExecutionContext
-}
+export type { ChildAgent } from './spawn-child'
+export type { SpawnedChild, SpawnToolState } from './spawn-state'
 
 export interface SpawnToolOptions {
-  child: ChildAgent
+  /** What children are made of; each field left out comes from the parent run. Default: everything inherited. */
+  child?: ChildAgent
   /** Deepest subagent level allowed: 1 lets the top-level agent spawn, but not its children. Default 2. */
   maxDepth?: number
   /** Children of one parent run that may run at once; further spawn calls wait. Default 4. */
@@ -41,22 +34,31 @@ export interface SpawnToolOptions {
   description?: string
 }
 
+/** The `spawn` tool, with a live view of the children it is running. */
+export type SpawnTool = ToolDef & { readonly state: SpawnToolState }
+
 const DEFAULT_DESCRIPTION = 'Delegate a self-contained task to a subagent that works on its own with its own tools '
   + 'and returns its final answer. Give it everything it needs in `task`: it does not see this conversation. '
   + 'Pass `resume` with an earlier child label (e.g. "child-2") to continue that subagent\'s work.'
 
 /**
  * The `spawn` tool: runs a task on a fresh child agent and returns the child's
- * final answer. The child's events reach the parent's hooks as `child:*`
- * (with `childId` and `depth`); its stats land in the parent's
- * `stats.children` and totals; `spawn:before` / `spawn:complete` /
- * `spawn:error` bracket each child. Tool state is not inherited: each child
- * agent has its own.
+ * final answer. With no `child` config the child runs on the parent run's
+ * providers, model, tools and behavior; `child` fields replace those parts.
+ * The child's events reach the parent's hooks as `child:*` (with `childId`
+ * and `depth`); its stats land in the parent's `stats.children` and totals;
+ * `spawn:before` is followed by `spawn:complete` or, when the child's run
+ * fails, `spawn:error`. Tool state is not inherited: each child agent has its own.
  */
-export function createSpawnTool(options: SpawnToolOptions): ToolDef {
+export function createSpawnTool(options: SpawnToolOptions = {}): SpawnTool {
   const maxDepth = options.maxDepth ?? 2
   const limit = Math.max(1, options.maxConcurrent ?? 4)
   const slots = new Map<string, Semaphore>()
+  const state = createSpawnState(() => {
+    let waiting = 0
+    for (const semaphore of slots.values()) waiting += semaphore.waiting
+    return waiting
+  })
 
   const input = z.object({
     task: z.string().min(1).describe('The complete task for the subagent'),
@@ -64,7 +66,7 @@ export function createSpawnTool(options: SpawnToolOptions): ToolDef {
     resume: z.string().optional().describe('Label of an earlier child to continue, e.g. "child-2"'),
   })
 
-  return tool({
+  const def = tool({
     name: 'spawn',
     description: options.description ?? DEFAULT_DESCRIPTION,
     input,
@@ -78,7 +80,7 @@ export function createSpawnTool(options: SpawnToolOptions): ToolDef {
       slots.set(ctx.runId, semaphore)
       await semaphore.acquire(ctx.signal)
       try {
-        return await runChild(options, ctx, { task, model, resume, depth })
+        return await runChild(options, ctx, { task, model, resume, depth }, state)
       }
       finally {
         semaphore.release()
@@ -87,26 +89,19 @@ export function createSpawnTool(options: SpawnToolOptions): ToolDef {
       }
     },
   })
+  return Object.assign(def, { state: state.view, [SPAWN_MAX_DEPTH]: maxDepth })
 }
 
 interface ChildRequest { task: string, model?: string, resume?: string, depth: number }
 
-async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: ChildRequest): Promise<string> {
+async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: ChildRequest, state: SpawnStateTracker): Promise<string> {
   const host = ctx.subagents
   const persist = options.persist !== false && ctx.session !== undefined
   const resumeRunId = request.resume === undefined ? undefined : findChildRun(ctx, request.resume)
+  const setup = childSetup(options.child, ctx, request.depth, routeModel(options, request.model))
   const id = request.resume ?? host.nextChildLabel()
-  const target = routeModel(options, request.model)
-  const child = createAgent({
-    provider: options.child.provider,
-    tools: options.child.tools,
-    system: options.child.system,
-    behavior: options.child.behavior,
-    toolAliases: options.child.toolAliases,
-    execution: options.child.execution ?? ctx.execution,
-    session: persist ? ctx.session : undefined,
-  })
-  const spawn: SpawnContext = {
+  const child = createAgent({ ...setup.agent, session: persist ? ctx.session : undefined })
+  const spawn: SpawnHookContext = {
     runId: ctx.runId,
     depth: request.depth,
     parentRunId: ctx.parentRunId,
@@ -114,13 +109,16 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     id,
     task: request.task,
     callId: ctx.callId,
-    model: target?.model,
-    provider: target?.provider,
+    model: setup.first.model,
+    provider: setup.first.provider,
     resumesChildId: request.resume,
     tracingContext: {},
   }
+  const progress = trackProgress(child.hooks)
   forwardChildEvents(child.hooks, host, id)
   host.emit('spawn:before', spawn)
+  const running: SpawnedChild = { id, task: request.task, depth: request.depth, callId: ctx.callId, parentRunId: ctx.runId, ...setup.first, startedAt: Date.now() }
+  state.start(running)
 
   let timedOut = false
   const stopChild = () => child.abort()
@@ -134,7 +132,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
   try {
     const stats = await child.run({
       prompt: request.task,
-      model: target ? [target] : undefined,
+      ...setup.run,
       depth: request.depth,
       parentRunId: ctx.runId,
       parentCallId: ctx.callId,
@@ -151,12 +149,57 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     return stats.text || `[${id} finished without a text answer]`
   }
   catch (error) {
-    host.emit('spawn:error', { ...spawn, error })
-    throw error
+    // The child's turns so far still cost tokens: they count in the parent's totals like any child's.
+    const stats = progress.stats(running.startedAt)
+    const status: ChildRunStats['status'] = timedOut ? 'timeout' : ctx.signal.aborted ? 'aborted' : 'error'
+    const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }
+    host.reportChild(record)
+    host.emit('spawn:error', { ...spawn, error, stats: record })
+    const what = status === 'error' ? 'failed' : status === 'timeout' ? 'timed out' : 'was aborted'
+    throw new Error(`${id} ${what} after ${stats.turns} turn(s): ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
   finally {
     clearTimeout(timer)
     ctx.signal.removeEventListener('abort', stopChild)
+    state.end(running)
+  }
+}
+
+/**
+ * What a child has used so far, for a child whose run throws (and so returns
+ * no stats): its finished turns and the children it finished, folded the way
+ * a run folds its own.
+ */
+function trackProgress(childHooks: ReturnType<typeof createAgent>['hooks']): { stats: (startedAt: number) => AgentStats } {
+  const usage: TurnUsage[] = []
+  const children: ChildRunStats[] = []
+  childHooks.hook('usage', ({ usage: turn }) => void usage.push(turn))
+  childHooks.hook('spawn:complete', ({ stats }) => void children.push(stats))
+  childHooks.hook('spawn:error', ({ stats }) => void children.push(stats))
+  return {
+    stats: (startedAt) => {
+      const stats: AgentStats = { turns: usage.length, totalIn: 0, totalOut: 0, totalCacheRead: 0, totalCacheCreation: 0, elapsed: Date.now() - startedAt, turnUsage: [...usage], text: '', stopReason: 'aborted' }
+      let cost = 0
+      for (const turn of usage) {
+        stats.totalIn += turn.input
+        stats.totalOut += turn.output
+        stats.totalCacheRead += turn.cacheRead ?? 0
+        stats.totalCacheCreation += turn.cacheCreation ?? 0
+        cost += turn.cost ?? 0
+      }
+      for (const { stats: child } of children) {
+        stats.totalIn += child.totalIn
+        stats.totalOut += child.totalOut
+        stats.totalCacheRead += child.totalCacheRead
+        stats.totalCacheCreation += child.totalCacheCreation
+        cost += child.cost ?? 0
+      }
+      if (cost > 0)
+        stats.cost = cost
+      if (children.length > 0)
+        stats.children = [...children]
+      return stats
+    },
   }
 }
 
@@ -201,6 +244,10 @@ class Semaphore {
 
   get idle(): boolean {
     return this.active === 0 && this.waiters.length === 0
+  }
+
+  get waiting(): number {
+    return this.waiters.length
   }
 
   async acquire(signal: AbortSignal): Promise<void> {

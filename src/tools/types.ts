@@ -1,8 +1,10 @@
 import type { AgentBehavior } from '../agent/behavior'
+import type { ModelTargetSpec } from '../agent/model-targets'
 import type { ChildRunStats } from '../agent/stats'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentHookName } from '../hooks/hook-map'
-import type { ToolSpec } from '../providers/types'
+import type { ThinkingLevel } from '../providers/thinking'
+import type { Provider, ToolSpec } from '../providers/types'
 import type { ToolResultContent } from '../session/content'
 import type { Session } from '../session/session'
 import type { ToolStateView } from '../tool-state/types'
@@ -64,6 +66,25 @@ export interface SubagentHost {
   reportChild: (child: ChildRunStats) => void
   /** A fresh label for a child of this agent's session: `child-1`, `child-2`, … */
   nextChildLabel: () => string
+  /**
+   * What a child of this run inherits when the tool that spawns it configures
+   * nothing else. Always set by the loop; absent only on a hand-built `ToolContext`.
+   */
+  parent?: SubagentParent
+}
+
+/** The parts of a run a subagent inherits by default (its behavior comes from `ToolContext.behavior`). */
+export interface SubagentParent {
+  /** The agent's providers, in fallback order. */
+  providers: readonly Provider[]
+  /** The run's `model` option as given; absent means each provider's default model. */
+  model?: string | readonly (string | ModelTargetSpec)[]
+  /** The tools the run was given (MCP tools included), before the loop adds its own (`tool_search`, task tools). */
+  tools?: ToolMap
+  /** The run's tool aliases (generated MCP ones included). */
+  toolAliases?: Record<string, string>
+  /** The run's reasoning level. */
+  thinking: ThinkingLevel
 }
 
 /** A tool the agent can call. */
