@@ -212,3 +212,35 @@ export class SessionStoreError extends Error {
     this.sessionId = options.sessionId
   }
 }
+
+/** An optional peer dependency that a zidane entry needs is not installed. */
+export class MissingPeerDependencyError extends Error {
+  override name = 'MissingPeerDependencyError'
+  /** The npm package that is missing, e.g. `better-sqlite3`. */
+  readonly packageName: string
+  /** The entry that needs it, e.g. `zidane/session/sqlite`. */
+  readonly feature: string
+  /** What to run to fix it. */
+  readonly installCommand: string
+  constructor(packageName: string, feature: string, options: { cause?: unknown } = {}) {
+    const installCommand = `npm install ${packageName}`
+    super(`${feature} needs the optional peer dependency "${packageName}", which is not installed. Install it with: ${installCommand}`, { cause: options.cause })
+    this.packageName = packageName
+    this.feature = feature
+    this.installCommand = installCommand
+  }
+}
+
+/** An execution context's working directory is missing, not a directory, or not accessible. */
+export class WorkingDirectoryError extends Error {
+  override name = 'WorkingDirectoryError'
+  /** The directory, as the context resolved it. */
+  readonly path: string
+  readonly code: 'ENOENT' | 'ENOTDIR' | 'EACCES'
+  constructor(path: string, code: WorkingDirectoryError['code'], options: { cause?: unknown } = {}) {
+    const problem = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a directory' : 'is not accessible'
+    super(`The execution context's working directory ${path} ${problem}`, { cause: options.cause })
+    this.path = path
+    this.code = code
+  }
+}

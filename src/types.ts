@@ -46,9 +46,11 @@ export type {
   BudgetLimit,
   ClassifiedError,
   ClassifiedErrorKind,
+  MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
   SessionStoreError,
+  WorkingDirectoryError,
 } from './errors'
 export type { AgentHookBus } from './hooks/bus'
 export type * from './hooks/hook-map'

@@ -16,12 +16,13 @@
  * crash, a power loss may drop the last commits; `'fsync'`: `FULL`).
  */
 
+import type Database from 'better-sqlite3'
 import type { SessionTurn } from './content'
 import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from './types'
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
-import { SessionStoreError } from '../errors'
+import { MissingPeerDependencyError, SessionStoreError } from '../errors'
 import { assertReadableVersion, ioError } from './stores/records'
 import { assertSessionId, sessionIdFor } from './stores/session-id'
 import { SESSION_FORMAT_VERSION } from './types'
@@ -202,11 +203,42 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
   }
 }
 
+let driver: typeof Database | undefined
+
+/**
+ * Load `better-sqlite3` on first use rather than at import, so a project
+ * without it can import this entry and gets a `MissingPeerDependencyError`
+ * naming the install command instead of a bare module-not-found failure.
+ * It is a CommonJS package, so a synchronous `require` keeps
+ * `createSqliteStore` synchronous.
+ */
+function loadDriver(): typeof Database {
+  if (driver)
+    return driver
+  try {
+    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database
+    return driver
+  }
+  catch (error) {
+    if (isMissing(error, 'better-sqlite3'))
+      throw new MissingPeerDependencyError('better-sqlite3', 'zidane/session/sqlite', { cause: error })
+    throw error
+  }
+}
+
+/** The package itself is missing (not one of its own dependencies, and not a broken install). */
+function isMissing(error: unknown, packageName: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown, message?: unknown }
+  return (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND')
+    && typeof message === 'string' && message.includes(`'${packageName}'`)
+}
+
 function openDatabase(options: SqliteStoreOptions): Database.Database {
+  const Driver = loadDriver()
   try {
     if (options.path !== ':memory:' && options.path !== '')
       mkdirSync(dirname(options.path), { recursive: true })
-    const db = new Database(options.path)
+    const db = new Driver(options.path)
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.durability === 'fsync' ? 'FULL' : 'NORMAL'}`)
     db.exec(SCHEMA)
