@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { WorkingDirectoryError } from '../errors'
 import { CombinedOutput, DEFAULT_EXEC_OUTPUT_BYTES } from './output'
 import { DEFAULT_KILL_GRACE_MS, signalGroup, spawnGroup, terminateGroup, trackGroup, untrackGroup, watchChild } from './process-group'
 import { createTaskManager } from './tasks'
@@ -55,10 +56,12 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
     ensureUsable()
     spawned ??= (async () => {
       baseEnv = { ...baseEnv, ...config.env }
-      const info = await stat(cwd)
-      if (!info.isDirectory())
-        throw new Error(`The working directory ${cwd} is not a directory`)
+      await checkWorkingDirectory(cwd)
     })()
+    // A failed start is not kept: once the directory exists, the next run starts.
+    spawned.catch(() => {
+      spawned = undefined
+    })
     return spawned
   }
 
@@ -206,6 +209,22 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
       groups.clear()
     },
   }
+}
+
+/** The working directory must be a directory we can enter; anything else is a `WorkingDirectoryError` naming it. */
+async function checkWorkingDirectory(cwd: string): Promise<void> {
+  let isDirectory: boolean
+  try {
+    isDirectory = (await stat(cwd)).isDirectory()
+  }
+  catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES')
+      throw new WorkingDirectoryError(cwd, code, { cause: error })
+    throw error
+  }
+  if (!isDirectory)
+    throw new WorkingDirectoryError(cwd, 'ENOTDIR')
 }
 
 /** Node reports a missing cwd as the shell being missing; say which one it may be. */
