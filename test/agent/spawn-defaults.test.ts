@@ -1,5 +1,6 @@
 import type { SpawnErrorContext, ToolContext } from '../../src'
 import type { StreamOptions } from '../../src/providers'
+import type { TestHttpServer } from '../mcp/support'
 import type { FakeAnthropic } from '../support/fake-anthropic'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as z from 'zod'
@@ -7,6 +8,7 @@ import { createAgent } from '../../src'
 import { anthropic } from '../../src/providers/anthropic'
 import { scriptedProvider } from '../../src/testing'
 import { createSpawnTool, tool } from '../../src/tools'
+import { startHttpMcpServer } from '../mcp/support'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 
 const spawnCall = (input: Record<string, unknown>) => ({ toolCalls: [{ name: 'spawn', input }] })
@@ -104,6 +106,40 @@ describe('createSpawnTool() with no child config', () => {
     expect(childProvider.requests[0]).toMatchObject({ model: 'kid-default', thinking: 'low', maxTokens: 99, effortHint: false })
     expect(toolNames(childProvider.requests[0])).toEqual(['probe'])
     expect(seen).toEqual([{ depth: 1, extensions: { team: 'core', trace: 'child' }, maxTurns: 7 }])
+  })
+})
+
+describe('inherited MCP tools', () => {
+  let mcp: TestHttpServer
+  beforeAll(async () => {
+    mcp = await startHttpMcpServer()
+  })
+  afterAll(async () => {
+    await mcp.close()
+  })
+
+  it('reach the child under their wire names and run through the parent\'s connection', async () => {
+    const provider = scriptedProvider([
+      spawnCall({ task: 'add 2 and 3' }),
+      { toolCalls: [{ name: 'mcp_calc_add', input: { a: 2, b: 3 } }] },
+      echoLast,
+      echoLast,
+    ])
+    const calls: string[] = []
+    const agent = createAgent({
+      provider,
+      tools: { spawn: createSpawnTool() },
+      mcpServers: [{ name: 'calc', transport: 'streamable-http', url: mcp.url, enabledTools: ['add'] }],
+      behavior: { surfaceMcpInstructions: false },
+      hooks: { 'child:mcp:tool:after': ({ server, tool, childId }) => void calls.push(`${childId} ${server}/${tool}`) },
+    })
+    const stats = await agent.run({ prompt: 'go' })
+    await agent.destroy()
+
+    expect(toolNames(provider.requests[1])).toEqual(['spawn', 'mcp_calc_add'])
+    expect(lastResult(provider.requests[2])).toMatchObject({ output: '5' })
+    expect(calls).toEqual(['child-1 calc/add'])
+    expect(stats.text).toBe('parent got: parent got: 5')
   })
 })
 
