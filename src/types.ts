@@ -48,6 +48,7 @@ export type {
   ClassifiedErrorKind,
   OperationTimeoutError,
   PairingRepair,
+  SessionRecordLocation,
   SessionStoreError,
 } from './errors'
 export type { AgentHookBus } from './hooks/bus'
@@ -68,9 +69,9 @@ export type {
   TurnResult,
 } from './providers/types'
 export type * from './session/content'
-export type { CreateSessionOptions, Session } from './session/session'
+export type { CreateSessionOptions, LoadSessionOptions, Session } from './session/session'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
-export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore } from './session/types'
+export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'
 export type { InteractionToolOptions } from './tools/interaction'
 export type { ToolDescriptionOverride, ToolDescriptions, ToolDescriptionTarget, ToolPrompts } from './tools/prompts'

@@ -13,7 +13,35 @@ import { tempDirForFile } from './temp-dir'
 const freshDir = tempDirForFile('sqlite-store')
 const freshPath = () => join(freshDir(), 'sessions.db')
 
-describeStoreConformance('sqlite', () => createSqliteStore({ path: freshPath() }))
+/** A SQLite store whose rows the broken-record tests can overwrite through a second connection. */
+function tamperableSqliteStore() {
+  const path = freshPath()
+  const store = createSqliteStore({ path })
+  const overwrite = (sql: string, ...params: unknown[]) => {
+    const db = new Database(path)
+    try {
+      db.prepare(sql).run(...params)
+    }
+    finally {
+      db.close()
+    }
+  }
+  return {
+    store,
+    tamper: {
+      garbage: async (id: string, text: string) => {
+        await store.appendTurns(id, [userTurn('placeholder', 'replaced')])
+        overwrite('UPDATE zidane_turns SET turn = ? WHERE session_id = ? AND seq = (SELECT MAX(seq) FROM zidane_turns WHERE session_id = ?)', text, id, id)
+      },
+      run: async (id: string, json: string) => {
+        await store.saveRun(id, run('placeholder'))
+        overwrite('UPDATE zidane_runs SET run = ? WHERE session_id = ? AND run_id = ?', json, id, 'placeholder')
+      },
+    },
+  }
+}
+
+describeStoreConformance('sqlite', () => tamperableSqliteStore())
 describeStoreConformance('sqlite (in memory, fsync)', () => createSqliteStore({ path: ':memory:', durability: 'fsync' }))
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
