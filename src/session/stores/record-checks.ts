@@ -22,8 +22,8 @@ function isRecord(value: unknown): value is Fields {
 }
 
 function describeValue(value: unknown): string {
-  if (value === null)
-    return 'null'
+  if (value === null || value === undefined)
+    return String(value)
   if (Array.isArray(value))
     return 'an array'
   return typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${truncateText(value, 40)}…` : value) : `a ${typeof value}`
@@ -35,7 +35,9 @@ export function turnProblem(turn: unknown): string | undefined {
     return `is ${describeValue(turn)}, not a turn object`
   if (typeof turn.id !== 'string')
     return 'has no string id'
-  if (typeof turn.role !== 'string' || !TURN_ROLES.has(turn.role))
+  if (typeof turn.role !== 'string')
+    return 'has no string role'
+  if (!TURN_ROLES.has(turn.role))
     return `has an unknown role ${describeValue(turn.role)}`
   if (typeof turn.createdAt !== 'number')
     return 'has no numeric createdAt'
@@ -107,7 +109,9 @@ export function runProblem(run: unknown): string | undefined {
     return `is ${describeValue(run)}, not a run object`
   if (typeof run.id !== 'string')
     return 'has no string id'
-  if (typeof run.status !== 'string' || !RUN_STATUSES.has(run.status))
+  if (typeof run.status !== 'string')
+    return 'has no string status'
+  if (!RUN_STATUSES.has(run.status))
     return `has an unknown status ${describeValue(run.status)}`
   if (typeof run.startedAt !== 'number')
     return 'has no numeric startedAt'
