@@ -47,55 +47,62 @@ function isContinuation(byte: number): boolean {
   return (byte & 0xC0) === 0x80
 }
 
-/** How many bytes the UTF-8 sequence led by `byte` takes (1 for an ASCII byte or a stray byte). */
+/** How many bytes the UTF-8 sequence led by `byte` takes (1 for an ASCII byte or a byte no sequence starts with). */
 function sequenceLength(byte: number): number {
-  if (byte >= 0xF0 && byte <= 0xF4)
-    return 4
+  if (byte >= 0xF0)
+    return byte <= 0xF4 ? 4 : 1
   if (byte >= 0xE0)
-    return byte <= 0xEF ? 3 : 1
+    return 3
   return byte >= 0xC2 ? 2 : 1
 }
 
 /**
- * Where a cut to at most `limit` bytes from the start of UTF-8 `bytes` should
- * fall: never after a sequence's lead byte and before its last byte.
+ * The last code point boundary at or before `index` in UTF-8 `bytes`,
+ * judged from the bytes before it only, so it also finds where a stream's
+ * complete characters end when `index` is the end of what has arrived.
+ * Invalid bytes are left alone (a decoder replaces them); only a sequence
+ * that `index` would split is cut off.
  */
-export function utf8CutIndex(bytes: Uint8Array, limit: number): number {
-  const max = Math.max(0, Math.floor(limit))
-  if (bytes.length <= max)
-    return bytes.length
-  // Walk back over at most three continuation bytes to the sequence's lead byte.
-  let lead = max
-  while (lead > 0 && max - lead < 3 && isContinuation(bytes[lead]))
-    lead--
-  if (lead === max || isContinuation(bytes[lead]))
-    return max
-  return lead + sequenceLength(bytes[lead]) <= max ? max : lead
+export function utf8BoundaryAtOrBefore(bytes: Uint8Array, index: number): number {
+  const end = Math.min(bytes.length, Math.max(0, Math.floor(index)))
+  // A sequence is at most four bytes: its lead byte is at most three back.
+  for (let back = 1; back <= Math.min(4, end); back++) {
+    const byte = bytes[end - back]
+    if (isContinuation(byte))
+      continue
+    return sequenceLength(byte) > back ? end - back : end
+  }
+  return end
+}
+
+/** The first code point boundary at or after `index` in UTF-8 `bytes` (skips at most three continuation bytes). */
+export function utf8BoundaryAtOrAfter(bytes: Uint8Array, index: number): number {
+  let at = Math.min(bytes.length, Math.max(0, Math.floor(index)))
+  const start = at
+  while (at < bytes.length && at - start < 3 && isContinuation(bytes[at]))
+    at++
+  return at
 }
 
 /** The longest prefix of UTF-8 `bytes` of at most `limit` bytes that ends on a code point boundary. */
 export function truncateUtf8<T extends Uint8Array>(bytes: T, limit: number): T {
-  const end = utf8CutIndex(bytes, limit)
-  return (end === bytes.length ? bytes : bytes.subarray(0, end)) as T
-}
-
-/**
- * Where a tail of at most `limit` bytes of UTF-8 `bytes` should start: on a
- * lead byte, never on a continuation byte of a sequence that began earlier.
- */
-export function utf8TailStart(bytes: Uint8Array, limit: number): number {
-  const max = Math.max(0, Math.floor(limit))
-  if (bytes.length <= max)
-    return 0
-  let start = bytes.length - max
-  // At most three continuation bytes follow a lead byte; more are stray bytes a decoder replaces anyway.
-  for (let step = 0; step < 3 && start < bytes.length && isContinuation(bytes[start]); step++)
-    start++
-  return start
+  if (bytes.length <= limit)
+    return bytes
+  return bytes.subarray(0, utf8BoundaryAtOrBefore(bytes, limit)) as T
 }
 
 /** The longest suffix of UTF-8 `bytes` of at most `limit` bytes that starts on a code point boundary. */
 export function truncateUtf8Tail<T extends Uint8Array>(bytes: T, limit: number): T {
-  const start = utf8TailStart(bytes, limit)
-  return (start === 0 ? bytes : bytes.subarray(start)) as T
+  if (bytes.length <= limit)
+    return bytes
+  return bytes.subarray(utf8BoundaryAtOrAfter(bytes, bytes.length - Math.max(0, Math.floor(limit)))) as T
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding is at most `maxBytes`, splitting no code point. */
+export function truncateTextToUtf8(text: string, maxBytes: number): string {
+  // A UTF-16 unit encodes to at most three bytes: short strings need no encoding.
+  if (text.length * 3 <= maxBytes)
+    return text
+  const encoded = Buffer.from(text, 'utf8')
+  return encoded.length <= maxBytes ? text : truncateUtf8(encoded, maxBytes).toString('utf8')
 }
