@@ -59,35 +59,50 @@ export function turnProblem(turn: unknown): string | undefined {
 function blockProblem(block: unknown): string | undefined {
   if (!isRecord(block))
     return `is ${describeValue(block)}`
-  const needs = (...names: string[]) => {
-    const missing = names.find(name => typeof block[name] !== 'string')
-    return missing === undefined ? undefined : `(${String(block.type)}) has no string ${missing}`
-  }
+  // Each case tests the sound shape first and only builds a message when it fails: this runs per block.
   switch (block.type) {
     case 'text':
     case 'thinking':
-      return needs('text')
+      return typeof block.text === 'string' ? undefined : noString(block, 'text')
     case 'image':
     case 'document':
-      return typeof block.data === 'string' || typeof block.ref === 'string' ? needs('mediaType') : `(${block.type}) has neither data nor ref`
+      if (typeof block.data !== 'string' && typeof block.ref !== 'string')
+        return `(${block.type}) has neither data nor ref`
+      return typeof block.mediaType === 'string' ? undefined : noString(block, 'mediaType')
     case 'audio':
     case 'video':
-      return needs('data', 'mediaType')
+      if (typeof block.data !== 'string')
+        return noString(block, 'data')
+      return typeof block.mediaType === 'string' ? undefined : noString(block, 'mediaType')
     case 'redacted_thinking':
-      return needs('data')
+      return typeof block.data === 'string' ? undefined : noString(block, 'data')
     case 'tool_call':
-      return needs('id', 'name') ?? (isRecord(block.input) ? undefined : '(tool_call) has an input that is not an object')
+      if (typeof block.id !== 'string')
+        return noString(block, 'id')
+      if (typeof block.name !== 'string')
+        return noString(block, 'name')
+      return isRecord(block.input) ? undefined : '(tool_call) has an input that is not an object'
     case 'tool_result':
-      return needs('callId') ?? outputProblem(block.output)
+      if (typeof block.callId !== 'string')
+        return noString(block, 'callId')
+      return typeof block.output === 'string' ? undefined : outputProblem(block.output)
     case 'server_tool_use':
-      return needs('id', 'name')
+      if (typeof block.id !== 'string')
+        return noString(block, 'id')
+      return typeof block.name === 'string' ? undefined : noString(block, 'name')
     case 'server_tool_result':
-      return needs('toolUseId')
+      return typeof block.toolUseId === 'string' ? undefined : noString(block, 'toolUseId')
     case 'compact-summary':
-      return needs('summary') ?? (Array.isArray(block.replacesTurnIds) ? undefined : '(compact-summary) has no replacesTurnIds array')
+      if (typeof block.summary !== 'string')
+        return noString(block, 'summary')
+      return Array.isArray(block.replacesTurnIds) ? undefined : '(compact-summary) has no replacesTurnIds array'
     default:
       return typeof block.type === 'string' ? undefined : 'has no string type'
   }
+}
+
+function noString(block: Fields, field: string): string {
+  return `(${String(block.type)}) has no string ${field}`
 }
 
 function outputProblem(output: unknown): string | undefined {
