@@ -13,6 +13,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProcessContext } from '../../src/contexts/process'
 import { createFetchUrlTool } from '../../src/tools/fetch-url'
+import { grep } from '../../src/tools/grep'
 import { createReadFileTool } from '../../src/tools/read-file'
 import { createShellTool } from '../../src/tools/shell'
 import { tempDirs, toolContext } from '../contexts/support'
@@ -108,6 +109,19 @@ describe('shell and read_file truncation keep code points whole', () => {
       else
         expect(tail).toBe(text)
     }), { numRuns: 40 })
+  })
+
+  it('grep clips a long matching line to a well-formed prefix', async () => {
+    await fc.assert(fc.asyncProperty(unicodeText({ minPieces: 200, maxPieces: 400 }), async (text) => {
+      const name = `grep-${file++}.txt`
+      writeFileSync(join(dir, name), `needle${text}\n`)
+      const output = await callTool(grep, { pattern: 'needle', path: name }, toolContext({ execution }))
+      const line = /^[^:]+:1: (.*)$/m.exec(output)![1]
+      const shown = line.endsWith('…') ? line.slice(0, -1) : line
+      expect(isWellFormed(shown)).toBe(true)
+      expect(`needle${text}`.startsWith(shown)).toBe(true)
+      expect(shown.length).toBeLessThanOrEqual(300)
+    }), { numRuns: 30 })
   })
 
   it('read_file cuts an overlong line to a well-formed prefix within the byte cap', async () => {
