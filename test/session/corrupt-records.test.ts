@@ -106,7 +106,8 @@ describe('broken session records', () => {
     }
     const store: SessionStore = {
       create: async () => data,
-      load: async () => structuredClone(data),
+      // Its own object, not a copy: a skip must leave it as it is.
+      load: async () => data,
       appendTurns: async () => {},
       saveRun: async () => {},
       delete: async () => {},
@@ -117,6 +118,9 @@ describe('broken session records', () => {
     const session = await loadSession('custom', { store, onCorrupt: 'skip' })
     expect(session.turns.map(turn => turn.id)).toEqual(['t1'])
     expect(session.runs.map(run => run.id)).toEqual(['run_1'])
+    expect(data.turns).toHaveLength(3)
+    expect(data.runs).toHaveLength(2)
+    expect(data.skipped).toBeUndefined()
     expect(session.skipped.map(record => [record.kind, record.index, record.problem])).toEqual([
       ['turn', 1, 'is null, not a turn object'],
       ['turn', 2, 'has content block 0 that (tool_result) has an output that is undefined'],

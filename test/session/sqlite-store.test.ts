@@ -122,6 +122,28 @@ describe('sqlite store', () => {
     await store.close?.()
   })
 
+  it('names a broken row by table and seq, and skips broken metadata keeping the turns', async () => {
+    const path = freshPath()
+    const store = createSqliteStore({ path })
+    await store.create({ id: 'meta', createdAt: 1, metadata: { title: 'kept?' } })
+    await store.appendTurns('meta', [userTurn('t0', 'zero'), userTurn('t1', 'one'), userTurn('t2', 'two')])
+    const db = new Database(path)
+    db.prepare('UPDATE zidane_sessions SET metadata = ? WHERE id = ?').run('null', 'meta')
+    db.prepare('UPDATE zidane_turns SET turn = ? WHERE session_id = ? AND seq = 1').run('{"id":"t1","role":"user","createdAt":1}', 'meta')
+    db.close()
+    const error = await store.load('meta').then(() => undefined, (failure: unknown) => failure as SessionStoreError)
+    expect(error).toMatchObject({ code: 'corrupt', sessionId: 'meta', record: { table: 'turns', row: 1, problem: 'has no content' } })
+    expect(error?.message).toContain('Session "meta" in SQLite, turns row 1 has no content')
+    const loaded = (await store.load('meta', { onCorrupt: 'skip' }))!
+    expect(loaded.turns.map(turn => turn.id)).toEqual(['t0', 't2'])
+    expect(loaded.metadata).toBeUndefined()
+    expect(loaded.skipped?.map(record => [record.kind, record.table, record.row, record.raw])).toEqual([
+      ['turn', 'turns', 1, '{"id":"t1","role":"user","createdAt":1}'],
+      ['metadata', 'sessions', undefined, 'null'],
+    ])
+    await store.close?.()
+  })
+
   it('reports a database it cannot open, and use after close, as io errors', async () => {
     const dir = freshDir()
     mkdirSync(join(dir, 'a-directory'), { recursive: true })

@@ -50,16 +50,18 @@ export function checkSessionData(data: SessionData, options: SessionLoadOptions 
   if (!Array.isArray(data.turns) || !Array.isArray(data.runs))
     throw new SessionStoreError(`${subject} has no turns and runs arrays`, 'corrupt', { sessionId: data.id, record: { problem: 'has no turns and runs arrays' } })
   const records = corruptRecords(data.id, subject, options)
+  // A shallow copy: a custom store may hand out its own object, which a skip must not change.
+  const checked: SessionData = { ...data }
   const metadata = metadataProblem(data.metadata)
   if (metadata !== undefined) {
     records.report('metadata', 'its header', { problem: metadata }, () => JSON.stringify(data.metadata))
-    delete data.metadata
+    delete checked.metadata
   }
-  data.turns = soundOnly(data.turns, turnProblem, (turn, index, problem) =>
+  checked.turns = soundOnly(data.turns, turnProblem, (turn, index, problem) =>
     records.report('turn', `turn ${index}`, { index, problem }, () => JSON.stringify(turn) ?? String(turn)))
-  data.runs = soundOnly(data.runs, runProblem, (run, index, problem) =>
+  checked.runs = soundOnly(data.runs, runProblem, (run, index, problem) =>
     records.report('run', `run ${index}`, { index, problem }, () => JSON.stringify(run) ?? String(run)))
-  return records.attach(data)
+  return records.attach(checked)
 }
 
 function soundOnly<T>(items: T[], problemOf: (item: unknown) => string | undefined, report: (item: T, index: number, problem: string) => void): T[] {
