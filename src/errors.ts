@@ -201,15 +201,33 @@ export class AgentBusyError extends Error {
   }
 }
 
+/** Where a broken stored record sits, and what is wrong with it (see `SessionStoreError.record`). */
+export interface SessionRecordLocation {
+  /** 1-based line of the file store's log. */
+  line?: number
+  /** SQLite table of the row. */
+  table?: 'sessions' | 'turns' | 'runs'
+  /** The SQLite row's sequence number within its session. */
+  row?: number
+  /** Position of the turn or run: within its log line (file store), else within the session. */
+  index?: number
+  /** What is wrong, e.g. `has no content`. */
+  problem: string
+}
+
 /** A session store could not do what was asked (missing session, duplicate id, unreadable data, HTTP failure). */
 export class SessionStoreError extends Error {
   override name = 'SessionStoreError'
   readonly code: 'not_found' | 'exists' | 'invalid_id' | 'corrupt' | 'unsupported_version' | 'io' | 'http'
   readonly sessionId?: string
-  constructor(message: string, code: SessionStoreError['code'], options: { sessionId?: string, cause?: unknown } = {}) {
+  /** For `corrupt`: the broken record's place, so a host can show it or skip it. */
+  readonly record?: SessionRecordLocation
+  constructor(message: string, code: SessionStoreError['code'], options: { sessionId?: string, cause?: unknown, record?: SessionRecordLocation } = {}) {
     super(message, { cause: options.cause })
     this.code = code
     this.sessionId = options.sessionId
+    if (options.record !== undefined)
+      this.record = options.record
   }
 }
 

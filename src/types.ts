@@ -49,6 +49,7 @@ export type {
   MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
+  SessionRecordLocation,
   SessionStoreError,
   WorkingDirectoryError,
 } from './errors'
@@ -70,9 +71,9 @@ export type {
   TurnResult,
 } from './providers/types'
 export type * from './session/content'
-export type { CreateSessionOptions, Session } from './session/session'
+export type { CreateSessionOptions, LoadSessionOptions, Session } from './session/session'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
-export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore } from './session/types'
+export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'
 export type { InteractionToolOptions } from './tools/interaction'
 export type { ToolDescriptionOverride, ToolDescriptions, ToolDescriptionTarget, ToolPrompts } from './tools/prompts'

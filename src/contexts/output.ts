@@ -1,26 +1,18 @@
 /**
  * Bounded output capture. Commands can print gigabytes; a context keeps only
  * the newest bytes (the end of a log is what explains a failure) and counts
- * what it dropped. Cuts always land on UTF-8 character boundaries.
+ * what it dropped. Cuts always land on UTF-8 character boundaries (the
+ * shared helpers in `text/truncate.ts`).
  */
+
+import { utf8BoundaryAtOrAfter, utf8BoundaryAtOrBefore } from '../text/truncate'
 
 /** Cap on what `exec` keeps in memory when the caller sets none. */
 export const DEFAULT_EXEC_OUTPUT_BYTES = 4 * 1024 * 1024
 
 const decoder = new TextDecoder('utf-8')
 
-function isContinuationByte(byte: number): boolean {
-  return (byte & 0xC0) === 0x80
-}
-
-/** Index of the first character boundary at or after `start`. */
-export function utf8BoundaryAtOrAfter(bytes: Uint8Array, start: number): number {
-  let index = start
-  // A character is at most four bytes, so at most three continuations to skip.
-  while (index < bytes.length && index - start < 3 && isContinuationByte(bytes[index]))
-    index++
-  return index
-}
+export { utf8BoundaryAtOrAfter }
 
 /**
  * Length of the longest prefix of `bytes` that does not end inside a
@@ -28,15 +20,7 @@ export function utf8BoundaryAtOrAfter(bytes: Uint8Array, start: number): number 
  * replace them); only a genuinely incomplete tail is cut.
  */
 export function utf8CompletePrefixLength(bytes: Uint8Array): number {
-  const length = bytes.length
-  for (let back = 1; back <= Math.min(4, length); back++) {
-    const byte = bytes[length - back]
-    if (isContinuationByte(byte))
-      continue
-    const needed = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-    return needed > back ? length - back : length
-  }
-  return length
+  return utf8BoundaryAtOrBefore(bytes, bytes.length)
 }
 
 /** Keeps the newest `cap` bytes pushed into it. */

@@ -21,7 +21,8 @@ import type {
 import { randomUUID } from 'node:crypto'
 import { posix } from 'node:path'
 import { debugLog } from '../debug'
-import { TailBuffer, tailOfText, Utf8Carry, utf8CompletePrefixLength } from './output'
+import { truncateUtf8 } from '../text/truncate'
+import { TailBuffer, tailOfText, Utf8Carry } from './output'
 import { DEFAULT_KILL_GRACE_MS } from './process-group'
 import { quoteShellArg } from './shell-quote'
 
@@ -99,7 +100,7 @@ export function createTaskManager(runtime: TaskRuntime): TaskManager {
       record.logged += bytes.length
       return
     }
-    const part = bytes.subarray(0, utf8CompletePrefixLength(bytes.subarray(0, Math.max(0, room))))
+    const part = truncateUtf8(bytes, room)
     if (part.length > 0)
       record.sink.write(part)
     record.logged += part.length

@@ -12,6 +12,7 @@ import type { ExecExit, ExecutionContext, ExecutionHandle } from '../contexts/ty
 import type { McpServerConfig } from './types'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import { quoteShellArg, quoteShellCommand } from '../contexts/shell-quote'
+import { truncateTextTail } from '../text/truncate'
 
 /** How much of the server's stderr is kept for error messages. */
 const STDERR_TAIL_CHARS = 4000
@@ -108,7 +109,7 @@ export class ContextStdioTransport implements Transport {
     handle.stdout.on('data', (chunk: Buffer | string) => this.receive(chunk))
     handle.stderr.on('data', (chunk: Buffer | string) => {
       const text = chunk.toString()
-      this.tail = (this.tail + text).slice(-STDERR_TAIL_CHARS)
+      this.tail = truncateTextTail(this.tail + text, STDERR_TAIL_CHARS)
       this.options.onStderr?.(text)
     })
     for (const stream of [handle.stdin, handle.stdout, handle.stderr])

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { truncateText } from '../text/truncate'
 
 /** Prefix every canonical MCP tool name starts with. */
 export const MCP_TOOL_PREFIX = 'mcp__'
@@ -38,7 +39,7 @@ export function fitWireName(name: string): string {
   if (name.length <= MAX_WIRE_NAME_LENGTH)
     return name
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 8)
-  return `${name.slice(0, MAX_WIRE_NAME_LENGTH - hash.length - 1)}_${hash}`
+  return `${truncateText(name, MAX_WIRE_NAME_LENGTH - hash.length - 1)}_${hash}`
 }
 
 /** True for names in the canonical MCP namespace. */

@@ -5,6 +5,7 @@ import type { McpServerConfig } from './types'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { truncateTextTail } from '../text/truncate'
 import { createContextTransport } from './context-transport'
 import { pinnedTransportOptions } from './pinned-fetch'
 
@@ -54,7 +55,7 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
     let tail = ''
     transport.stderr?.on('data', (chunk: Buffer | string) => {
       const text = chunk.toString()
-      tail = (tail + text).slice(-STDERR_TAIL_CHARS)
+      tail = truncateTextTail(tail + text, STDERR_TAIL_CHARS)
       onStderr?.(text)
     })
     return { transport, stderrTail: () => tail }

@@ -9,8 +9,8 @@ export type { SessionTurn } from './content'
  *   const agent = createAgent({ provider, session })
  */
 export { createSession, loadSession } from './session'
-export type { CreateSessionOptions, Session } from './session'
+export type { CreateSessionOptions, LoadSessionOptions, Session } from './session'
 export { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler } from './stores'
 export type * from './stores'
 export { SESSION_FORMAT_VERSION } from './types'
-export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore } from './types'
+export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './types'

@@ -1,8 +1,9 @@
 import type { AgentClock } from '../agent/clock'
 import type { SessionTurn } from './content'
-import type { SessionData, SessionRun, SessionStore } from './types'
+import type { SessionData, SessionLoadOptions, SessionRun, SessionStore, SkippedSessionRecord } from './types'
 import { DEFAULT_AGENT_CLOCK } from '../agent/clock'
 import { SessionStoreError } from '../errors'
+import { checkSessionData } from './stores/corrupt-records'
 import { createMemoryStore } from './stores/memory'
 
 /**
@@ -25,6 +26,8 @@ export interface Session {
   saveRun: (run: SessionRun) => Promise<void>
   /** The turns a run produced, in order. */
   turnsOfRun: (runId: string) => SessionTurn[]
+  /** Broken records an `onCorrupt: 'skip'` load left out (still in the store, unchanged); empty otherwise. */
+  readonly skipped: readonly SkippedSessionRecord[]
 }
 
 export interface CreateSessionOptions {
@@ -46,12 +49,23 @@ export async function createSession(options: CreateSessionOptions = {}): Promise
   return sessionFromData(data, store)
 }
 
-/** Load a stored session. Rejects with `SessionStoreError` (`not_found`) when there is none. */
-export async function loadSession(id: string, options: { store: SessionStore }): Promise<Session> {
-  const data = await options.store.load(id)
+export interface LoadSessionOptions extends SessionLoadOptions {
+  /** Where the session is kept. */
+  store: SessionStore
+}
+
+/**
+ * Load a stored session. Rejects with `SessionStoreError` (`not_found`) when
+ * there is none, and (`corrupt`) at a broken record unless
+ * `onCorrupt: 'skip'` leaves it out and lists it in `session.skipped`.
+ */
+export async function loadSession(id: string, options: LoadSessionOptions): Promise<Session> {
+  const loadOptions: SessionLoadOptions | undefined = options.onCorrupt === undefined ? undefined : { onCorrupt: options.onCorrupt }
+  const data = await options.store.load(id, loadOptions)
   if (!data)
     throw new SessionStoreError(`No session "${id}" in this store`, 'not_found', { sessionId: id })
-  return sessionFromData(data, options.store)
+  // Built-in stores have checked every record already; this pass covers custom stores, and costs a few typeof tests per turn.
+  return sessionFromData(checkSessionData(data, loadOptions), options.store)
 }
 
 function sessionFromData(data: SessionData, store: SessionStore): Session {
@@ -93,5 +107,6 @@ function sessionFromData(data: SessionData, store: SessionStore): Session {
       })
     },
     turnsOfRun: runId => turns.filter(turn => turn.runId === runId),
+    skipped: data.skipped ?? [],
   }
 }

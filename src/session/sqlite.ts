@@ -18,11 +18,14 @@
 
 import type Database from 'better-sqlite3'
 import type { SessionTurn } from './content'
-import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from './types'
+import type { CorruptRecords } from './stores/corrupt-records'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from './types'
 import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { MissingPeerDependencyError, SessionStoreError } from '../errors'
+import { corruptRecords } from './stores/corrupt-records'
+import { metadataProblem, runProblem, turnProblem } from './stores/record-checks'
 import { assertReadableVersion, ioError } from './stores/records'
 import { assertSessionId, sessionIdFor } from './stores/session-id'
 import { SESSION_FORMAT_VERSION } from './types'
@@ -60,6 +63,12 @@ CREATE TABLE IF NOT EXISTS zidane_runs (
 CREATE INDEX IF NOT EXISTS zidane_runs_order ON zidane_runs (session_id, seq);
 `
 
+/** A stored turn or run: its sequence number and its JSON. */
+interface RecordRow {
+  seq: number
+  json: string
+}
+
 interface SessionRow {
   version: number
   created_at: number
@@ -72,8 +81,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
 
   const insertSession = db.prepare('INSERT INTO zidane_sessions (id, version, created_at, updated_at, metadata) VALUES (?, ?, ?, ?, ?)')
   const selectSession = db.prepare('SELECT version, created_at, updated_at, metadata FROM zidane_sessions WHERE id = ?')
-  const selectTurns = db.prepare('SELECT turn FROM zidane_turns WHERE session_id = ? ORDER BY seq').pluck()
-  const selectRuns = db.prepare('SELECT run FROM zidane_runs WHERE session_id = ? ORDER BY seq').pluck()
+  const selectTurns = db.prepare('SELECT seq, turn AS json FROM zidane_turns WHERE session_id = ? ORDER BY seq')
+  const selectRuns = db.prepare('SELECT seq, run AS json FROM zidane_runs WHERE session_id = ? ORDER BY seq')
   const selectNextTurn = db.prepare('SELECT next_turn FROM zidane_sessions WHERE id = ?').pluck()
   const insertTurn = db.prepare('INSERT INTO zidane_turns (session_id, seq, turn) VALUES (?, ?, ?)')
   const advanceTurns = db.prepare('UPDATE zidane_sessions SET next_turn = ?, updated_at = ? WHERE id = ?')
@@ -92,7 +101,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
     const row = selectSession.get(id) as SessionRow | undefined
     if (!row)
       return undefined
-    return { row, turns: selectTurns.all(id) as string[], runs: selectRuns.all(id) as string[] }
+    return { row, turns: selectTurns.all(id) as RecordRow[], runs: selectRuns.all(id) as RecordRow[] }
   })
 
   const appendTurns = db.transaction((id: string, turns: readonly string[], at: number) => {
@@ -155,24 +164,30 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
       return data
     },
 
-    async load(id: string) {
+    async load(id: string, options?: SessionLoadOptions) {
       assertSessionId(id)
       const stored = attempt('read', id, () => readSession(id))
       if (!stored)
         return undefined
       const { row } = stored
       assertReadableVersion(row.version, id)
+      const records = corruptRecords(id, `Session "${id}" in SQLite`, options)
       const data: SessionData = {
         version: row.version,
         id,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
-        turns: stored.turns.map(turn => parseJson(turn, id) as SessionTurn),
-        runs: stored.runs.map(run => parseJson(run, id) as SessionRun),
+        turns: soundRows<SessionTurn>(stored.turns, 'turns', 'turn', turnProblem, records),
+        runs: soundRows<SessionRun>(stored.runs, 'runs', 'run', runProblem, records),
       }
-      if (row.metadata !== null)
-        data.metadata = parseJson(row.metadata, id) as Record<string, unknown>
-      return data
+      if (row.metadata !== null) {
+        const metadata = parseRow(row.metadata, metadataProblem)
+        if (typeof metadata === 'string')
+          records.report('metadata', 'sessions row metadata', { table: 'sessions', problem: metadata }, () => row.metadata!)
+        else
+          data.metadata = metadata.value as Record<string, unknown>
+      }
+      return records.attach(data)
     },
 
     async appendTurns(id: string, turns: readonly SessionTurn[]) {
@@ -249,13 +264,29 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
   }
 }
 
-function parseJson(text: string, id: string): unknown {
+/** Parse and check each row, reporting broken ones by table and seq; only sound records come back. */
+function soundRows<T>(rows: readonly RecordRow[], table: 'turns' | 'runs', kind: 'turn' | 'run', problemOf: (value: unknown) => string | undefined, records: CorruptRecords): T[] {
+  const sound: T[] = []
+  for (const { seq, json } of rows) {
+    const parsed = parseRow(json, problemOf)
+    if (typeof parsed === 'string')
+      records.report(kind, `${table} row ${seq}`, { table, row: seq, problem: parsed }, () => json)
+    else
+      sound.push(parsed.value as T)
+  }
+  return sound
+}
+
+/** A row's JSON as a value, or what is wrong with it. */
+function parseRow(json: string, problemOf: (value: unknown) => string | undefined): { value: unknown } | string {
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(json)
   }
-  catch (cause) {
-    throw new SessionStoreError(`Session "${id}" holds a row that is not valid JSON`, 'corrupt', { sessionId: id, cause })
+  catch {
+    return 'is not valid JSON'
   }
+  return problemOf(value) ?? { value }
 }
 
 function notFound(id: string): SessionStoreError {

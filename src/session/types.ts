@@ -1,4 +1,5 @@
 import type { StopReason } from '../agent/stop-reason'
+import type { SessionRecordLocation } from '../errors'
 import type { SessionTurn } from './content'
 
 /**
@@ -56,6 +57,28 @@ export interface SessionData {
   turns: SessionTurn[]
   /** Every run, in start order; a run saved again replaces its earlier record. */
   runs: SessionRun[]
+  /** Broken records an `onCorrupt: 'skip'` load left out; absent when there were none. */
+  skipped?: SkippedSessionRecord[]
+}
+
+/** How a load treats stored records. */
+export interface SessionLoadOptions {
+  /**
+   * What a broken record (not JSON, not a turn or run, a turn without
+   * content, …) does. `'throw'` (default): the load rejects with
+   * `SessionStoreError('corrupt')` naming it. `'skip'`: it is left out, every
+   * sound record is kept, and it is listed in `SessionData.skipped` with its
+   * stored text, so nothing is lost. A skip changes nothing stored.
+   */
+  onCorrupt?: 'throw' | 'skip'
+}
+
+/** A broken record an `onCorrupt: 'skip'` load left out. */
+export interface SkippedSessionRecord extends SessionRecordLocation {
+  /** What was left out: one turn, one run, a whole log line, or the session's metadata. */
+  kind: 'turn' | 'run' | 'line' | 'metadata'
+  /** The record as stored (the log line or row text, else its JSON), to set aside or repair by hand. */
+  raw: string
 }
 
 export interface CreateSessionRecord {
@@ -74,8 +97,12 @@ export interface CreateSessionRecord {
 export interface SessionStore {
   /** Create an empty session. Rejects when a session with that id exists. */
   create: (record: CreateSessionRecord) => Promise<SessionData>
-  /** The session, or `undefined` when there is none with that id. */
-  load: (id: string) => Promise<SessionData | undefined>
+  /**
+   * The session, or `undefined` when there is none with that id. Every
+   * record is checked: a broken one rejects with `SessionStoreError('corrupt')`
+   * unless `options.onCorrupt` is `'skip'`.
+   */
+  load: (id: string, options?: SessionLoadOptions) => Promise<SessionData | undefined>
   /** Append turns in order, all or nothing. Concurrent appends never interleave within one call. */
   appendTurns: (id: string, turns: readonly SessionTurn[]) => Promise<void>
   /** Insert a run record, or replace the one with the same run id. */

@@ -8,6 +8,7 @@ import type { ToolDescriptionOverride } from './prompts'
 import type { ToolContext, ToolDef } from './types'
 import { z } from 'zod'
 import { executionContextOf } from '../contexts/from-tool-context'
+import { truncateText } from '../text/truncate'
 import { decodeText, describeDir, describeFileError, displayPath, formatBytes, looksBinary } from './file-content'
 import { DEFAULT_GREP_LIMIT, DEFAULT_GREP_MAX_FILE_BYTES, GREP_LINE_CHARS, IGNORED_DIRECTORIES } from './file-limits'
 import { walkTree } from './file-walk'
@@ -60,7 +61,7 @@ function compile(pattern: string): RegExp {
 }
 
 function clip(line: string): string {
-  return line.length > GREP_LINE_CHARS ? `${line.slice(0, GREP_LINE_CHARS)}…` : line
+  return line.length > GREP_LINE_CHARS ? `${truncateText(line, GREP_LINE_CHARS)}…` : line
 }
 
 interface Counts {

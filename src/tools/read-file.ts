@@ -11,6 +11,7 @@ import { Buffer } from 'node:buffer'
 import { z } from 'zod'
 import { fileErrorCode } from '../contexts/errors'
 import { executionContextOf } from '../contexts/from-tool-context'
+import { truncateTextToUtf8 } from '../text/truncate'
 import { fileToolBehaviorOf } from './file-behavior'
 import { baseName, decodeText, describeFileError, displayPath, formatBytes, parentDir, sniffFile, splitLines } from './file-content'
 import {
@@ -138,7 +139,7 @@ export function renderSlice(lines: readonly string[], slice: ReadSlice, shown: s
     if (bytes + rowBytes > slice.maxBytes) {
       if (out.length === 0) {
         // A single line bigger than the cap: show its start rather than nothing.
-        out.push(truncateUtf8(row, slice.maxBytes))
+        out.push(truncateTextToUtf8(row, slice.maxBytes))
         cutLine = number
         shownThrough = number
       }
@@ -160,18 +161,6 @@ export function renderSlice(lines: readonly string[], slice: ReadSlice, shown: s
   if (last < total)
     return `${body}\n\n[Showing lines ${slice.offset}-${last} of ${total}. To read more, call read_file with offset=${next}.]`
   return body
-}
-
-/** The longest prefix of `text` within `maxBytes` UTF-8 bytes, never splitting a character. */
-function truncateUtf8(text: string, maxBytes: number): string {
-  const encoded = Buffer.from(text)
-  if (encoded.length <= maxBytes)
-    return text
-  let end = maxBytes
-  // Back up over continuation bytes (10xxxxxx) to a character boundary.
-  while (end > 0 && (encoded[end] & 0xC0) === 0x80)
-    end--
-  return encoded.subarray(0, end).toString('utf8')
 }
 
 function attachment(bytes: Uint8Array, shown: string, mediaType: string, cap: number, type: 'image' | 'document'): ToolResultContent[] {

@@ -11,8 +11,21 @@ import { tempDirForFile } from './temp-dir'
 
 const freshDir = tempDirForFile('file-store')
 
-describeStoreConformance('file', () => createFileStore({ dir: freshDir() }))
-describeStoreConformance('file (fsync)', () => createFileStore({ dir: freshDir(), durability: 'fsync' }))
+/** A file store whose logs the broken-record tests can write to directly. */
+function tamperableFileStore(options: { durability?: 'fsync' } = {}) {
+  const dir = freshDir()
+  const log = (id: string) => join(dir, `${id}.jsonl`)
+  return {
+    store: createFileStore({ dir, ...options }),
+    tamper: {
+      garbage: async (id: string, text: string) => appendFileSync(log(id), `${text}\n`),
+      run: async (id: string, json: string) => appendFileSync(log(id), `{"type":"run","at":1,"run":${json}}\n`),
+    },
+  }
+}
+
+describeStoreConformance('file', () => tamperableFileStore())
+describeStoreConformance('file (fsync)', () => tamperableFileStore({ durability: 'fsync' }))
 
 async function storeWithSession(id = 's1') {
   const dir = freshDir()

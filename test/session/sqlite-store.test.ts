@@ -13,7 +13,35 @@ import { tempDirForFile } from './temp-dir'
 const freshDir = tempDirForFile('sqlite-store')
 const freshPath = () => join(freshDir(), 'sessions.db')
 
-describeStoreConformance('sqlite', () => createSqliteStore({ path: freshPath() }))
+/** A SQLite store whose rows the broken-record tests can overwrite through a second connection. */
+function tamperableSqliteStore() {
+  const path = freshPath()
+  const store = createSqliteStore({ path })
+  const overwrite = (sql: string, ...params: unknown[]) => {
+    const db = new Database(path)
+    try {
+      db.prepare(sql).run(...params)
+    }
+    finally {
+      db.close()
+    }
+  }
+  return {
+    store,
+    tamper: {
+      garbage: async (id: string, text: string) => {
+        await store.appendTurns(id, [userTurn('placeholder', 'replaced')])
+        overwrite('UPDATE zidane_turns SET turn = ? WHERE session_id = ? AND seq = (SELECT MAX(seq) FROM zidane_turns WHERE session_id = ?)', text, id, id)
+      },
+      run: async (id: string, json: string) => {
+        await store.saveRun(id, run('placeholder'))
+        overwrite('UPDATE zidane_runs SET run = ? WHERE session_id = ? AND run_id = ?', json, id, 'placeholder')
+      },
+    },
+  }
+}
+
+describeStoreConformance('sqlite', () => tamperableSqliteStore())
 describeStoreConformance('sqlite (in memory, fsync)', () => createSqliteStore({ path: ':memory:', durability: 'fsync' }))
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
@@ -91,6 +119,28 @@ describe('sqlite store', () => {
     db.close()
     expect(await codeOf(store.load('future'))).toBe('unsupported_version')
     expect(await codeOf(store.load('damaged'))).toBe('corrupt')
+    await store.close?.()
+  })
+
+  it('names a broken row by table and seq, and skips broken metadata keeping the turns', async () => {
+    const path = freshPath()
+    const store = createSqliteStore({ path })
+    await store.create({ id: 'meta', createdAt: 1, metadata: { title: 'kept?' } })
+    await store.appendTurns('meta', [userTurn('t0', 'zero'), userTurn('t1', 'one'), userTurn('t2', 'two')])
+    const db = new Database(path)
+    db.prepare('UPDATE zidane_sessions SET metadata = ? WHERE id = ?').run('null', 'meta')
+    db.prepare('UPDATE zidane_turns SET turn = ? WHERE session_id = ? AND seq = 1').run('{"id":"t1","role":"user","createdAt":1}', 'meta')
+    db.close()
+    const error = await store.load('meta').then(() => undefined, (failure: unknown) => failure as SessionStoreError)
+    expect(error).toMatchObject({ code: 'corrupt', sessionId: 'meta', record: { table: 'turns', row: 1, problem: 'has no content' } })
+    expect(error?.message).toContain('Session "meta" in SQLite, turns row 1 has no content')
+    const loaded = (await store.load('meta', { onCorrupt: 'skip' }))!
+    expect(loaded.turns.map(turn => turn.id)).toEqual(['t0', 't2'])
+    expect(loaded.metadata).toBeUndefined()
+    expect(loaded.skipped?.map(record => [record.kind, record.table, record.row, record.raw])).toEqual([
+      ['turn', 'turns', 1, '{"id":"t1","role":"user","createdAt":1}'],
+      ['metadata', 'sessions', undefined, 'null'],
+    ])
     await store.close?.()
   })
 

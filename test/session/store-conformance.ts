@@ -12,7 +12,25 @@ import { SessionStoreError } from '../../src/errors'
 import { SESSION_FORMAT_VERSION } from '../../src/session/types'
 import { assistantTurn, AWKWARD_TEXT, run, toolResultTurn, userTurn } from './sample-turns'
 
-export type MakeStore = () => SessionStore | Promise<SessionStore>
+/**
+ * Ways to damage a store's records behind its back, for the broken-record
+ * tests. `turn` stores one turn record as the given JSON (by default through
+ * `appendTurns`, which checks nothing); `run` and `garbage` (text that is no
+ * JSON at all) need raw access to the backing storage, so only stores that
+ * can hold them provide them.
+ */
+export interface StoreTamper {
+  turn?: (id: string, json: string) => Promise<void>
+  run?: (id: string, json: string) => Promise<void>
+  garbage?: (id: string, text: string) => Promise<void>
+}
+
+export interface TamperableStore {
+  store: SessionStore
+  tamper: StoreTamper
+}
+
+export type MakeStore = () => SessionStore | TamperableStore | Promise<SessionStore | TamperableStore>
 
 const CREATED_AT = 1_764_460_800_000
 const SAFE_ID = /^[\w-]+$/
@@ -38,12 +56,34 @@ const turnArbitrary = fc.record({
   ...(injected === undefined ? {} : { injected }),
 }))
 
+/** Turn records that must never load as turns, with a word of what the error should say. */
+const BROKEN_TURNS: readonly { json: string, says: RegExp }[] = [
+  { json: 'null', says: /null/ },
+  { json: '{"id":"no-content","role":"user","createdAt":1}', says: /no content/ },
+  { json: '{"id":"bad-role","role":"robot","content":[],"createdAt":1}', says: /role "robot"/ },
+  { json: '{"id":7,"role":"user","content":[],"createdAt":1}', says: /id/ },
+  { json: '{"id":"str-content","role":"user","content":"hi","createdAt":1}', says: /not an array/ },
+  { json: '{"id":"null-block","role":"user","content":[null],"createdAt":1}', says: /block 0/ },
+  { json: '{"id":"no-time","role":"user","content":[]}', says: /createdAt/ },
+  { json: '{"id":"bad-call","role":"assistant","content":[{"type":"tool_call","id":"c","name":"x","input":null}],"createdAt":1}', says: /input/ },
+  { json: '{"id":"bad-result","role":"user","content":[{"type":"tool_result","callId":"c","output":null}],"createdAt":1}', says: /output/ },
+  { json: '{"id":"bad-text","role":"user","content":[{"type":"text","text":42}],"createdAt":1}', says: /text/ },
+  { json: '[1,2,3]', says: /array/ },
+]
+
+function storeAndTamper(made: SessionStore | TamperableStore): TamperableStore {
+  return 'store' in made && 'tamper' in made ? made : { store: made, tamper: {} }
+}
+
 export function describeStoreConformance(name: string, makeStore: MakeStore): void {
   describe(`${name} store conformance`, () => {
     let store: SessionStore
+    let tamper: Required<Pick<StoreTamper, 'turn'>> & StoreTamper
 
     beforeEach(async () => {
-      store = await makeStore()
+      const made = storeAndTamper(await makeStore())
+      store = made.store
+      tamper = { turn: (id, json) => store.appendTurns(id, [JSON.parse(json) as SessionTurn]), ...made.tamper }
     })
     afterEach(async () => {
       await store.close?.()
@@ -256,6 +296,99 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
       cyclic.self = cyclic
       await expect(store.appendTurns(id, [userTurn('t2', 'fine'), cyclic])).rejects.toThrow()
       expect((await store.load(id))?.turns.map(turn => turn.id)).toEqual(['t1'])
+    })
+
+    it('rejects a broken turn on load with a corrupt error naming the session and the record', async () => {
+      for (const [i, broken] of BROKEN_TURNS.entries()) {
+        const id = `broken-${i}`
+        await store.create({ id, createdAt: CREATED_AT })
+        await store.appendTurns(id, [userTurn('before', 'sound')])
+        await tamper.turn(id, broken.json)
+        await store.appendTurns(id, [userTurn('after', 'sound too')])
+        const error = await store.load(id).then(() => undefined, (failure: unknown) => failure)
+        expect(error, broken.json).toBeInstanceOf(SessionStoreError)
+        expect((error as SessionStoreError).code).toBe('corrupt')
+        expect((error as SessionStoreError).sessionId).toBe(id)
+        expect((error as SessionStoreError).message).toContain(`"${id}"`)
+        expect((error as SessionStoreError).message).toContain('onCorrupt')
+        expect((error as SessionStoreError).record?.problem, broken.json).toMatch(broken.says)
+      }
+    })
+
+    it('skips broken turns on request: every sound turn kept in order, each skipped one reported with its stored form', async () => {
+      for (const [i, broken] of BROKEN_TURNS.entries()) {
+        const id = `skip-${i}`
+        await store.create({ id, createdAt: CREATED_AT })
+        await store.appendTurns(id, [userTurn('t1', 'one'), assistantTurn('t2')])
+        await tamper.turn(id, broken.json)
+        await store.appendTurns(id, [toolResultTurn('t3', 'call_t2')])
+        const loaded = (await store.load(id, { onCorrupt: 'skip' }))!
+        expect(loaded.turns.map(turn => turn.id)).toEqual(['t1', 't2', 't3'])
+        expect(loaded.skipped).toHaveLength(1)
+        expect(loaded.skipped![0]).toMatchObject({ kind: 'turn', problem: expect.stringMatching(broken.says) })
+        expect(JSON.parse(loaded.skipped![0].raw)).toEqual(JSON.parse(broken.json))
+        // Skipping changed nothing stored: the session takes appends, and a strict load still refuses.
+        await store.appendTurns(id, [userTurn('t4', 'four')])
+        expect((await store.load(id, { onCorrupt: 'skip' }))?.turns.map(turn => turn.id)).toEqual(['t1', 't2', 't3', 't4'])
+        await expectStoreError(store.load(id), 'corrupt')
+      }
+    })
+
+    it('loads any mix of sound and broken turns, when skipping, as exactly the sound ones', async () => {
+      const entry = fc.oneof(
+        turnArbitrary.map(turn => ({ sound: true as const, turn })),
+        fc.constantFrom(...BROKEN_TURNS).map(broken => ({ sound: false as const, json: broken.json })),
+      )
+      let n = 0
+      await fc.assert(fc.asyncProperty(fc.array(entry, { maxLength: 12 }), async (entries) => {
+        const { id } = await store.create({ id: `mix-${n++}`, createdAt: CREATED_AT })
+        for (const item of entries) {
+          if (item.sound)
+            await store.appendTurns(id, [item.turn])
+          else
+            await tamper.turn(id, item.json)
+        }
+        const loaded = (await store.load(id, { onCorrupt: 'skip' }))!
+        expect(loaded.turns).toEqual(entries.flatMap(item => item.sound ? [item.turn] : []))
+        expect(loaded.skipped?.length ?? 0).toBe(entries.filter(item => !item.sound).length)
+        await store.delete(id)
+      }), { numRuns: 10 })
+    })
+
+    it('reports no skipped records for a sound session', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      await store.appendTurns(id, [userTurn('t1', 'x'), assistantTurn('t2'), toolResultTurn('t3', 'call_t2')])
+      expect(Object.keys((await store.load(id, { onCorrupt: 'skip' }))!)).not.toContain('skipped')
+    })
+
+    it('handles a record that is no JSON at all (where the store can hold one)', async ({ skip }) => {
+      if (!tamper.garbage)
+        return skip()
+      const { id } = await store.create({ id: 'garbage', createdAt: CREATED_AT })
+      await store.appendTurns(id, [userTurn('t1', 'one')])
+      await tamper.garbage(id, 'not json at all {')
+      await store.appendTurns(id, [userTurn('t2', 'two')])
+      const error = await store.load(id).then(() => undefined, (failure: unknown) => failure) as SessionStoreError
+      expect(error).toBeInstanceOf(SessionStoreError)
+      expect(error).toMatchObject({ code: 'corrupt', sessionId: id, record: { problem: 'is not valid JSON' } })
+      const loaded = (await store.load(id, { onCorrupt: 'skip' }))!
+      expect(loaded.turns.map(turn => turn.id)).toEqual(['t1', 't2'])
+      expect(loaded.skipped).toEqual([expect.objectContaining({ raw: 'not json at all {', problem: 'is not valid JSON' })])
+    })
+
+    it('handles a broken run record (where the store can hold one)', async ({ skip }) => {
+      if (!tamper.run)
+        return skip()
+      const { id } = await store.create({ id: 'runs', createdAt: CREATED_AT })
+      await store.saveRun(id, run('run_1'))
+      await tamper.run(id, '{"id":"run_x","status":"exploded","startedAt":1}')
+      await store.saveRun(id, run('run_2'))
+      const error = await store.load(id).then(() => undefined, (failure: unknown) => failure) as SessionStoreError
+      expect(error).toMatchObject({ code: 'corrupt', sessionId: id, record: { problem: expect.stringContaining('"exploded"') } })
+      const loaded = (await store.load(id, { onCorrupt: 'skip' }))!
+      expect(loaded.runs.map(record => record.id)).toEqual(['run_1', 'run_2'])
+      expect(loaded.skipped).toHaveLength(1)
+      expect(loaded.skipped![0].raw).toContain('exploded')
     })
 
     it('writes the current format version', async () => {

@@ -19,7 +19,7 @@
 
 import type { FileHandle } from 'node:fs/promises'
 import type { SessionTurn } from '../content'
-import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from '../types'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
@@ -148,7 +148,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       return data
     },
 
-    async load(id: string) {
+    async load(id: string, loadOptions?: SessionLoadOptions) {
       assertSessionId(id)
       let bytes: Buffer
       try {
@@ -159,7 +159,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
           return undefined
         throw ioError('read', id, error)
       }
-      return replayLog(bytes, id)
+      return replayLog(bytes, id, loadOptions)
     },
 
     async appendTurns(id: string, turns: readonly SessionTurn[]) {

@@ -12,14 +12,21 @@
  * replaces the earlier record with its id) and ignores a last line with no
  * newline, which is what a crash in the middle of a write leaves behind.
  * `at` is the time of the write; the last one is the session's `updatedAt`.
- * Blank lines are skipped so hand-edited logs stay loadable. Every later
+ * Blank lines are skipped so hand-edited logs stay loadable. Every record is
+ * checked (`record-checks.ts`): a complete line that is not a record, or a
+ * broken turn or run in one, fails the load unless it skips broken records
+ * (then a bad turn costs only itself, not its line's other turns). The header
+ * is never skipped: without it the log is not this session's. Every later
  * format version must still load `test/fixtures/sessions/v1/`.
  */
 
 import type { SessionTurn } from '../content'
-import type { SessionData, SessionRun } from '../types'
+import type { SessionData, SessionLoadOptions, SessionRun } from '../types'
+import type { CorruptRecords } from './corrupt-records'
 import { SessionStoreError } from '../../errors'
 import { SESSION_FORMAT_VERSION } from '../types'
+import { corruptRecords } from './corrupt-records'
+import { runProblem, turnProblem } from './record-checks'
 import { assertReadableVersion, upsertRun } from './records'
 
 const NEWLINE = 0x0A
@@ -39,11 +46,13 @@ export function runLine(run: SessionRun, at: number): string {
 /**
  * Rebuild a session from the bytes of its log. `undefined` when the log holds
  * no complete line (a create that crashed before its header was written).
- * Throws `corrupt` for a complete line that is not a valid record and
- * `unsupported_version` for a log written by a newer format.
+ * Throws `corrupt` for a complete line that is not a valid record (unless
+ * `options.onCorrupt` skips it) and `unsupported_version` for a log written
+ * by a newer format.
  */
-export function replayLog(bytes: Uint8Array, id: string): SessionData | undefined {
+export function replayLog(bytes: Uint8Array, id: string, options?: SessionLoadOptions): SessionData | undefined {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const records = corruptRecords(id, `Session log "${id}"`, options)
   let data: SessionData | undefined
   const runPositions = new Map<string, number>()
   let lineNumber = 0
@@ -53,14 +62,15 @@ export function replayLog(bytes: Uint8Array, id: string): SessionData | undefine
     const text = buffer.toString('utf8', start, end)
     if (text.trim() === '')
       continue
-    const record = parseRecord(text, id, lineNumber)
     if (data === undefined) {
-      data = sessionFromHeader(record, id, lineNumber)
+      data = sessionFromHeader(parseRecord(text, id, lineNumber), id, lineNumber)
       continue
     }
-    applyRecord(data, runPositions, record, id, lineNumber)
+    const record = parseLine(text, lineNumber, records)
+    if (record !== undefined)
+      applyRecord(data, runPositions, record, text, lineNumber, records)
   }
-  return data
+  return data && records.attach(data)
 }
 
 /**
@@ -81,6 +91,23 @@ function parseRecord(text: string, id: string, lineNumber: number): Record<strin
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw corrupt(id, lineNumber, 'is not a JSON object')
+  return value as Record<string, unknown>
+}
+
+/** A line after the header as a record object, or `undefined` when it was broken and skipped. */
+function parseLine(text: string, lineNumber: number, records: CorruptRecords): Record<string, unknown> | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  }
+  catch {
+    records.report('line', `line ${lineNumber}`, { line: lineNumber, problem: 'is not valid JSON' }, () => text)
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    records.report('line', `line ${lineNumber}`, { line: lineNumber, problem: 'is not a JSON object' }, () => text)
+    return undefined
+  }
   return value as Record<string, unknown>
 }
 
@@ -107,26 +134,34 @@ function sessionFromHeader(header: Record<string, unknown>, id: string, lineNumb
   }
 }
 
-function applyRecord(data: SessionData, runPositions: Map<string, number>, record: Record<string, unknown>, id: string, lineNumber: number): void {
+function applyRecord(data: SessionData, runPositions: Map<string, number>, record: Record<string, unknown>, text: string, lineNumber: number, records: CorruptRecords): void {
+  const place = `line ${lineNumber}`
+  const rejectLine = (problem: string) => records.report('line', place, { line: lineNumber, problem }, () => text)
   if (record.type === 'turns') {
     if (!Array.isArray(record.turns))
-      throw corrupt(id, lineNumber, 'has no turns array')
-    for (const turn of record.turns as SessionTurn[])
-      data.turns.push(turn)
+      return rejectLine('has no turns array')
+    const turns = record.turns as unknown[]
+    for (let index = 0; index < turns.length; index++) {
+      const problem = turnProblem(turns[index])
+      if (problem === undefined)
+        data.turns.push(turns[index] as SessionTurn)
+      else
+        records.report('turn', `${place}, turn ${index}`, { line: lineNumber, index, problem }, () => JSON.stringify(turns[index]))
+    }
   }
   else if (record.type === 'run') {
-    const run = record.run as SessionRun | undefined
-    if (typeof run !== 'object' || run === null || typeof run.id !== 'string')
-      throw corrupt(id, lineNumber, 'has no run with a string id')
-    upsertRun(data.runs, runPositions, run)
+    const problem = runProblem(record.run)
+    if (problem !== undefined)
+      return rejectLine(`has a run that ${problem}`)
+    upsertRun(data.runs, runPositions, record.run as SessionRun)
   }
   else {
-    throw corrupt(id, lineNumber, `has unknown record type ${JSON.stringify(record.type)}`)
+    return rejectLine(`has unknown record type ${JSON.stringify(record.type)}`)
   }
   if (typeof record.at === 'number')
     data.updatedAt = record.at
 }
 
 function corrupt(id: string, lineNumber: number, problem: string, cause?: unknown): SessionStoreError {
-  return new SessionStoreError(`Session log "${id}", line ${lineNumber} ${problem}`, 'corrupt', { sessionId: id, cause })
+  return new SessionStoreError(`Session log "${id}", line ${lineNumber} ${problem}`, 'corrupt', { sessionId: id, cause, record: { line: lineNumber, problem } })
 }

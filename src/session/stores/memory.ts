@@ -1,7 +1,8 @@
 import type { SessionTurn } from '../content'
-import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from '../types'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
 import { SessionStoreError } from '../../errors'
 import { SESSION_FORMAT_VERSION } from '../types'
+import { checkSessionData } from './corrupt-records'
 import { jsonCopy, upsertRun } from './records'
 import { assertSessionId, sessionIdFor } from './session-id'
 
@@ -46,10 +47,11 @@ export function createMemoryStore(): SessionStore {
       return jsonCopy(data)
     },
 
-    async load(id: string) {
+    async load(id: string, options?: SessionLoadOptions) {
       assertSessionId(id)
       const session = sessions.get(id)
-      return session && jsonCopy(session.data)
+      // Nothing checks what callers append, so a broken turn is caught here, like any store's.
+      return session && checkSessionData(jsonCopy(session.data), options)
     },
 
     async appendTurns(id: string, turns: readonly SessionTurn[]) {

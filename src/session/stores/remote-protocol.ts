@@ -7,14 +7,16 @@
  * |--------------------------------------|-----------------------------------|--------------------------|
  * | `GET    /sessions`                   |                                   | 200 `{ ids: string[] }`  |
  * | `POST   /sessions`                   | `{ id?, createdAt, metadata? }`   | 201 `SessionData`        |
- * | `GET    /sessions/{id}`              |                                   | 200 `SessionData`        |
+ * | `GET    /sessions/{id}[?onCorrupt=skip]` |                               | 200 `SessionData`        |
  * | `DELETE /sessions/{id}`              |                                   | 204                      |
  * | `POST   /sessions/{id}/turns`        | `{ turns: SessionTurn[] }`        | 204                      |
  * | `PUT    /sessions/{id}/runs/{runId}` | `{ run: SessionRun }`             | 204                      |
  *
- * Failures answer `{ error: { code, message } }`, where `code` is a
+ * Failures answer `{ error: { code, message, record? } }`, where `code` is a
  * `SessionStoreError` code or one of the protocol's own (`bad_request`,
- * `unauthorized`, `no_route`, `method_not_allowed`, `too_large`).
+ * `unauthorized`, `no_route`, `method_not_allowed`, `too_large`), and
+ * `record` places a `corrupt` record. `?onCorrupt=skip` loads with broken
+ * records skipped and listed in `skipped`.
  *
  * Every write carries an `Idempotency-Key` header, the same on each retry of
  * one call. The server runs a key once and answers its retries with the first
@@ -23,6 +25,7 @@
  * The server remembers a bounded number of recent keys, in memory.
  */
 
+import type { SessionRecordLocation } from '../../errors'
 import { SessionStoreError } from '../../errors'
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key'
@@ -31,7 +34,7 @@ export type StoreErrorCode = SessionStoreError['code']
 export type ProtocolErrorCode = 'bad_request' | 'unauthorized' | 'no_route' | 'method_not_allowed' | 'too_large'
 
 export interface ErrorBody {
-  error: { code: StoreErrorCode | ProtocolErrorCode, message: string }
+  error: { code: StoreErrorCode | ProtocolErrorCode, message: string, record?: SessionRecordLocation }
 }
 
 const STATUS_OF_CODE: Record<StoreErrorCode | ProtocolErrorCode, number> = {
@@ -70,7 +73,7 @@ export const paths = {
 
 export function errorBody(error: unknown): { status: number, body: ErrorBody } {
   if (error instanceof SessionStoreError)
-    return { status: statusOfCode(error.code), body: { error: { code: error.code, message: error.message } } }
+    return { status: statusOfCode(error.code), body: { error: { code: error.code, message: error.message, ...(error.record ? { record: error.record } : {}) } } }
   const message = error instanceof Error ? error.message : String(error)
   return { status: 500, body: { error: { code: 'io', message } } }
 }

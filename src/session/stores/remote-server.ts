@@ -70,7 +70,7 @@ export function createSessionStoreHandler(store: SessionStore, options: SessionS
       throw new ProtocolError('no_route', `No route for ${url.pathname}`)
     if (options.authorize && !(await options.authorize(req)))
       throw new ProtocolError('unauthorized', 'Not authorized to use this session store')
-    const operation = route(store, req.method ?? 'GET', url.pathname.slice(basePath.length))
+    const operation = route(store, req.method ?? 'GET', url.pathname.slice(basePath.length), url.searchParams)
     const body = operation.writes ? await readJson(req, maxBodyBytes) : undefined
     const key = req.headers[IDEMPOTENCY_HEADER]
     if (!operation.writes || typeof key !== 'string' || key === '' || keyLimit === 0) {
@@ -114,7 +114,7 @@ function errorReply(error: unknown): Reply {
   return errorBody(error)
 }
 
-function route(store: SessionStore, method: string, path: string): Operation {
+function route(store: SessionStore, method: string, path: string, query: URLSearchParams): Operation {
   const segments = path.split('/').filter(segment => segment !== '').map(decodeSegment)
   const [collection, id, child, runId] = segments
   if (collection !== 'sessions' || segments.length > 4 || (child !== undefined && child !== 'turns' && child !== 'runs'))
@@ -135,7 +135,7 @@ function route(store: SessionStore, method: string, path: string): Operation {
       return {
         writes: false,
         execute: async () => {
-          const data = await store.load(id)
+          const data = await store.load(id, query.get('onCorrupt') === 'skip' ? { onCorrupt: 'skip' } : undefined)
           return data ? { status: 200, body: data } : { status: 404, body: { error: { code: 'not_found', message: `No session "${id}" in this store` } } }
         },
       }

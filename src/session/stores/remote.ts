@@ -11,10 +11,11 @@
  */
 
 import type { SessionTurn } from '../content'
-import type { CreateSessionRecord, SessionData, SessionRun, SessionStore } from '../types'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
 import type { ErrorBody } from './remote-protocol'
 import { randomUUID } from 'node:crypto'
 import { SessionStoreError } from '../../errors'
+import { checkSessionData } from './corrupt-records'
 import { assertReadableVersion } from './records'
 import { IDEMPOTENCY_HEADER, isStoreErrorCode, paths } from './remote-protocol'
 import { assertSessionId } from './session-id'
@@ -107,15 +108,17 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
       return checkedSession(reply.body, record.id)
     },
 
-    async load(id: string) {
+    async load(id: string, loadOptions?: SessionLoadOptions) {
       assertSessionId(id)
-      const reply = await call('GET', paths.session(id), undefined, id, [404])
+      const skip = loadOptions?.onCorrupt === 'skip'
+      const reply = await call('GET', `${paths.session(id)}${skip ? '?onCorrupt=skip' : ''}`, undefined, id, [404])
       if (reply.status === 404) {
         if ((reply.body as ErrorBody | undefined)?.error?.code === 'not_found')
           return undefined
         throw new SessionStoreError(`GET ${paths.session(id)} answered 404 without a session error: is the store URL right?`, 'http', { sessionId: id })
       }
-      return checkedSession(reply.body, id)
+      // The server's store checked its records; these checks catch what a faulty server or proxy sends.
+      return checkSessionData(checkedSession(reply.body, id), loadOptions, `Session "${id}" from the server`)
     },
 
     async appendTurns(id: string, turns: readonly SessionTurn[]) {
@@ -157,8 +160,9 @@ function responseError(label: string, response: Response, body: unknown, session
   // A 500 from the backend itself (io, or no store code: a proxy) may pass; corrupt data will not.
   const retryable = RETRY_STATUSES.has(response.status) || (response.status === 500 && (detail === undefined || detail.code === 'io'))
   const code = isStoreErrorCode(detail?.code) ? detail.code : 'http'
+  const record = code === 'corrupt' && typeof detail?.record?.problem === 'string' ? detail.record : undefined
   return {
-    error: new SessionStoreError(message, code, { sessionId }),
+    error: new SessionStoreError(message, code, { sessionId, record }),
     retryable,
     retryAfterMs: retryable ? retryAfterMs(response.headers.get('retry-after')) : undefined,
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { SessionStoreError } from '../../errors'
+import { truncateText } from '../../text/truncate'
 
 /**
  * Every store accepts the same ids, so a session can move from one store to
@@ -16,7 +17,7 @@ export function isValidSessionId(id: unknown): id is string {
 /** Throw `SessionStoreError('invalid_id')` unless `id` follows the rule above. */
 export function assertSessionId(id: unknown): asserts id is string {
   if (!isValidSessionId(id)) {
-    const shown = typeof id === 'string' ? JSON.stringify(id.slice(0, 80)) : typeof id
+    const shown = typeof id === 'string' ? JSON.stringify(truncateText(id, 80)) : typeof id
     throw new SessionStoreError(
       `Invalid session id ${shown}: use 1-128 letters, digits, "_", "-" or "." (not starting with ".")`,
       'invalid_id',

@@ -10,6 +10,7 @@ import type { ToolDef } from '../types'
 import type { FetchCacheOptions } from './cache'
 import type { HostResolver, TargetPolicy } from './target-guard'
 import { z } from 'zod'
+import { truncateText } from '../../text/truncate'
 import { looksBinary } from '../file-content'
 import { tool } from '../tool'
 import { createFetchCache } from './cache'
@@ -183,11 +184,11 @@ async function readPage(response: IncomingMessage, url: URL, redirectedFrom: URL
   const { body, truncated } = await readBody(response, ok ? settings.maxResponseBytes : 4096, settings.signal)
   if (kind === 'unknown' && looksBinary(body))
     throw new Error(`${url.href} returned binary content (no content type); fetch_url only returns text`)
-  const decoded = decode(body, contentType)
+  const decoded = decode(body, contentType, truncated)
   const html = kind === 'html' || (kind === 'unknown' && LOOKS_LIKE_HTML.test(decoded))
   const converted = html ? htmlToText(decoded, url.href) : { text: decoded, title: undefined }
   if (!ok) {
-    const excerpt = converted.text.trim().slice(0, 300)
+    const excerpt = truncateText(converted.text.trim(), 300)
     throw new Error(`HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${url.href}${excerpt ? `: ${excerpt}` : ''}`)
   }
   return {
@@ -211,15 +212,18 @@ function render(page: FetchedPage, maxOutputChars: number): string {
     header.push(`Content-Type: ${page.contentType}`)
   if (page.title)
     header.push(`Title: ${page.title}`)
-  let body = page.text === '' ? '(empty response body)' : page.text
+  let body = page.text
   const notes: string[] = []
   if (page.truncatedBytes !== undefined)
     notes.push(`[Truncated: the response was larger than ${page.truncatedBytes} bytes; only the first ${page.truncatedBytes} bytes were read.]`)
   if (body.length > maxOutputChars) {
-    notes.push(`[Truncated: showing the first ${maxOutputChars} of ${body.length} characters.]`)
-    body = body.slice(0, maxOutputChars)
+    // The cut may fall one unit short of the limit, to keep an emoji or other surrogate pair whole.
+    const shown = truncateText(body, maxOutputChars)
+    notes.push(`[Truncated: showing the first ${shown.length} of ${body.length} characters.]`)
+    body = shown
   }
-  return [header.join('\n'), body, ...notes].join('\n\n')
+  // The placeholder is not page text: it is never cut.
+  return [header.join('\n'), body === '' ? '(empty response body)' : body, ...notes].join('\n\n')
 }
 
 function parseUrl(raw: string): URL {
@@ -273,12 +277,21 @@ function contentKind(contentType: string): ContentKind {
   return 'binary'
 }
 
-function decode(body: Buffer, contentType: string): string {
-  const charset = CHARSET_PARAM.exec(contentType)?.[1]
+/**
+ * Decode the body in its charset. A body cut at the byte cap may end inside
+ * a character: decoding it as an unfinished stream leaves that partial
+ * character out instead of turning it into U+FFFD, in any charset.
+ */
+function decode(body: Buffer, contentType: string, truncated: boolean): string {
+  return textDecoderFor(CHARSET_PARAM.exec(contentType)?.[1]).decode(body, { stream: truncated })
+}
+
+/** A decoder for the charset a response names; UTF-8 for none or one this runtime does not know. */
+function textDecoderFor(charset: string | undefined) {
   try {
-    return new TextDecoder(charset ?? 'utf-8').decode(body)
+    return new TextDecoder(charset ?? 'utf-8')
   }
   catch {
-    return new TextDecoder('utf-8').decode(body)
+    return new TextDecoder('utf-8')
   }
 }

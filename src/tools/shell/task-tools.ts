@@ -8,6 +8,7 @@ import type { DetachedTasksCapability, TaskEntry, TaskExitInfo } from '../../con
 import type { ToolContext, ToolDef } from '../types'
 import { z } from 'zod'
 import { executionContextOf } from '../../contexts/from-tool-context'
+import { truncateText } from '../../text/truncate'
 import { tool } from '../tool'
 import { droppedBytesMarker, formatDuration } from './output'
 
@@ -78,7 +79,7 @@ export function createWaitTaskTool(): ToolDef<WaitTaskInput> {
 
 function listLine(task: TaskEntry, now: number): string {
   const state = task.exit ? `${task.status} (${describeExit(task.exit)})` : `running for ${formatDuration(now - task.startedAt)}`
-  const command = task.command.length > LISTED_COMMAND_CHARS ? `${task.command.slice(0, LISTED_COMMAND_CHARS)}…` : task.command
+  const command = task.command.length > LISTED_COMMAND_CHARS ? `${truncateText(task.command, LISTED_COMMAND_CHARS)}…` : task.command
   return `${task.id}  ${state}${task.pid === undefined ? '' : `  pid ${task.pid}`}\n  command: ${command}\n  log: ${task.logPath}`
 }
 

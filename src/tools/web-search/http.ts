@@ -4,6 +4,8 @@
  * SSRF guard of `fetch_url` exists for model-chosen URLs.
  */
 
+import { truncateText } from '../../text/truncate'
+
 const MAX_ERROR_EXCERPT = 200
 const WHITESPACE_RUN = /\s+/g
 
@@ -12,7 +14,7 @@ export async function requestText(backend: string, url: URL, init: RequestInit &
   const response = await fetch(url, init)
   const body = await response.text()
   if (!response.ok) {
-    const excerpt = body.replace(WHITESPACE_RUN, ' ').trim().slice(0, MAX_ERROR_EXCERPT)
+    const excerpt = truncateText(body.replace(WHITESPACE_RUN, ' ').trim(), MAX_ERROR_EXCERPT)
     throw new Error(`${backend} search failed: HTTP ${response.status}${excerpt ? ` (${excerpt})` : ''}`)
   }
   return body

@@ -1,0 +1,79 @@
+/**
+ * What a load does with a broken record, shared by every store: under
+ * `onCorrupt: 'throw'` the first one becomes a `SessionStoreError('corrupt')`
+ * naming the session and the record's place; under `'skip'` it is collected,
+ * with its stored text, into `SessionData.skipped`.
+ */
+
+import type { SessionRecordLocation } from '../../errors'
+import type { SessionData, SessionLoadOptions, SkippedSessionRecord } from '../types'
+import { SessionStoreError } from '../../errors'
+import { metadataProblem, runProblem, turnProblem } from './record-checks'
+
+export interface CorruptRecords {
+  /** Throw for a broken record, or set it aside when skipping. `raw` is only called when skipping. */
+  report: (kind: SkippedSessionRecord['kind'], place: string, location: SessionRecordLocation, raw: () => string) => void
+  /** Hand the skipped records to `data` (only when there are any). */
+  attach: (data: SessionData) => SessionData
+}
+
+/** `subject` names where the records live, e.g. `Session log "chat-1"`. */
+export function corruptRecords(sessionId: string, subject: string, options: SessionLoadOptions | undefined): CorruptRecords {
+  const skipping = options?.onCorrupt === 'skip'
+  const skipped: SkippedSessionRecord[] = []
+  return {
+    report(kind, place, location, raw) {
+      if (!skipping) {
+        throw new SessionStoreError(
+          `${subject}, ${place} ${location.problem}; load it with { onCorrupt: 'skip' } to keep every sound record`,
+          'corrupt',
+          { sessionId, record: location },
+        )
+      }
+      skipped.push({ kind, ...location, raw: raw() })
+    },
+    attach(data) {
+      if (skipped.length > 0)
+        data.skipped = [...(data.skipped ?? []), ...skipped]
+      return data
+    },
+  }
+}
+
+/**
+ * Check a whole session as a store without record-level access returns it
+ * (memory, remote, any custom store): broken turns and runs are named by their
+ * position. One pass of `typeof` tests; arrays are copied only when a record
+ * is left out.
+ */
+export function checkSessionData(data: SessionData, options: SessionLoadOptions | undefined, subject = `Session "${data.id}"`): SessionData {
+  if (!Array.isArray(data.turns) || !Array.isArray(data.runs))
+    throw new SessionStoreError(`${subject} has no turns and runs arrays`, 'corrupt', { sessionId: data.id, record: { problem: 'has no turns and runs arrays' } })
+  const records = corruptRecords(data.id, subject, options)
+  // A shallow copy: a custom store may hand out its own object, which a skip must not change.
+  const checked: SessionData = { ...data }
+  const metadata = metadataProblem(data.metadata)
+  if (metadata !== undefined) {
+    records.report('metadata', 'its header', { problem: metadata }, () => JSON.stringify(data.metadata))
+    delete checked.metadata
+  }
+  checked.turns = soundOnly(data.turns, turnProblem, (turn, index, problem) =>
+    records.report('turn', `turn ${index}`, { index, problem }, () => JSON.stringify(turn) ?? String(turn)))
+  checked.runs = soundOnly(data.runs, runProblem, (run, index, problem) =>
+    records.report('run', `run ${index}`, { index, problem }, () => JSON.stringify(run) ?? String(run)))
+  return records.attach(checked)
+}
+
+function soundOnly<T>(items: T[], problemOf: (item: unknown) => string | undefined, report: (item: T, index: number, problem: string) => void): T[] {
+  let kept: T[] | undefined
+  for (let i = 0; i < items.length; i++) {
+    const problem = problemOf(items[i])
+    if (problem === undefined) {
+      kept?.push(items[i])
+      continue
+    }
+    report(items[i], i, problem)
+    kept ??= items.slice(0, i)
+  }
+  return kept ?? items
+}

@@ -1,0 +1,139 @@
+/**
+ * Structural checks of stored records, run on every load. They look only at
+ * what the rest of the SDK dereferences (a turn's role and content array, each
+ * block's `type` and the fields its kind is read by), with plain `typeof`
+ * tests: loading 10,000 turns must stay cheap, so no schema library here.
+ * Block types this build does not know pass, so a newer writer's additions
+ * are not mistaken for damage.
+ *
+ * Each check answers `undefined` for a sound record, else what is wrong with
+ * it, phrased to follow "turn 3 …" in an error message.
+ */
+
+import { truncateText } from '../../text/truncate'
+
+const TURN_ROLES = new Set(['system', 'user', 'assistant', 'command'])
+const RUN_STATUSES = new Set(['running', 'completed', 'aborted', 'error'])
+
+type Fields = Record<string, unknown>
+
+function isRecord(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined)
+    return String(value)
+  if (Array.isArray(value))
+    return 'an array'
+  return typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${truncateText(value, 40)}…` : value) : `a ${typeof value}`
+}
+
+/** What is wrong with a stored turn, or `undefined` when it is sound. */
+export function turnProblem(turn: unknown): string | undefined {
+  if (!isRecord(turn))
+    return `is ${describeValue(turn)}, not a turn object`
+  if (typeof turn.id !== 'string')
+    return 'has no string id'
+  if (typeof turn.role !== 'string')
+    return 'has no string role'
+  if (!TURN_ROLES.has(turn.role))
+    return `has an unknown role ${describeValue(turn.role)}`
+  if (typeof turn.createdAt !== 'number')
+    return 'has no numeric createdAt'
+  if (!Array.isArray(turn.content))
+    return turn.content === undefined ? 'has no content' : `has content that is ${describeValue(turn.content)}, not an array`
+  if (turn.runId !== undefined && typeof turn.runId !== 'string')
+    return 'has a runId that is not a string'
+  if (turn.usage !== undefined && !isRecord(turn.usage))
+    return 'has usage that is not an object'
+  const content = turn.content as unknown[]
+  for (let i = 0; i < content.length; i++) {
+    const problem = blockProblem(content[i])
+    if (problem !== undefined)
+      return `has content block ${i} that ${problem}`
+  }
+  return undefined
+}
+
+function blockProblem(block: unknown): string | undefined {
+  if (!isRecord(block))
+    return `is ${describeValue(block)}`
+  // Each case tests the sound shape first and only builds a message when it fails: this runs per block.
+  switch (block.type) {
+    case 'text':
+    case 'thinking':
+      return typeof block.text === 'string' ? undefined : noString(block, 'text')
+    case 'image':
+    case 'document':
+      if (typeof block.data !== 'string' && typeof block.ref !== 'string')
+        return `(${block.type}) has neither data nor ref`
+      return typeof block.mediaType === 'string' ? undefined : noString(block, 'mediaType')
+    case 'audio':
+    case 'video':
+      if (typeof block.data !== 'string')
+        return noString(block, 'data')
+      return typeof block.mediaType === 'string' ? undefined : noString(block, 'mediaType')
+    case 'redacted_thinking':
+      return typeof block.data === 'string' ? undefined : noString(block, 'data')
+    case 'tool_call':
+      if (typeof block.id !== 'string')
+        return noString(block, 'id')
+      if (typeof block.name !== 'string')
+        return noString(block, 'name')
+      return isRecord(block.input) ? undefined : '(tool_call) has an input that is not an object'
+    case 'tool_result':
+      if (typeof block.callId !== 'string')
+        return noString(block, 'callId')
+      return typeof block.output === 'string' ? undefined : outputProblem(block.output)
+    case 'server_tool_use':
+      if (typeof block.id !== 'string')
+        return noString(block, 'id')
+      return typeof block.name === 'string' ? undefined : noString(block, 'name')
+    case 'server_tool_result':
+      return typeof block.toolUseId === 'string' ? undefined : noString(block, 'toolUseId')
+    case 'compact-summary':
+      if (typeof block.summary !== 'string')
+        return noString(block, 'summary')
+      return Array.isArray(block.replacesTurnIds) ? undefined : '(compact-summary) has no replacesTurnIds array'
+    default:
+      return typeof block.type === 'string' ? undefined : 'has no string type'
+  }
+}
+
+function noString(block: Fields, field: string): string {
+  return `(${String(block.type)}) has no string ${field}`
+}
+
+function outputProblem(output: unknown): string | undefined {
+  if (typeof output === 'string')
+    return undefined
+  if (!Array.isArray(output))
+    return `(tool_result) has an output that is ${describeValue(output)}`
+  for (let i = 0; i < output.length; i++) {
+    const part: unknown = output[i]
+    if (!isRecord(part) || typeof part.type !== 'string')
+      return `(tool_result) has output part ${i} that is not a content block`
+  }
+  return undefined
+}
+
+/** What is wrong with a stored run record, or `undefined` when it is sound. */
+export function runProblem(run: unknown): string | undefined {
+  if (!isRecord(run))
+    return `is ${describeValue(run)}, not a run object`
+  if (typeof run.id !== 'string')
+    return 'has no string id'
+  if (typeof run.status !== 'string')
+    return 'has no string status'
+  if (!RUN_STATUSES.has(run.status))
+    return `has an unknown status ${describeValue(run.status)}`
+  if (typeof run.startedAt !== 'number')
+    return 'has no numeric startedAt'
+  return undefined
+}
+
+/** What is wrong with stored session metadata (absent is fine), or `undefined`. */
+export function metadataProblem(metadata: unknown): string | undefined {
+  return metadata === undefined || isRecord(metadata) ? undefined : `has metadata that is ${describeValue(metadata)}, not an object`
+}
