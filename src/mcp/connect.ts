@@ -3,7 +3,7 @@ import type { ToolMap } from '../tools/types'
 import type { McpOAuthSession } from './oauth/session'
 import type { McpCredentialStore } from './oauth/types'
 import type { McpServerPool } from './pool'
-import type { McpCallResult } from './tools'
+import type { McpCallControl, McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpToolOrigin, McpToolSchema } from './types'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -86,13 +86,17 @@ class ServerRuntime {
   }
 
   private async connectAndList(): Promise<McpToolSchema[]> {
-    const live = this.oauth ? await this.oauth.connect(() => this.open()) : await this.open()
+    // One budget of authorizations for the whole bootstrap: a server may ask at connect and again when listing.
+    const budget = { used: 0 }
+    const authorized = <T>(op: () => Promise<T>) => this.oauth ? this.oauth.run(op, { budget }) : op()
+    const live = await authorized(() => this.open())
     if (this.config.cachedTools)
       return this.config.cachedTools
     const tools: McpToolSchema[] = []
     let cursor: string | undefined
     do {
-      const page = await live.client.listTools(cursor ? { cursor } : undefined, { timeout: this.bootstrapTimeout })
+      const params = cursor ? { cursor } : undefined
+      const page = await authorized(() => live.client.listTools(params, { timeout: this.bootstrapTimeout }))
       tools.push(...page.tools as McpToolSchema[])
       cursor = page.nextCursor
     } while (cursor)
@@ -106,9 +110,8 @@ class ServerRuntime {
     const { transport, stderrTail } = createTransport(this.config, {
       onStderr: this.onStderr,
       execution: this.options.execution,
-      authProvider: this.oauth?.provider,
+      wrapFetch: this.oauth ? base => this.oauth!.wrapFetch(base) : undefined,
     })
-    this.oauth?.attach(transport)
     const client = new Client(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: {} })
     const live: Live = { client, transport }
     this.lastStderrTail = stderrTail
@@ -194,9 +197,11 @@ class ServerRuntime {
     return (await this.connecting).client
   }
 
-  call = async (tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> => {
+  call = async (tool: string, args: Record<string, unknown>, signal: AbortSignal, control?: McpCallControl): Promise<McpCallResult> => {
     const client = await this.client()
-    return await client.callTool({ name: tool, arguments: args }, undefined, { signal }) as McpCallResult
+    const request = async () => await client.callTool({ name: tool, arguments: args }, undefined, { signal }) as McpCallResult
+    // A mid-run 401 or step-up runs the OAuth flow; the tool's timer stops while the user is away.
+    return this.oauth ? this.oauth.run(request, { signal, pause: control?.pauseTimeout }) : request()
   }
 
   /** `onClose` (the agent's `mcp:close`) for a server that was up, bounded by `closeTimeout` so a stuck listener cannot hold teardown. */

@@ -8,6 +8,7 @@ export {
   createFileMcpCredentialStore,
   createMemoryMcpCredentialStore,
   DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+  MAX_AUTHORIZATIONS_PER_REQUEST,
   McpAuthRequiredError,
   mcpCredentialKey,
   normalizeServerConfig,
@@ -18,7 +19,7 @@ export type { PinnedFetchOptions } from './pinned-fetch'
 export { createMcpServerPool, isPoolableServer } from './pool'
 export type { McpPoolAcquireOptions, McpPooledServerInfo, McpPooledServerState, McpServerLease, McpServerPool, McpServerPoolOptions } from './pool'
 export { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS, mapCallResult, McpToolError, toToolOutput } from './tools'
-export type { McpCallFn, McpCallResult, McpToolDefOptions } from './tools'
+export type { McpCallControl, McpCallFn, McpCallResult, McpToolDefOptions } from './tools'
 export type {
   ConnectMcpServersOptions,
   McpAuthRequiredContext,

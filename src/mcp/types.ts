@@ -26,6 +26,18 @@ export interface McpOAuthClientConfig {
   callbackPort?: number
   /** Space-separated scopes to request when the server does not name its own. */
   scope?: string
+  /**
+   * `'authorization_code'` (default): a user approves access in a browser.
+   * `'client_credentials'`: machine-to-machine, no user; the client
+   * authenticates with `tokenEndpointAuthMethod` and gets a token directly.
+   */
+  grantType?: 'authorization_code' | 'client_credentials'
+  /** How a `client_credentials` client proves itself. Default `'client_secret_basic'`. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
+  /** PEM (PKCS#8) private key signing the `private_key_jwt` assertion (`${VAR}` is expanded). Absent: a `private_key` saved in the credential store for this server. */
+  privateKey?: string
+  /** JWS algorithm of the `private_key_jwt` assertion. Default `'RS256'`. */
+  signingAlgorithm?: string
 }
 
 /** Configuration of one MCP server the agent connects to and exposes as tools. */
