@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ToolMap } from '../tools/types'
 import type { McpOAuthSession } from './oauth/session'
@@ -5,10 +6,10 @@ import type { McpCredentialStore } from './oauth/types'
 import type { McpServerPool } from './pool'
 import type { McpCallControl, McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpToolOrigin, McpToolSchema } from './types'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { withTimeout } from '../agent/operation-timeout'
 import { killContextTransport } from './context-transport'
+import { createMcpClient } from './elicitation'
 import { expandServerConfig } from './expand-env'
 import { filterTools, validateServerConfig } from './filters'
 import { canonicalMcpToolName, fitWireName, sanitizeMcpName, wireMcpToolName } from './naming'
@@ -112,7 +113,7 @@ class ServerRuntime {
       execution: this.options.execution,
       wrapFetch: this.oauth ? base => this.oauth!.wrapFetch(base) : undefined,
     })
-    const client = new Client(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: {} })
+    const client = createMcpClient(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, this.config.name, this.options.onElicitation)
     const live: Live = { client, transport }
     this.lastStderrTail = stderrTail
     // Registered first, so whatever happens next (including an outer timeout) still reaps the transport.

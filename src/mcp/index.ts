@@ -1,6 +1,8 @@
 export { connectMcpServers, DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CLOSE_TIMEOUT_MS } from './connect'
 export { ContextStdioTransport } from './context-transport'
 export type { ContextStdioTransportOptions } from './context-transport'
+export { elicitThroughAskUser } from './elicitation'
+export type { McpElicitationContext, McpElicitationHandler } from './elicitation'
 export { expandEnvString, expandServerConfig } from './expand-env'
 export { filterTools, validateServerConfig } from './filters'
 export { canonicalMcpToolName, isMcpToolName, MAX_WIRE_NAME_LENGTH, MCP_TOOL_PREFIX, sanitizeMcpName, wireMcpToolName } from './naming'

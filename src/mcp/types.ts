@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { ToolMap } from '../tools/types'
+import type { McpElicitationHandler } from './elicitation'
 import type { McpCredentialStore } from './oauth/types'
 import type { McpServerPool } from './pool'
 
@@ -189,6 +190,12 @@ export interface ConnectMcpServersOptions {
   onClose?: (ctx: McpCloseContext) => void | Promise<void>
   /** An OAuth server needs the user (the agent fires `mcp:auth:required`). */
   onAuthRequired?: (ctx: McpAuthRequiredContext) => void | Promise<void>
+  /**
+   * Answer servers' `elicitation/create` requests (the agent fires `mcp:elicitation`, or uses an
+   * `ask_user` tool's host callback). Given: the client announces `elicitation: { form: {} }`.
+   * Absent: it announces no capabilities, and an elicitation sent anyway is declined.
+   */
+  onElicitation?: McpElicitationHandler
   /** Where OAuth tokens and client registrations are kept between connections. Default: in memory, per call. */
   credentialStore?: McpCredentialStore
   /** How long the user gets to approve an OAuth server in the browser, in milliseconds (`0`: no bound). Default 120000. */
