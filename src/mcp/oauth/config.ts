@@ -47,7 +47,7 @@ export function validateOAuthConfig(config: McpServerConfig, where = `MCP server
     if (client.privateKey !== undefined && client.privateKey.trim() === '')
       throw new Error(`${where}: oauth.privateKey is empty (is the variable it names set?)`)
   }
-  // The SDK sends configured headers over its own bearer token, so the token would never reach the server.
+  // The flow sets the Authorization header of every request; a configured one would be silently replaced.
   if (config.headers && Object.keys(config.headers).some(name => name.toLowerCase() === 'authorization'))
     throw new Error(`${where}: an Authorization header cannot be combined with OAuth (the flow provides it)`)
 }
