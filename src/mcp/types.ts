@@ -157,9 +157,10 @@ export interface McpCloseContext {
 }
 
 /**
- * `mcp:auth:required`: an OAuth server needs the user to authorize access.
- * Open `authorizationUrl` in a browser; the connection resumes when the
- * provider redirects to the loopback callback.
+ * `mcp:auth:required`: an OAuth server needs the user to authorize access,
+ * at connect time or for a later request (a 401, or a step-up to more
+ * scope). Open `authorizationUrl` in a browser; the refused request is made
+ * again when the provider redirects to the loopback callback.
  */
 export interface McpAuthRequiredContext {
   server: string

@@ -92,10 +92,10 @@ describe('oauth per request: later requests', () => {
     const user = browser()
     // The user takes longer than the whole toolTimeout; that time is not the tool's.
     const slowUser = async (ctx: Parameters<typeof user.onAuthRequired>[0]) => {
-      await new Promise(resolve => setTimeout(resolve, 900))
+      await new Promise(resolve => setTimeout(resolve, 2000))
       await user.onAuthRequired(ctx)
     }
-    const mcp = await connect([server({ toolTimeout: 600 })], { onAuthRequired: slowUser })
+    const mcp = await connect([server({ toolTimeout: 1200 })], { onAuthRequired: slowUser })
     expect(mcp.servers[0].status).toBe('connected')
     expect(user.seen).toEqual([])
     expect(auth.registrations).toEqual([])
