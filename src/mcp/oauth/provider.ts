@@ -223,6 +223,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     if (this.boundUrl)
       return this.boundUrl
     const port = this.init.callbackPort ?? this.registeredPort()
+    // The port-less form only tells the SDK the flow is interactive (so it tries a refresh); it is
+    // never registered or sent, since both happen in an interactive attempt, after the listener is bound.
     return port !== undefined ? `http://127.0.0.1:${port}${CALLBACK_PATH}` : `http://127.0.0.1${CALLBACK_PATH}`
   }
 
