@@ -55,6 +55,7 @@ export type {
 } from './errors'
 export type { AgentHookBus } from './hooks/bus'
 export type * from './hooks/hook-map'
+export type { McpElicitationContext } from './mcp/elicitation'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'

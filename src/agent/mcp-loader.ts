@@ -1,4 +1,5 @@
 import type { AgentHookBus } from '../hooks/bus'
+import type { McpElicitationHandler } from '../mcp/elicitation'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig } from '../mcp/types'
 import type { AgentBehavior } from './behavior'
 import type { AgentOptions } from './options'
@@ -6,6 +7,8 @@ import type { FrozenPromptSections } from './system-freeze'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { connectMcpServers } from '../mcp/connect'
+import { elicitThroughAskUser } from '../mcp/elicitation'
+import { askUserCallbackOf } from '../tools/interaction'
 import { BEHAVIOR_DEFAULTS, boundByWall } from './behavior'
 import { withTimeout } from './operation-timeout'
 
@@ -24,7 +27,7 @@ export interface McpLoader {
 
 /** What the loader needs from the agent. */
 export interface McpLoaderSetup {
-  options: Pick<AgentOptions, 'mcpServers' | 'mcpConnector' | 'mcpPool' | 'mcpCredentialStore' | 'session' | 'execution'>
+  options: Pick<AgentOptions, 'mcpServers' | 'mcpConnector' | 'mcpPool' | 'mcpCredentialStore' | 'session' | 'execution' | 'tools'>
   hooks: AgentHookBus
   execution: NonNullable<AgentOptions['execution']>
   /** Pool key when the agent has no session: one per agent. */
@@ -66,12 +69,13 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
 /**
  * Options for the connector: bounds and naming from the behavior, and the
  * connection-level hooks (`mcp:tools:filter`, `mcp:close`,
- * `mcp:auth:required`) bridged to the agent's bus. These fire outside any
+ * `mcp:auth:required`, `mcp:elicitation`) bridged to the agent's bus. These fire outside any
  * run, so only handlers registered on the agent see them.
  */
 function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior): ConnectMcpServersOptions {
   const { options, hooks } = setup
   const timeoutMs = behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs
+  const onElicitation = elicitationHandler(setup, timeoutMs)
   return {
     connectTimeoutMs: connectBound(behavior),
     toolNameSeparator: behavior.mcpToolNameSeparator,
@@ -92,7 +96,21 @@ function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior): Connect
     ...(hasHookHandlers(hooks, 'mcp:auth:required')
       ? { onAuthRequired: ctx => callHookBounded(hooks, 'mcp:auth:required', ctx, { timeoutMs, failClosed: false }) }
       : {}),
+    ...(onElicitation ? { onElicitation } : {}),
   }
+}
+
+/**
+ * Who answers servers' elicitations: `mcp:elicitation` listeners (a timeout
+ * answers `cancel`), else the host callback of the agent's `ask_user` tool.
+ * Neither: the capability is not announced.
+ */
+function elicitationHandler(setup: McpLoaderSetup, timeoutMs: number): McpElicitationHandler | undefined {
+  const { hooks, options } = setup
+  if (hasHookHandlers(hooks, 'mcp:elicitation'))
+    return ctx => callHookBounded(hooks, 'mcp:elicitation', ctx, { timeoutMs, failClosed: true })
+  const askUser = askUserCallbackOf(options.tools?.ask_user)
+  return askUser ? elicitThroughAskUser(askUser) : undefined
 }
 
 /** `mcpConnectTimeoutMs` (default 2 minutes), cut short by a lower `maxWallMs`. */

@@ -46,6 +46,7 @@ const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
   'mcp:tool:after',
   'mcp:close',
   'mcp:auth:required',
+  'mcp:elicitation',
   'spawn:before',
   'spawn:complete',
   'spawn:error',

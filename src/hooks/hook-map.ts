@@ -2,6 +2,7 @@ import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from '../
 import type { StopReason } from '../agent/stop-reason'
 import type { TaskStallInfo } from '../contexts/types'
 import type { ClassifiedError, PairingRepair } from '../errors'
+import type { McpElicitationContext } from '../mcp/elicitation'
 import type { McpAuthRequiredContext, McpCloseContext, McpToolsFilterContext } from '../mcp/types'
 import type { ToolResult } from '../providers/types'
 import type { PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../session/content'
@@ -257,6 +258,7 @@ interface OwnHooks {
   'mcp:tool:after': Handler<McpToolAfterContext>
   'mcp:close': Handler<McpCloseContext>
   'mcp:auth:required': Handler<McpAuthRequiredContext>
+  'mcp:elicitation': Handler<McpElicitationContext>
 }
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */

@@ -1,14 +1,15 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ToolMap } from '../tools/types'
 import type { McpOAuthSession } from './oauth/session'
 import type { McpCredentialStore } from './oauth/types'
 import type { McpServerPool } from './pool'
-import type { McpCallResult } from './tools'
+import type { McpCallControl, McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpToolOrigin, McpToolSchema } from './types'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { withTimeout } from '../agent/operation-timeout'
 import { killContextTransport } from './context-transport'
+import { createMcpClient } from './elicitation'
 import { expandServerConfig } from './expand-env'
 import { filterTools, validateServerConfig } from './filters'
 import { canonicalMcpToolName, fitWireName, sanitizeMcpName, wireMcpToolName } from './naming'
@@ -86,13 +87,17 @@ class ServerRuntime {
   }
 
   private async connectAndList(): Promise<McpToolSchema[]> {
-    const live = this.oauth ? await this.oauth.connect(() => this.open()) : await this.open()
+    // One budget of authorizations for the whole bootstrap: a server may ask at connect and again when listing.
+    const budget = { used: 0 }
+    const authorized = <T>(op: () => Promise<T>) => this.oauth ? this.oauth.run(op, { budget }) : op()
+    const live = await authorized(() => this.open())
     if (this.config.cachedTools)
       return this.config.cachedTools
     const tools: McpToolSchema[] = []
     let cursor: string | undefined
     do {
-      const page = await live.client.listTools(cursor ? { cursor } : undefined, { timeout: this.bootstrapTimeout })
+      const params = cursor ? { cursor } : undefined
+      const page = await authorized(() => live.client.listTools(params, { timeout: this.bootstrapTimeout }))
       tools.push(...page.tools as McpToolSchema[])
       cursor = page.nextCursor
     } while (cursor)
@@ -106,10 +111,9 @@ class ServerRuntime {
     const { transport, stderrTail } = createTransport(this.config, {
       onStderr: this.onStderr,
       execution: this.options.execution,
-      authProvider: this.oauth?.provider,
+      wrapFetch: this.oauth ? base => this.oauth!.wrapFetch(base) : undefined,
     })
-    this.oauth?.attach(transport)
-    const client = new Client(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, { capabilities: {} })
+    const client = createMcpClient(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, this.config.name, this.options.onElicitation)
     const live: Live = { client, transport }
     this.lastStderrTail = stderrTail
     // Registered first, so whatever happens next (including an outer timeout) still reaps the transport.
@@ -194,9 +198,11 @@ class ServerRuntime {
     return (await this.connecting).client
   }
 
-  call = async (tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> => {
+  call = async (tool: string, args: Record<string, unknown>, signal: AbortSignal, control?: McpCallControl): Promise<McpCallResult> => {
     const client = await this.client()
-    return await client.callTool({ name: tool, arguments: args }, undefined, { signal }) as McpCallResult
+    const request = async () => await client.callTool({ name: tool, arguments: args }, undefined, { signal }) as McpCallResult
+    // A mid-run 401 or step-up runs the OAuth flow; the tool's timer stops while the user is away.
+    return this.oauth ? this.oauth.run(request, { signal, pause: control?.pauseTimeout }) : request()
   }
 
   /** `onClose` (the agent's `mcp:close`) for a server that was up, bounded by `closeTimeout` so a stuck listener cannot hold teardown. */

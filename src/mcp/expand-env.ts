@@ -28,7 +28,7 @@ function expandRecord(record: Record<string, string> | undefined, env: Env) {
 /**
  * Expand placeholders in the fields that reach the transport: `command`,
  * `args`, `env` values, `cwd`, `url` and `headers` values, and the OAuth
- * client's `clientId` and `clientSecret`. A `preExpanded`
+ * client's `clientId`, `clientSecret` and `privateKey`. A `preExpanded`
  * config is returned unchanged because its loader has its own, narrower rules.
  */
 export function expandServerConfig(config: McpServerConfig, env: Env = process.env): McpServerConfig {
@@ -43,6 +43,6 @@ export function expandServerConfig(config: McpServerConfig, env: Env = process.e
     cwd: one(config.cwd),
     url: one(config.url),
     headers: expandRecord(config.headers, env),
-    oauth: config.oauth && { ...config.oauth, clientId: expandEnvString(config.oauth.clientId, env), clientSecret: one(config.oauth.clientSecret) },
+    oauth: config.oauth && { ...config.oauth, clientId: expandEnvString(config.oauth.clientId, env), clientSecret: one(config.oauth.clientSecret), privateKey: one(config.oauth.privateKey) },
   }
 }

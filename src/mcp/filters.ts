@@ -1,5 +1,5 @@
 import type { McpServerConfig, McpToolSchema } from './types'
-import { validateOAuthConfig } from './oauth/session'
+import { validateOAuthConfig } from './oauth/config'
 
 /** Reject configs this module cannot honor, before anything is spawned. */
 export function validateServerConfig(config: McpServerConfig): void {

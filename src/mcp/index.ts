@@ -1,6 +1,8 @@
 export { connectMcpServers, DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CLOSE_TIMEOUT_MS } from './connect'
 export { ContextStdioTransport } from './context-transport'
 export type { ContextStdioTransportOptions } from './context-transport'
+export { elicitThroughAskUser } from './elicitation'
+export type { McpElicitationContext, McpElicitationHandler } from './elicitation'
 export { expandEnvString, expandServerConfig } from './expand-env'
 export { filterTools, validateServerConfig } from './filters'
 export { canonicalMcpToolName, isMcpToolName, MAX_WIRE_NAME_LENGTH, MCP_TOOL_PREFIX, sanitizeMcpName, wireMcpToolName } from './naming'
@@ -8,6 +10,7 @@ export {
   createFileMcpCredentialStore,
   createMemoryMcpCredentialStore,
   DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+  MAX_AUTHORIZATIONS_PER_REQUEST,
   McpAuthRequiredError,
   mcpCredentialKey,
   normalizeServerConfig,
@@ -18,7 +21,7 @@ export type { PinnedFetchOptions } from './pinned-fetch'
 export { createMcpServerPool, isPoolableServer } from './pool'
 export type { McpPoolAcquireOptions, McpPooledServerInfo, McpPooledServerState, McpServerLease, McpServerPool, McpServerPoolOptions } from './pool'
 export { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS, mapCallResult, McpToolError, toToolOutput } from './tools'
-export type { McpCallFn, McpCallResult, McpToolDefOptions } from './tools'
+export type { McpCallControl, McpCallFn, McpCallResult, McpToolDefOptions } from './tools'
 export type {
   ConnectMcpServersOptions,
   McpAuthRequiredContext,

@@ -1,7 +1,8 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { McpServerConfig } from './types'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { withTimeout } from '../agent/operation-timeout'
+import { createMcpClient } from './elicitation'
 import { createTransport, transportPid } from './transports'
 
 export interface McpServerPoolOptions {
@@ -181,7 +182,8 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
           hook.onStderr?.(chunk)
       },
     })
-    const client = new Client(opts.clientInfo, { capabilities: {} })
+    // Shared between sessions, so no one session's host answers its elicitations: none are announced.
+    const client = createMcpClient(opts.clientInfo, config.name)
     const entry: Entry = {
       key,
       info,

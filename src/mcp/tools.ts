@@ -30,8 +30,14 @@ export interface McpCallResult {
   toolResult?: unknown
 }
 
+/** What the call may do with the tool's own timer. */
+export interface McpCallControl {
+  /** Stop the timeout clock (while the user authorizes access); the returned function restarts it with the time that was left. */
+  pauseTimeout: () => () => void
+}
+
 /** What a tool needs from its server: make one call, bounded by `signal`. */
-export type McpCallFn = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<McpCallResult>
+export type McpCallFn = (tool: string, args: Record<string, unknown>, signal: AbortSignal, control?: McpCallControl) => Promise<McpCallResult>
 
 type Block = Record<string, unknown>
 
@@ -112,6 +118,42 @@ function toInputSchema(schema: Record<string, unknown> | undefined): Record<stri
   return schema.type === undefined ? { type: 'object', ...schema } : { ...schema }
 }
 
+/** A timeout (`0`: none) whose clock can be stopped and restarted; pauses nest. */
+function pausableTimeout(timeoutMs: number, onTimeout: () => void) {
+  let left = timeoutMs
+  let startedAt = Date.now()
+  let handle: ReturnType<typeof setTimeout> | undefined
+  let paused = 0
+  const start = () => {
+    startedAt = Date.now()
+    handle = setTimeout(onTimeout, Math.max(0, left))
+  }
+  if (timeoutMs > 0)
+    start()
+  return {
+    pause: () => {
+      if (timeoutMs > 0 && paused++ === 0 && handle) {
+        clearTimeout(handle)
+        handle = undefined
+        left -= Date.now() - startedAt
+      }
+      let resumed = false
+      return () => {
+        if (resumed || timeoutMs <= 0)
+          return
+        resumed = true
+        if (--paused === 0 && left !== -Infinity)
+          start()
+      }
+    },
+    clear: () => {
+      clearTimeout(handle)
+      handle = undefined
+      left = -Infinity
+    },
+  }
+}
+
 export interface McpToolDefOptions {
   server: string
   canonicalName: string
@@ -135,13 +177,11 @@ export function createMcpToolDef(options: McpToolDefOptions): ToolDef<Record<str
     mcp: { server, tool: schema.name },
     async execute(input, ctx) {
       const timer = new AbortController()
-      const handle = timeoutMs > 0
-        ? setTimeout(() => timer.abort(new OperationTimeoutError(`MCP tool ${server}/${schema.name}`, timeoutMs)), timeoutMs)
-        : undefined
+      const clock = pausableTimeout(timeoutMs, () => timer.abort(new OperationTimeoutError(`MCP tool ${server}/${schema.name}`, timeoutMs)))
       const signal = AbortSignal.any([ctx.signal, timer.signal])
       let result: McpCallResult
       try {
-        result = await call(schema.name, input ?? {}, signal)
+        result = await call(schema.name, input ?? {}, signal, { pauseTimeout: clock.pause })
       }
       catch (error) {
         // The SDK wraps an abort reason in its own error; give callers the real cause.
@@ -152,7 +192,7 @@ export function createMcpToolDef(options: McpToolDefOptions): ToolDef<Record<str
         throw error
       }
       finally {
-        clearTimeout(handle)
+        clock.clear()
       }
       const blocks = mapCallResult(result)
       if (result.isError)

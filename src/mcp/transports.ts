@@ -1,5 +1,4 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ExecutionContext } from '../contexts/types'
 import type { McpServerConfig } from './types'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
@@ -18,8 +17,8 @@ export interface TransportOptions {
   onStderr?: (chunk: string) => void
   /** Where `scope: 'context'` stdio servers run (see context-transport.ts). */
   execution?: ExecutionContext
-  /** OAuth for sse / streamable-http servers (see oauth/provider.ts). */
-  authProvider?: OAuthClientProvider
+  /** OAuth for sse / streamable-http servers: wraps the transport's fetch (see oauth/session.ts). */
+  wrapFetch?: (base: FetchLike | undefined) => FetchLike
 }
 
 export interface CreatedTransport {
@@ -62,9 +61,11 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
   }
   const url = new URL(config.url!)
   const requestInit: RequestInit | undefined = config.headers ? { headers: { ...config.headers } } : undefined
+  const pinned = pinnedTransportOptions(config)
+  const fetchOptions = options.wrapFetch ? { ...pinned, fetch: options.wrapFetch(pinned?.fetch) } : pinned
   const transport = config.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit, ...pinnedTransportOptions(config), authProvider: options.authProvider })
-    : new StreamableHTTPClientTransport(url, { requestInit, ...pinnedTransportOptions(config), authProvider: options.authProvider })
+    ? new SSEClientTransport(url, { requestInit, ...fetchOptions })
+    : new StreamableHTTPClientTransport(url, { requestInit, ...fetchOptions })
   return { transport, stderrTail: () => '' }
 }
 

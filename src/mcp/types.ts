@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { ToolMap } from '../tools/types'
+import type { McpElicitationHandler } from './elicitation'
 import type { McpCredentialStore } from './oauth/types'
 import type { McpServerPool } from './pool'
 
@@ -26,6 +27,18 @@ export interface McpOAuthClientConfig {
   callbackPort?: number
   /** Space-separated scopes to request when the server does not name its own. */
   scope?: string
+  /**
+   * `'authorization_code'` (default): a user approves access in a browser.
+   * `'client_credentials'`: machine-to-machine, no user; the client
+   * authenticates with `tokenEndpointAuthMethod` and gets a token directly.
+   */
+  grantType?: 'authorization_code' | 'client_credentials'
+  /** How a `client_credentials` client proves itself. Default `'client_secret_basic'`. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
+  /** PEM (PKCS#8) private key signing the `private_key_jwt` assertion (`${VAR}` is expanded). Absent: a `private_key` saved in the credential store for this server. */
+  privateKey?: string
+  /** JWS algorithm of the `private_key_jwt` assertion. Default `'RS256'`. */
+  signingAlgorithm?: string
 }
 
 /** Configuration of one MCP server the agent connects to and exposes as tools. */
@@ -144,9 +157,10 @@ export interface McpCloseContext {
 }
 
 /**
- * `mcp:auth:required`: an OAuth server needs the user to authorize access.
- * Open `authorizationUrl` in a browser; the connection resumes when the
- * provider redirects to the loopback callback.
+ * `mcp:auth:required`: an OAuth server needs the user to authorize access,
+ * at connect time or for a later request (a 401, or a step-up to more
+ * scope). Open `authorizationUrl` in a browser; the refused request is made
+ * again when the provider redirects to the loopback callback.
  */
 export interface McpAuthRequiredContext {
   server: string
@@ -177,6 +191,12 @@ export interface ConnectMcpServersOptions {
   onClose?: (ctx: McpCloseContext) => void | Promise<void>
   /** An OAuth server needs the user (the agent fires `mcp:auth:required`). */
   onAuthRequired?: (ctx: McpAuthRequiredContext) => void | Promise<void>
+  /**
+   * Answer servers' `elicitation/create` requests (the agent fires `mcp:elicitation`, or uses an
+   * `ask_user` tool's host callback). Given: the client announces `elicitation: { form: {} }`.
+   * Absent: it announces no capabilities, and an elicitation sent anyway is declined.
+   */
+  onElicitation?: McpElicitationHandler
   /** Where OAuth tokens and client registrations are kept between connections. Default: in memory, per call. */
   credentialStore?: McpCredentialStore
   /** How long the user gets to approve an OAuth server in the browser, in milliseconds (`0`: no bound). Default 120000. */

@@ -40,9 +40,17 @@ export interface PresentPlanInput {
   plan: string
 }
 
+/** The callback behind each `ask_user` tool, so other questions for the user (MCP elicitation) reach the same UI. */
+const askUserCallbacks = new WeakMap<object, AskUserCallback>()
+
+/** The host callback of an `ask_user` tool made by `createAskUserTool`, else undefined. */
+export function askUserCallbackOf(def: unknown): AskUserCallback | undefined {
+  return def && typeof def === 'object' ? askUserCallbacks.get(def) : undefined
+}
+
 /** `ask_user`, wired to `askUser`. */
 export function createAskUserTool(askUser: AskUserCallback): ToolDef<AskUserInput> {
-  return tool({
+  const def = tool({
     name: 'ask_user',
     description: 'Ask the user a question and wait for the answer. Use it when a decision or a fact only the user has blocks the task; '
       + 'do not ask for what you can find out yourself. Offer `options` when the answer is one of a few choices.',
@@ -56,6 +64,8 @@ export function createAskUserTool(askUser: AskUserCallback): ToolDef<AskUserInpu
       return text === '' ? 'The user gave no answer.' : `The user answered: ${text}`
     },
   })
+  askUserCallbacks.set(def, askUser)
+  return def
 }
 
 /** `present_plan`, wired to `presentPlan`. */

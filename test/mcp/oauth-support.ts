@@ -1,6 +1,6 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { createHash, createPublicKey, randomBytes, randomUUID, verify } from 'node:crypto'
 import { createServer } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
@@ -43,6 +43,8 @@ function token() {
 export interface TestOAuthClient {
   clientId: string
   clientSecret?: string
+  /** PEM public key that verifies this client's `private_key_jwt` assertions. */
+  publicKey?: string
   /** Exact redirect URIs accepted at /authorize; absent: any loopback `/callback`. */
   redirectUris?: string[]
 }
@@ -60,21 +62,24 @@ export interface TokenRequest {
   grantType: string
   clientId?: string
   /** How the client authenticated: `basic`, `post` or `none`. */
-  clientAuth: 'basic' | 'post' | 'none'
+  clientAuth: 'basic' | 'post' | 'none' | 'jwt'
   clientSecret?: string
   redirectUri?: string
+  scope?: string
+  /** Claims of a verified `private_key_jwt` assertion. */
+  assertion?: Record<string, unknown>
 }
 
 /** A local OAuth 2.1 authorization server that approves every authorization on its own. */
 export interface TestAuthServer {
   url: string
-  counts: { metadata: number, register: number, authorize: number, authorizationCode: number, refresh: number, refreshRejected: number }
+  counts: { metadata: number, register: number, authorize: number, authorizationCode: number, refresh: number, refreshRejected: number, clientCredentials: number }
   /** Query of every /authorize request. */
   authorizeRequests: URLSearchParams[]
   tokenRequests: TokenRequest[]
   registrations: Array<Record<string, unknown>>
-  /** Whether an access token is currently good. */
-  isValid: (accessToken: string) => boolean
+  /** Whether an access token is currently good (and, with `scope`, was granted every scope listed). */
+  isValid: (accessToken: string, scope?: string) => boolean
   /** Make every access token issued so far stop working (as if their lifetime ran out). */
   expireAccessTokens: () => void
   /** Forget every refresh token (as if the grant had been revoked). */
@@ -87,18 +92,19 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   const ttl = options.accessTokenTtl ?? 3600
   const clients = new Map<string, TestOAuthClient>((options.clients ?? []).map(c => [c.clientId, c]))
   const codes = new Map<string, { clientId: string, challenge: string, redirectUri: string, scope?: string }>()
-  const accessTokens = new Map<string, { expiresAt: number }>()
-  const refreshTokens = new Map<string, { clientId: string }>()
+  const accessTokens = new Map<string, { expiresAt: number, scope: Set<string> }>()
+  const refreshTokens = new Map<string, { clientId: string, scope?: string }>()
+  const seenJti = new Set<string>()
 
   const state: TestAuthServer = {
     url: '',
-    counts: { metadata: 0, register: 0, authorize: 0, authorizationCode: 0, refresh: 0, refreshRejected: 0 },
+    counts: { metadata: 0, register: 0, authorize: 0, authorizationCode: 0, refresh: 0, refreshRejected: 0, clientCredentials: 0 },
     authorizeRequests: [],
     tokenRequests: [],
     registrations: [],
-    isValid: (accessToken) => {
+    isValid: (accessToken, scope) => {
       const entry = accessTokens.get(accessToken)
-      return !!entry && entry.expiresAt > Date.now()
+      return !!entry && entry.expiresAt > Date.now() && (scope ?? '').split(' ').every(s => !s || entry.scope.has(s))
     },
     expireAccessTokens: () => {
       for (const entry of accessTokens.values())
@@ -108,12 +114,40 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
     close: async () => {},
   }
 
-  const issue = (clientId: string) => {
+  const issue = (clientId: string, scope?: string, refreshable = true) => {
     const access = token()
+    accessTokens.set(access, { expiresAt: Date.now() + ttl * 1000, scope: new Set((scope ?? '').split(' ').filter(Boolean)) })
+    const scoped = scope ? { scope } : {}
+    if (!refreshable)
+      return { access_token: access, token_type: 'Bearer', expires_in: ttl, ...scoped }
     const refresh = token()
-    accessTokens.set(access, { expiresAt: Date.now() + ttl * 1000 })
-    refreshTokens.set(refresh, { clientId })
-    return { access_token: access, token_type: 'Bearer', expires_in: ttl, refresh_token: refresh }
+    refreshTokens.set(refresh, { clientId, scope })
+    return { access_token: access, token_type: 'Bearer', expires_in: ttl, refresh_token: refresh, ...scoped }
+  }
+
+  /** Check an RFC 7523 client assertion: signature with the client's key, issuer, subject, audience, lifetime and replay. */
+  const verifyAssertion = (jwt: string, client: TestOAuthClient): Record<string, unknown> | undefined => {
+    const [head, body, signature] = jwt.split('.')
+    if (!head || !body || !signature || !client.publicKey)
+      return undefined
+    const header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8')) as { alg?: string }
+    const algorithms: Record<string, { hash: string, dsa?: boolean }> = { RS256: { hash: 'sha256' }, ES256: { hash: 'sha256', dsa: true } }
+    const alg = algorithms[header.alg ?? '']
+    if (!alg)
+      return undefined
+    const key = createPublicKey(client.publicKey)
+    const ok = verify(alg.hash, Buffer.from(`${head}.${body}`), alg.dsa ? { key, dsaEncoding: 'ieee-p1363' } : key, Buffer.from(signature, 'base64url'))
+    if (!ok)
+      return undefined
+    const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>
+    const audiences = [state.url, `${state.url}/`, `${state.url}/token`]
+    const now = Math.floor(Date.now() / 1000)
+    if (claims.iss !== client.clientId || claims.sub !== client.clientId || !audiences.includes(String(claims.aud)))
+      return undefined
+    if (typeof claims.exp !== 'number' || claims.exp < now || typeof claims.jti !== 'string' || seenJti.has(claims.jti))
+      return undefined
+    seenJti.add(claims.jti)
+    return claims
   }
 
   const loopbackCallback = (uri: string) => LOOPBACK_CALLBACK.test(uri)
@@ -128,9 +162,10 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         token_endpoint: `${state.url}/token`,
         ...(registration ? { registration_endpoint: `${state.url}/register` } : {}),
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
+        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
         code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+        token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256'],
       })
       return
     }
@@ -182,9 +217,23 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         clientAuth = 'basic'
       }
       const grantType = form.get('grant_type') ?? ''
-      state.tokenRequests.push({ grantType, clientId, clientAuth, clientSecret, redirectUri: form.get('redirect_uri') ?? undefined })
+      const jwt = form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' ? form.get('client_assertion') ?? undefined : undefined
+      if (jwt) {
+        clientAuth = 'jwt'
+        clientId ??= JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8') || '{}').iss as string | undefined
+      }
+      const request: TokenRequest = { grantType, clientId, clientAuth, clientSecret, redirectUri: form.get('redirect_uri') ?? undefined, scope: form.get('scope') ?? undefined }
+      state.tokenRequests.push(request)
       const client = clients.get(clientId ?? '')
-      if (!client || (client.clientSecret !== undefined && client.clientSecret !== clientSecret)) {
+      if (client?.publicKey) {
+        // A key-bound client authenticates with a signed assertion and nothing else.
+        request.assertion = jwt ? verifyAssertion(jwt, client) : undefined
+        if (!request.assertion) {
+          json(res, 401, { error: 'invalid_client', error_description: 'bad or missing client assertion' })
+          return
+        }
+      }
+      else if (!client || (client.clientSecret !== undefined && client.clientSecret !== clientSecret)) {
         json(res, 401, { error: 'invalid_client' })
         return
       }
@@ -198,7 +247,16 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
           return
         }
         state.counts.authorizationCode++
-        json(res, 200, issue(client.clientId))
+        json(res, 200, issue(client.clientId, entry.scope))
+        return
+      }
+      if (grantType === 'client_credentials') {
+        if (!client.clientSecret && !client.publicKey) {
+          json(res, 401, { error: 'invalid_client', error_description: 'public clients cannot use client_credentials' })
+          return
+        }
+        state.counts.clientCredentials++
+        json(res, 200, issue(client.clientId, form.get('scope') ?? undefined, false))
         return
       }
       if (grantType === 'refresh_token') {
@@ -212,7 +270,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         // Rotation: the presented refresh token is spent.
         refreshTokens.delete(presented)
         state.counts.refresh++
-        json(res, 200, issue(client.clientId))
+        json(res, 200, issue(client.clientId, entry.scope))
         return
       }
       json(res, 400, { error: 'unsupported_grant_type' })
@@ -238,8 +296,10 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
 export interface ProtectedMcpServer {
   url: string
   sseUrl: string
-  /** Requests answered 401. */
+  /** Requests answered 401 (or 403). */
   rejected: number
+  /** Every refusal: HTTP status, the JSON-RPC methods (or the HTTP method) and the `WWW-Authenticate` sent. */
+  refusals: Array<{ status: number, methods: string[], challenge: string }>
   /** Bearer tokens of the requests let through. */
   accepted: string[]
   close: () => Promise<void>
@@ -247,10 +307,34 @@ export interface ProtectedMcpServer {
 
 const RESOURCE_METADATA = '/.well-known/oauth-protected-resource'
 
-export async function startProtectedMcpServer(auth: TestAuthServer): Promise<ProtectedMcpServer> {
+/** How a protected server decides, per request, what it needs. */
+export interface ProtectedServerOptions {
+  /** JSON-RPC methods served without a token (`'GET'` / `'DELETE'` name those HTTP requests). */
+  open?: string[]
+  /** Scopes each request needs, keyed by JSON-RPC method or `tools/call:<tool>`; named in the challenges. */
+  scopes?: Record<string, string>
+  /** Refuse every protected request with 401, valid token or not. */
+  refuseAll?: boolean
+}
+
+/** What the requests in one POST body (or one GET / DELETE) are. */
+function requestMethods(req: IncomingMessage, body: unknown): string[] {
+  if (req.method !== 'POST')
+    return [req.method ?? 'GET']
+  return (Array.isArray(body) ? body : [body]).map((message) => {
+    const m = message as { method?: string, params?: { name?: string } } | undefined
+    if (!m?.method)
+      return '(response)'
+    return m.method === 'tools/call' ? `tools/call:${m.params?.name}` : m.method
+  })
+}
+
+export async function startProtectedMcpServer(auth: TestAuthServer, options: ProtectedServerOptions = {}): Promise<ProtectedMcpServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport, server: McpServer }>()
   const sseSessions = new Map<string, { transport: SSEServerTransport, server: McpServer }>()
-  const state: ProtectedMcpServer = { url: '', sseUrl: '', rejected: 0, accepted: [], close: async () => {} }
+  const state: ProtectedMcpServer = { url: '', sseUrl: '', rejected: 0, refusals: [], accepted: [], close: async () => {} }
+  const open = new Set(options.open ?? [])
+  const needed = (methods: string[]) => [...new Set(methods.flatMap(m => (options.scopes?.[m] ?? options.scopes?.[m.split(':')[0]] ?? '').split(' ')).filter(Boolean))].join(' ')
   let origin = ''
   const build = () => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' })
@@ -258,6 +342,10 @@ export async function startProtectedMcpServer(auth: TestAuthServer): Promise<Pro
       description: 'Add two numbers',
       inputSchema: { a: z.number(), b: z.number() },
     }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }))
+    server.registerTool('write', {
+      description: 'Write a note',
+      inputSchema: { note: z.string() },
+    }, async ({ note }) => ({ content: [{ type: 'text', text: `wrote ${note}` }] }))
     return server
   }
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -273,16 +361,24 @@ export async function startProtectedMcpServer(auth: TestAuthServer): Promise<Pro
       json(res, 404, { error: 'not_found' })
       return
     }
+    const text = req.method === 'POST' ? await readBody(req) : ''
+    const body = text ? JSON.parse(text) as unknown : undefined
+    const methods = requestMethods(req, body)
     const bearer = req.headers.authorization?.match(BEARER)?.[1]
-    if (!bearer || !auth.isValid(bearer)) {
-      state.rejected++
-      await readBody(req)
-      json(res, 401, { error: 'invalid_token' }, {
-        'www-authenticate': `Bearer error="invalid_token", resource_metadata="${origin}${RESOURCE_METADATA}${resource}"`,
-      })
-      return
+    if (!methods.every(m => open.has(m))) {
+      const scope = needed(methods)
+      const refuse = (status: 401 | 403, error: string) => {
+        state.rejected++
+        const challenge = `Bearer error="${error}"${scope ? `, scope="${scope}"` : ''}, resource_metadata="${origin}${RESOURCE_METADATA}${resource}"`
+        state.refusals.push({ status, methods, challenge })
+        json(res, status, { error }, { 'www-authenticate': challenge })
+      }
+      if (!bearer || !auth.isValid(bearer) || options.refuseAll)
+        return refuse(401, 'invalid_token')
+      if (!auth.isValid(bearer, scope))
+        return refuse(403, 'insufficient_scope')
+      state.accepted.push(bearer)
     }
-    state.accepted.push(bearer)
     if (url.pathname === '/sse') {
       const transport = new SSEServerTransport('/messages', res)
       const entry = { transport, server: build() }
@@ -297,11 +393,9 @@ export async function startProtectedMcpServer(auth: TestAuthServer): Promise<Pro
         json(res, 404, { error: 'unknown_session' })
         return
       }
-      await entry.transport.handlePostMessage(req, res)
+      await entry.transport.handlePostMessage(req, res, body)
       return
     }
-    const text = req.method === 'POST' ? await readBody(req) : ''
-    const body = text ? JSON.parse(text) as unknown : undefined
     const entry = await streamableSession(sessions, req, () => build())
     await entry.transport.handleRequest(req, res, body)
   }

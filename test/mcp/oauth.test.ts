@@ -174,14 +174,26 @@ describe('oauth: dynamic registration', () => {
     expect(await mcp.tools.mcp__calc__add.execute({ a: 3, b: 4 }, toolContext())).toBe('7')
   })
 
-  it('a refused refresh during a tool call fails that call without asking the user', async () => {
+  it('a refused refresh during a tool call asks the user again, then the call goes through', async () => {
     const user = browser()
     const mcp = await connect([server()], { onAuthRequired: user.onAuthRequired })
     auth.expireAccessTokens()
     auth.revokeRefreshTokens()
-    await expect(mcp.tools.mcp__calc__add.execute({ a: 1, b: 1 }, toolContext())).rejects.toThrow()
+    expect(await mcp.tools.mcp__calc__add.execute({ a: 1, b: 1 }, toolContext())).toBe('2')
     expect(auth.counts.refreshRejected).toBe(1)
-    expect(user.seen).toHaveLength(1)
+    expect(user.seen).toHaveLength(2)
+    expect(auth.counts).toMatchObject({ register: 1, authorize: 2 })
+  })
+
+  it('headless: a refused refresh during a tool call fails that call with McpAuthRequiredError', async () => {
+    const store = createMemoryMcpCredentialStore()
+    await connect([server()], { onAuthRequired: browser().onAuthRequired, credentialStore: store })
+    const headless = await connect([server()], { credentialStore: store })
+    auth.expireAccessTokens()
+    auth.revokeRefreshTokens()
+    const error = await Promise.resolve(headless.tools.mcp__calc__add.execute({ a: 1, b: 1 }, toolContext())).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(McpAuthRequiredError)
+    expect((error as McpAuthRequiredError).authorizationUrl).toMatch(new RegExp(`^${auth.url}/authorize\\?`))
     expect(auth.counts.authorize).toBe(1)
   })
 

@@ -1,9 +1,19 @@
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { LoopbackCallback } from './callback-server'
 import type { McpCredentialStore, McpStoredCredentials } from './types'
 import { randomBytes } from 'node:crypto'
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
 import { CALLBACK_PATH, startLoopbackCallback } from './callback-server'
+
+/** A machine-to-machine client (`grantType: 'client_credentials'`), already expanded. */
+export interface ClientCredentialsInit {
+  method: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
+  /** PEM (PKCS#8) key for `private_key_jwt`; absent: `private_key` saved in the store for this server. */
+  privateKey?: string
+  /** JWS algorithm of the assertion. */
+  signingAlgorithm: string
+}
 
 export interface StoreOAuthProviderInit {
   /** Store key of the server (see `mcpCredentialKey`). */
@@ -17,12 +27,24 @@ export interface StoreOAuthProviderInit {
   scope?: string
   /** Pin the loopback redirect to this port. */
   callbackPort?: number
+  /** Set for the client-credentials grant: no user, no redirect, no registration. */
+  clientCredentials?: ClientCredentialsInit
 }
 
 /** An authorization the user has to approve. */
 export interface PendingAuthorization {
   url: URL
   state: string
+}
+
+/**
+ * Thrown inside the SDK's `auth()` when a silent run (a refresh, from the
+ * request path) reaches a step that needs the user: a registration or a new
+ * authorization. Nothing is registered and no URL is built; the request fails
+ * with its 401 and the session runs the interactive flow.
+ */
+export class OAuthInteractionNeeded extends Error {
+  override name = 'OAuthInteractionNeeded'
 }
 
 function loopbackPort(uri: unknown): number | undefined {
@@ -46,59 +68,116 @@ function isEmpty(record: McpStoredCredentials): boolean {
  * saves is written through to the store under one key, so tokens and the
  * client registration outlive the connection.
  *
- * While a connection attempt runs (between `begin()` and `end()`) it also owns
- * the loopback callback listener: it starts when the SDK begins an
- * authorization (so a connection whose tokens are still good never opens a
- * port) and is closed by `end()`.
+ * It runs in one of two modes. Silent (the default) only ever refreshes or,
+ * for the client-credentials grant, asks for a new token: a step that needs
+ * the user throws `OAuthInteractionNeeded`. Between `beginInteractive()` and
+ * `endInteractive()` it owns the loopback callback listener, whose real port
+ * is what a dynamic registration names, so the redirect URI registered is
+ * one that something listens on.
  */
 export class StoreOAuthProvider implements OAuthClientProvider {
   private record: McpStoredCredentials = {}
   private discovery?: OAuthDiscoveryState
   private listener?: Promise<LoopbackCallback>
-  private attempting = false
+  private interactive = false
   private pending?: PendingAuthorization
   private lastState?: string
   /** Redirect URI of the listener started in this attempt. */
   private boundUrl?: string
+  /** Scope of the grant being asked for, kept with the tokens when the server does not echo it. */
+  private requestedScope?: string
   private writes: Promise<void> = Promise.resolve()
-  /** An SDK `auth()` run has started and has neither saved tokens nor asked for the user. */
-  authInFlight = false
+  readonly addClientAuthentication?: AddClientAuthentication
 
-  constructor(private readonly init: StoreOAuthProviderInit) {}
-
-  /** Start a connection attempt: read the store afresh, and allow the loopback listener. */
-  async begin(): Promise<void> {
-    this.attempting = true
-    this.authInFlight = false
-    this.pending = undefined
-    await this.reload()
+  constructor(private readonly init: StoreOAuthProviderInit) {
+    const cc = init.clientCredentials
+    if (cc?.method === 'private_key_jwt') {
+      // The key is read when a token is asked for, so one saved in the store after connecting is used.
+      this.addClientAuthentication = async (headers, params, url, metadata) => {
+        const privateKey = cc.privateKey ?? this.storedString('private_key')
+        if (!privateKey)
+          throw new Error('private_key_jwt needs oauth.privateKey, or a private_key saved in the credential store for this server')
+        const clientId = init.client!.clientId
+        const sign = createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg: cc.signingAlgorithm })
+        params.set('client_id', clientId)
+        await sign(headers, params, url, metadata)
+      }
+    }
   }
 
-  /** Close the loopback listener; an authorization started later (mid-session) cannot be completed. */
-  async end(): Promise<void> {
-    this.attempting = false
+  /** Read the store afresh (another connection may have rotated the tokens). */
+  async reload(): Promise<void> {
+    await this.writes
+    this.record = (await this.init.store.load(this.init.key)) ?? {}
+  }
+
+  /** The access token requests are sent with, if any. */
+  accessToken(): string | undefined {
+    return this.record.tokens?.access_token
+  }
+
+  /** The scope the current token was granted (as the server said, or as it was asked for). */
+  grantedScope(): string | undefined {
+    return this.record.tokens?.scope
+  }
+
+  /** Whether the stored access token is past its `expires_at` (with a small margin). */
+  expired(now = Date.now()): boolean {
+    const expiresAt = this.record.tokens?.expires_at
+    return typeof expiresAt === 'number' && expiresAt - 5_000 <= now
+  }
+
+  /** Whether a token can be had without the user: a refresh token is stored, or the grant is client credentials. */
+  canRenewSilently(): boolean {
+    return !!this.init.clientCredentials || !!this.record.tokens?.refresh_token
+  }
+
+  /**
+   * Start an interactive attempt: the loopback listener is bound (unless its
+   * port is pinned) before anything is registered. The refresh token is
+   * hidden meanwhile: the request path already tried it, and a step-up needs
+   * a new grant anyway (a refresh cannot widen the scope).
+   */
+  async beginInteractive(options: { scope?: string }): Promise<void> {
+    this.interactive = true
+    this.requestedScope = options.scope
+    this.pending = undefined
+    await this.reload()
+    if (this.init.callbackPort === undefined)
+      this.boundUrl = (await this.ensureListener()).redirectUrl
+  }
+
+  /** Close the loopback listener and go back to silent mode. */
+  async endInteractive(): Promise<void> {
+    this.interactive = false
     this.boundUrl = undefined
+    this.pending = undefined
     const listener = this.listener
     this.listener = undefined
     if (listener)
       await listener.then(l => l.close(), () => {})
   }
 
-  /** The authorization the SDK asked the user for since the last call, if any. */
+  /** A silent run (refresh or client-credentials grant) asking for `scope`. */
+  prepareSilent(scope: string | undefined): void {
+    this.requestedScope = scope
+  }
+
+  /** The authorization the SDK asked the user for, if any. */
   takeAuthorization(): PendingAuthorization | undefined {
     const pending = this.pending
     this.pending = undefined
     return pending
   }
 
-  /** The running loopback listener (started by the SDK's authorization request). */
+  /** The running loopback listener. */
   async callback(): Promise<LoopbackCallback | undefined> {
     return this.listener
   }
 
-  private async reload(): Promise<void> {
-    await this.writes
-    this.record = (await this.init.store.load(this.init.key)) ?? {}
+  private storedString(field: string): string | undefined {
+    const value = this.record.client?.[field]
+    return typeof value === 'string' && value !== '' ? value : undefined
   }
 
   private update(change: (record: McpStoredCredentials) => McpStoredCredentials): Promise<void> {
@@ -137,35 +216,43 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return this.listener
   }
 
-  get redirectUrl(): string {
+  /** Absent for the client-credentials grant: that is how the SDK knows the flow is not interactive. */
+  get redirectUrl(): string | undefined {
+    if (this.init.clientCredentials)
+      return undefined
     if (this.boundUrl)
       return this.boundUrl
     const port = this.init.callbackPort ?? this.registeredPort()
+    // The port-less form only tells the SDK the flow is interactive (so it tries a refresh); it is
+    // never registered or sent, since both happen in an interactive attempt, after the listener is bound.
     return port !== undefined ? `http://127.0.0.1:${port}${CALLBACK_PATH}` : `http://127.0.0.1${CALLBACK_PATH}`
   }
 
   get clientMetadata(): OAuthClientMetadata {
+    const cc = this.init.clientCredentials
+    const scope = this.requestedScope ?? this.init.scope
+    if (cc) {
+      return {
+        client_name: this.init.clientName,
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: cc.method,
+        ...(scope ? { scope } : {}),
+      }
+    }
     return {
       client_name: this.init.clientName,
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [this.redirectUrl!],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
-      ...(this.init.scope ? { scope: this.init.scope } : {}),
+      ...(scope ? { scope } : {}),
     }
   }
 
-  /**
-   * The SDK calls this first in every `auth()` run. That is where the flow
-   * re-reads the store (another connection may have rotated the refresh
-   * token) and, unless the redirect port is pinned, starts the listener: its
-   * port must be known before a dynamic registration names the redirect URI.
-   */
+  /** Re-read the store at the start of every SDK `auth()` run. */
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    this.authInFlight = true
     await this.reload()
-    if (this.attempting && this.init.callbackPort === undefined)
-      this.boundUrl = (await this.ensureListener()).redirectUrl
     return this.discovery
   }
 
@@ -173,10 +260,11 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     this.discovery = state
   }
 
-  /** Called right before the authorization URL is built: a pinned port is only bound when the user is really needed. */
+  /** Called right before the authorization URL is built: only an interactive attempt gets that far. */
   async state(): Promise<string> {
-    if (this.attempting)
-      this.boundUrl = (await this.ensureListener()).redirectUrl
+    if (!this.interactive)
+      throw new OAuthInteractionNeeded('the server needs a new authorization from the user')
+    this.boundUrl = (await this.ensureListener()).redirectUrl
     this.lastState = randomBytes(24).toString('base64url')
     return this.lastState
   }
@@ -188,13 +276,19 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       // A secret the host saved for this server applies when it names no other client.
       const storedSecret = stored && (stored.client_id === undefined || stored.client_id === clientId) ? stored.client_secret : undefined
       const secret = clientSecret || storedSecret
-      return secret ? { client_id: clientId, client_secret: secret } : { client_id: clientId }
+      const method = this.init.clientCredentials?.method
+      const info: OAuthClientInformationMixed = secret ? { client_id: clientId, client_secret: secret } : { client_id: clientId }
+      return method && method !== 'private_key_jwt' ? { ...info, token_endpoint_auth_method: method } : info
     }
-    if (!stored?.client_id)
+    if (!stored?.client_id) {
+      // Registering outside an interactive attempt would name a redirect URI nothing listens on.
+      if (!this.interactive)
+        throw new OAuthInteractionNeeded('no OAuth client is registered for this server yet')
       return undefined
+    }
     // A registration made for another loopback port would be refused at the authorize step: register again.
     const uris = stored.redirect_uris
-    if (Array.isArray(uris) && !uris.includes(this.redirectUrl))
+    if (this.interactive && Array.isArray(uris) && !uris.includes(this.redirectUrl))
       return undefined
     return stored as OAuthClientInformationMixed
   }
@@ -211,20 +305,40 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     if (!tokens)
       return undefined
     const { expires_at: _expiresAt, ...rest } = tokens
+    if (this.interactive) {
+      const { refresh_token: _refresh, ...withoutRefresh } = rest
+      return withoutRefresh
+    }
     return rest
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    this.authInFlight = false
     const expiresAt = typeof tokens.expires_in === 'number' ? Date.now() + tokens.expires_in * 1000 : undefined
+    const scope = tokens.scope ?? this.requestedScope
     await this.update(({ codeVerifier: _verifier, ...record }) => ({
       ...record,
-      tokens: { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) },
+      tokens: {
+        ...tokens,
+        // A response without a refresh token keeps the one we had (the server did not rotate it).
+        ...(tokens.refresh_token === undefined && record.tokens?.refresh_token && !this.init.clientCredentials ? { refresh_token: record.tokens.refresh_token } : {}),
+        ...(scope ? { scope } : {}),
+        ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+      },
     }))
   }
 
+  /** The client-credentials grant; the SDK uses the authorization-code exchange when this returns nothing. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.init.clientCredentials)
+      return undefined
+    const params = new URLSearchParams({ grant_type: 'client_credentials' })
+    const wanted = this.requestedScope ?? scope
+    if (wanted)
+      params.set('scope', wanted)
+    return params
+  }
+
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    this.authInFlight = false
     this.pending = { url: authorizationUrl, state: this.lastState ?? authorizationUrl.searchParams.get('state') ?? '' }
   }
 

@@ -1,18 +1,34 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ConnectMcpServersOptions, McpAuthRequiredContext, McpServerConfig } from '../types'
+import type { AuthChallenge } from './challenge'
 import type { PendingAuthorization } from './provider'
 import type { McpCredentialStore } from './types'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
+import { createFetchWithInit } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { withTimeout } from '../../agent/operation-timeout'
 import { OperationTimeoutError } from '../../errors'
+import { pinnedTransportOptions } from '../pinned-fetch'
+import { isAuthRefusal, mergeScopes, readChallenge } from './challenge'
+import { isClientCredentialsConfig, isOAuthConfig } from './config'
 import { StoreOAuthProvider } from './provider'
 import { mcpCredentialKey } from './stores'
 
+export { isOAuthConfig, normalizeServerConfig, validateOAuthConfig } from './config'
+
 /** How long the user gets to approve access in the browser, by default. */
 export const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 120_000
+
+/**
+ * How many times one operation (a server's bootstrap, or one later request)
+ * may run the authorization flow before it gives up with
+ * `McpAuthRequiredError`: enough for a first login plus one step-up, few
+ * enough that a server refusing every token cannot send the user round in
+ * circles.
+ */
+export const MAX_AUTHORIZATIONS_PER_REQUEST = 2
 
 /** Largest delay a Node timer honors; anything longer counts as "no bound". */
 const MAX_TIMER_MS = 2_147_483_647
@@ -20,7 +36,8 @@ const MAX_TIMER_MS = 2_147_483_647
 /**
  * An OAuth server needs the user to approve access, and this connection could
  * not get that approval: no `onAuthRequired` handler was given (a headless
- * host), the user did not finish in time, or the authorization was refused.
+ * host), the user did not finish in time, the authorization was refused, or
+ * the server kept refusing after `MAX_AUTHORIZATIONS_PER_REQUEST` rounds.
  */
 export class McpAuthRequiredError extends Error {
   override name = 'McpAuthRequiredError'
@@ -46,59 +63,73 @@ function isAuthError(error: Error): boolean {
   return (error instanceof StreamableHTTPError || error instanceof SseError) && (error.code === 401 || error.code === 403)
 }
 
-/** Whether a (normalized) config asks for OAuth. */
-export function isOAuthConfig(config: McpServerConfig): boolean {
-  return config.auth === 'oauth' || config.oauth !== undefined
+/** Whether `granted` already holds every scope of `wanted`. */
+function covers(granted: string, wanted: string | undefined): boolean {
+  const have = new Set(mergeScopes(granted)?.split(' '))
+  return (mergeScopes(wanted)?.split(' ') ?? []).every(scope => have.has(scope))
+}
+
+function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
+  const headers = new Headers(init?.headers)
+  if (token)
+    headers.set('authorization', `Bearer ${token}`)
+  return { ...init, headers }
+}
+
+/** Settle with `work`, or reject as soon as `signal` aborts (the authorization goes on for whoever else waits). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal)
+    return work
+  if (signal.aborted)
+    return Promise.reject(asError(signal.reason))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(asError(signal.reason))
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+/** Authorization rounds already spent by one operation. */
+export interface OAuthBudget {
+  used: number
+}
+
+export interface OAuthRunOptions {
+  /** Share one budget across the steps of an operation (bootstrap: connect, then list). */
+  budget?: OAuthBudget
+  /** Stop waiting for an authorization when this aborts (the run's signal). */
+  signal?: AbortSignal
+  /** Stop the caller's own timer while the user is away; returns what restarts it. */
+  pause?: () => () => void
 }
 
 /**
- * Map config spellings from other hosts onto ours, before expansion and
- * validation: Cursor's `authMethod: 'mcpOAuth'` means `auth: 'oauth'`, and so
- * does an `oauth` client block on its own.
- */
-export function normalizeServerConfig(config: McpServerConfig): McpServerConfig {
-  if (config.auth === undefined && (config.authMethod === 'mcpOAuth' || config.oauth !== undefined))
-    return { ...config, auth: 'oauth' }
-  return config
-}
-
-/** Reject OAuth settings this module cannot honor (the config is already expanded). */
-export function validateOAuthConfig(config: McpServerConfig, where = `MCP server "${config.name}"`): void {
-  if (config.transport === 'stdio')
-    throw new Error(`${where}: OAuth needs an sse or streamable-http transport (a stdio server gets its credentials through env)`)
-  const client = config.oauth
-  if (client) {
-    if (typeof client.clientId !== 'string' || client.clientId.trim() === '')
-      throw new Error(`${where}: oauth.clientId is empty (is the variable it names set?)`)
-    const port = client.callbackPort
-    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
-      throw new Error(`${where}: oauth.callbackPort must be a port number (1-65535), got ${JSON.stringify(port)}`)
-  }
-  // The SDK sends configured headers over its own bearer token, so the token would never reach the server.
-  if (config.headers && Object.keys(config.headers).some(name => name.toLowerCase() === 'authorization'))
-    throw new Error(`${where}: an Authorization header cannot be combined with OAuth (the flow provides it)`)
-}
-
-/** A transport that can complete an authorization (the SDK's HTTP transports). */
-interface AuthorizingTransport {
-  finishAuth: (authorizationCode: string) => Promise<void>
-}
-
-function canFinishAuth(transport: Transport | undefined): transport is Transport & AuthorizingTransport {
-  return typeof (transport as Partial<AuthorizingTransport> | undefined)?.finishAuth === 'function'
-}
-
-/**
- * The OAuth side of one server's connection. `connect()` wraps the
- * connection attempt: when the SDK asks for the user, it hands the
- * authorization URL to `onAuthRequired`, waits for the loopback callback,
- * exchanges the code on the failed attempt's transport, and tries once more.
+ * The OAuth side of one server's connection.
+ *
+ * Every HTTP request to the server goes through `wrapFetch`: it adds the
+ * bearer token, renews an expired one first, and on a 401 (or a 403 with
+ * `insufficient_scope`) records the challenge and tries a silent renewal
+ * (refresh, or a new client-credentials token) before retrying once.
+ *
+ * Every MCP operation goes through `run`: when it fails on a challenge that
+ * only the user can answer, the flow starts the loopback listener, registers
+ * (once) with that listener's real redirect URI, hands the authorization URL
+ * to `onAuthRequired`, exchanges the code and runs the operation again, at
+ * most `MAX_AUTHORIZATIONS_PER_REQUEST` times.
  */
 export class McpOAuthSession {
   readonly provider: StoreOAuthProvider
-  private transport?: Transport
   private disposed = false
   private readonly authorizationTimeoutMs: number
+  private readonly serverUrl: URL
+  private readonly clientCredentials: boolean
+  /** Fetch of the OAuth exchange itself (discovery, registration, tokens): never carries the bearer token. */
+  private readonly authFetch: FetchLike
+  private challenge?: AuthChallenge
+  private seq = 0
+  private ready?: Promise<void>
+  private silent?: Promise<boolean>
+  private authorizing?: Promise<void>
 
   constructor(
     private readonly config: McpServerConfig,
@@ -108,72 +139,205 @@ export class McpOAuthSession {
   ) {
     const timeout = options.authorizationTimeoutMs ?? DEFAULT_AUTHORIZATION_TIMEOUT_MS
     this.authorizationTimeoutMs = timeout > 0 && timeout <= MAX_TIMER_MS ? timeout : 0
+    this.serverUrl = new URL(config.url!)
+    this.clientCredentials = isClientCredentialsConfig(config)
+    const oauth = config.oauth
     this.provider = new StoreOAuthProvider({
       key: mcpCredentialKey(config),
       store,
       clientName: options.clientInfo?.name ?? 'zidane',
-      client: config.oauth ? { clientId: config.oauth.clientId, clientSecret: config.oauth.clientSecret || undefined } : undefined,
-      scope: config.oauth?.scope,
-      callbackPort: config.oauth?.callbackPort,
+      client: oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret || undefined } : undefined,
+      scope: oauth?.scope,
+      callbackPort: oauth?.callbackPort,
+      clientCredentials: this.clientCredentials
+        ? { method: oauth?.tokenEndpointAuthMethod ?? 'client_secret_basic', privateKey: oauth?.privateKey, signingAlgorithm: oauth?.signingAlgorithm ?? 'RS256' }
+        : undefined,
     })
+    // The same fetch and extra headers the SDK's own flow would use.
+    this.authFetch = createFetchWithInit(pinnedTransportOptions(config)?.fetch, config.headers ? { headers: { ...config.headers } } : undefined)
   }
 
   /**
-   * The bound on this server's whole bootstrap. It covers `bootstrapTimeout`
-   * for the work before the login, `authorizationTimeoutMs` for the user, and
-   * `bootstrapTimeout` again for the token exchange, reconnect and listing.
-   * Each of those steps also has its own bound. `0`: no bound.
+   * The bound on this server's whole bootstrap: `bootstrapTimeout` for each
+   * attempt, and `authorizationTimeoutMs` for each time the user is asked,
+   * up to `MAX_AUTHORIZATIONS_PER_REQUEST`. Each step also has its own
+   * bound. `0`: no bound.
    */
   bootstrapBound(): number {
-    if (!this.options.onAuthRequired)
-      return this.bootstrapTimeoutMs
+    const rounds = MAX_AUTHORIZATIONS_PER_REQUEST
+    if (this.clientCredentials || !this.options.onAuthRequired)
+      return this.bootstrapTimeoutMs > 0 ? Math.min((rounds + 1) * this.bootstrapTimeoutMs, MAX_TIMER_MS) : 0
     if (!(this.bootstrapTimeoutMs > 0) || this.authorizationTimeoutMs === 0)
       return 0
-    const total = 2 * this.bootstrapTimeoutMs + this.authorizationTimeoutMs
+    const total = (2 * rounds + 1) * this.bootstrapTimeoutMs + rounds * this.authorizationTimeoutMs
     return total <= MAX_TIMER_MS ? total : 0
   }
 
-  /** Remember the transport of the current attempt: the code is exchanged on it. */
-  attach(transport: Transport): void {
-    this.transport = transport
+  /** A transport's fetch: `base` with the bearer token, silent renewal and challenge tracking. */
+  wrapFetch(base: FetchLike = (url, init) => fetch(url, init)): FetchLike {
+    const origin = this.serverUrl.origin
+    return async (input, init) => {
+      if (new URL(input).origin !== origin)
+        return base(input, init)
+      await this.loaded()
+      if (this.provider.expired() && this.provider.canRenewSilently())
+        await this.renewSilently(undefined, this.provider.accessToken())
+      const sent = this.provider.accessToken()
+      let response = await base(input, withBearer(init, sent))
+      const challenge = readChallenge(response)
+      if (!challenge)
+        return response
+      this.note(challenge)
+      // A refresh cannot widen a grant: a step-up needs the user (or, with client credentials, a new token).
+      if ((this.isStepUp(challenge) && !this.clientCredentials && sent) || !(await this.renewSilently(challenge, sent)))
+        return response
+      await response.body?.cancel().catch(() => {})
+      response = await base(input, withBearer(init, this.provider.accessToken()))
+      const again = readChallenge(response)
+      if (again)
+        this.note(again)
+      return response
+    }
   }
 
-  /** Run `attempt` (start a transport and `initialize`), authorizing in between when the server asks for it. */
-  async connect<T>(attempt: () => Promise<T>): Promise<T> {
-    if (this.disposed)
-      throw new Error(`MCP server "${this.config.name}" is closed`)
-    await this.provider.begin()
-    try {
-      let firstError: unknown
+  /**
+   * Run one MCP operation, authorizing in between when the server asks for
+   * it. `op` must start afresh each time (a new connect, or a new request).
+   */
+  async run<T>(op: () => Promise<T>, options: OAuthRunOptions = {}): Promise<T> {
+    const budget = options.budget ?? { used: 0 }
+    const name = this.config.name
+    for (;;) {
+      if (this.disposed)
+        throw new Error(`MCP server "${name}" is closed`)
+      const mark = this.seq
       try {
-        return await attempt()
+        return await op()
       }
       catch (error) {
-        firstError = error
+        const challenge = this.challenge
+        if (this.disposed || !challenge || challenge.seq <= mark || !isAuthRefusal(error))
+          throw this.failure(error)
+        if (budget.used >= MAX_AUTHORIZATIONS_PER_REQUEST) {
+          throw this.failure(new McpAuthRequiredError(name, `MCP server "${name}" still refuses access (HTTP ${challenge.status}${challenge.scope ? `, scope "${challenge.scope}"` : ''}) `
+            + `after ${MAX_AUTHORIZATIONS_PER_REQUEST} authorizations (MAX_AUTHORIZATIONS_PER_REQUEST)`, { cause: error }))
+        }
+        budget.used++
+        const resume = options.pause?.()
+        try {
+          await untilAborted(this.authorizeOnce(challenge, error), options.signal)
+        }
+        finally {
+          resume?.()
+        }
       }
-      const pending = this.provider.takeAuthorization()
-      if (!pending)
-        throw this.failure(firstError)
-      const code = await this.askUser(pending, firstError)
-      await this.finish(code)
-      try {
-        return await attempt()
-      }
-      catch (error) {
-        if (this.provider.takeAuthorization())
-          throw new McpAuthRequiredError(this.config.name, `MCP server "${this.config.name}" still asks for authorization after the user approved access`, { cause: error })
-        throw this.failure(error)
-      }
-    }
-    finally {
-      await this.provider.end()
     }
   }
 
   /** Stop waiting for the user and close the loopback listener (the server is being closed). */
   dispose(): void {
     this.disposed = true
-    void this.provider.end()
+    void this.provider.endInteractive()
+  }
+
+  private loaded(): Promise<void> {
+    this.ready ??= this.provider.reload().catch((error: unknown) => {
+      this.ready = undefined
+      throw error
+    })
+    return this.ready
+  }
+
+  private note(challenge: Omit<AuthChallenge, 'seq'>): void {
+    this.challenge = { ...challenge, seq: ++this.seq }
+  }
+
+  /** A 403 asking for more scope, or a 401 naming scopes the current grant (when known) lacks. */
+  private isStepUp(challenge: Omit<AuthChallenge, 'seq'>): boolean {
+    const granted = this.provider.grantedScope()
+    return challenge.status === 403 || (granted !== undefined && !covers(granted, challenge.scope))
+  }
+
+  /** The scopes to ask for: the challenge's, plus what is granted already so the new token keeps it. */
+  private scopeFor(challenge: Omit<AuthChallenge, 'seq'> | undefined): string | undefined {
+    return mergeScopes(this.provider.grantedScope(), challenge?.scope)
+  }
+
+  /**
+   * Get a working token without the user: another connection's newer token
+   * from the store, a refresh, or a client-credentials grant. Concurrent
+   * callers share one run. Resolves false when only the user can help.
+   */
+  private renewSilently(challenge: Omit<AuthChallenge, 'seq'> | undefined, sent: string | undefined): Promise<boolean> {
+    this.silent ??= (async () => {
+      await this.provider.reload()
+      const current = this.provider.accessToken()
+      if (current && current !== sent && !this.provider.expired())
+        return true
+      if (!this.provider.canRenewSilently())
+        return false
+      this.provider.prepareSilent(this.scopeFor(challenge))
+      const result = await withTimeout(auth(this.provider, {
+        serverUrl: this.serverUrl,
+        resourceMetadataUrl: challenge?.resourceMetadataUrl,
+        scope: this.scopeFor(challenge),
+        fetchFn: this.authFetch,
+      }), this.bootstrapTimeoutMs, `MCP server "${this.config.name}" token renewal`)
+      return result === 'AUTHORIZED'
+    })().catch(() => false).finally(() => {
+      this.silent = undefined
+    })
+    return this.silent
+  }
+
+  private authorizeOnce(challenge: AuthChallenge, cause: unknown): Promise<void> {
+    this.authorizing ??= this.authorize(challenge, cause).finally(() => {
+      this.authorizing = undefined
+    })
+    return this.authorizing
+  }
+
+  /** One run of the flow for `challenge`: a new client-credentials token, or the user's approval. */
+  private async authorize(challenge: AuthChallenge, cause: unknown): Promise<void> {
+    const scope = this.scopeFor(challenge)
+    const request = (authorizationCode?: string) => auth(this.provider, {
+      serverUrl: this.serverUrl,
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      scope,
+      fetchFn: this.authFetch,
+      ...(authorizationCode !== undefined ? { authorizationCode } : {}),
+    })
+    const bounded = (work: Promise<string>, what: string) => withTimeout(work, this.bootstrapTimeoutMs, `MCP server "${this.config.name}" ${what}`)
+      .catch((error: unknown) => {
+        throw this.failure(error, true)
+      })
+
+    if (this.clientCredentials) {
+      // The token in hand was refused: ask for a new one, with the scopes the challenge names.
+      await this.provider.reload()
+      await this.provider.invalidateCredentials('tokens')
+      this.provider.prepareSilent(scope)
+      if (await bounded(request(), 'token request') !== 'AUTHORIZED')
+        throw this.failure(new UnauthorizedError('the client-credentials grant gave no token'), true)
+      return
+    }
+
+    await this.provider.beginInteractive({ scope })
+    try {
+      if (this.disposed)
+        throw new Error(`MCP server "${this.config.name}" was closed while authorizing`)
+      if (await bounded(request(), 'authorization') === 'AUTHORIZED')
+        return
+      const pending = this.provider.takeAuthorization()
+      if (!pending)
+        throw this.failure(new UnauthorizedError('the authorization server gave no authorization URL'), true)
+      const code = await this.askUser(pending, cause)
+      if (await bounded(request(code), 'token exchange') !== 'AUTHORIZED')
+        throw this.failure(new UnauthorizedError('Failed to authorize'), true)
+    }
+    finally {
+      await this.provider.endInteractive()
+    }
   }
 
   private notify(ctx: Omit<McpAuthRequiredContext, 'server' | 'url'>): Promise<void> {
@@ -190,7 +354,14 @@ export class McpOAuthSession {
    */
   private failure(error: unknown, fromAuth = false): Error {
     const err = asError(error)
-    if (err instanceof McpAuthRequiredError || (!fromAuth && !this.provider.authInFlight && !isAuthError(err)))
+    if (err instanceof McpAuthRequiredError) {
+      if (!err.authorizationUrl)
+        this.notify({ error: err }).catch(() => {})
+      return err
+    }
+    if (!fromAuth && !isAuthError(err))
+      return err
+    if (err.message.includes('OAuth authorization failed'))
       return err
     const wrapped = new Error(`MCP server "${this.config.name}": OAuth authorization failed: ${err.message}`, { cause: err })
     this.notify({ error: wrapped }).catch(() => {})
@@ -221,19 +392,6 @@ export class McpOAuthSession {
       if (this.disposed)
         throw new Error(`MCP server "${name}" was closed while waiting for authorization`, { cause: error })
       throw new McpAuthRequiredError(name, `MCP server "${name}": the OAuth authorization did not complete: ${asError(error).message}`, { authorizationUrl, cause: error })
-    }
-  }
-
-  /** Exchange the code for tokens on the transport that received the 401. */
-  private async finish(code: string): Promise<void> {
-    const transport = this.transport
-    if (!canFinishAuth(transport))
-      throw new Error(`MCP server "${this.config.name}": its transport cannot complete an OAuth authorization`)
-    try {
-      await withTimeout(transport.finishAuth(code), this.bootstrapTimeoutMs, `MCP server "${this.config.name}" token exchange`)
-    }
-    catch (error) {
-      throw this.failure(error, true)
     }
   }
 }

@@ -24,10 +24,13 @@ export interface McpStoredCredentials {
    * The OAuth client. Written by dynamic registration, or by the host for a
    * pre-registered client whose secret the user typed in (`client_id` may then
    * be left out; the secret is used for the configured `oauth.clientId`).
+   * `private_key` is the PKCS#8 PEM key of a `private_key_jwt` client
+   * without `oauth.privateKey`.
    */
   client?: {
     client_id?: string
     client_secret?: string
+    private_key?: string
     [key: string]: unknown
   }
   codeVerifier?: string

@@ -1,0 +1,53 @@
+import type { McpServerConfig } from '../types'
+
+/** Token-endpoint authentications the client-credentials grant supports. */
+const CLIENT_CREDENTIALS_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const
+
+/** Whether a (normalized) config asks for OAuth. */
+export function isOAuthConfig(config: McpServerConfig): boolean {
+  return config.auth === 'oauth' || config.oauth !== undefined
+}
+
+/** Whether a (normalized) config uses the machine-to-machine grant. */
+export function isClientCredentialsConfig(config: McpServerConfig): boolean {
+  return config.oauth?.grantType === 'client_credentials'
+}
+
+/**
+ * Map config spellings from other hosts onto ours, before expansion and
+ * validation: Cursor's `authMethod: 'mcpOAuth'` means `auth: 'oauth'`, and so
+ * does an `oauth` client block on its own.
+ */
+export function normalizeServerConfig(config: McpServerConfig): McpServerConfig {
+  if (config.auth === undefined && (config.authMethod === 'mcpOAuth' || config.oauth !== undefined))
+    return { ...config, auth: 'oauth' }
+  return config
+}
+
+/** Reject OAuth settings this module cannot honor (the config is already expanded). */
+export function validateOAuthConfig(config: McpServerConfig, where = `MCP server "${config.name}"`): void {
+  if (config.transport === 'stdio')
+    throw new Error(`${where}: OAuth needs an sse or streamable-http transport (a stdio server gets its credentials through env)`)
+  const client = config.oauth
+  if (client) {
+    if (typeof client.clientId !== 'string' || client.clientId.trim() === '')
+      throw new Error(`${where}: oauth.clientId is empty (is the variable it names set?)`)
+    const port = client.callbackPort
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
+      throw new Error(`${where}: oauth.callbackPort must be a port number (1-65535), got ${JSON.stringify(port)}`)
+    if (client.grantType !== undefined && client.grantType !== 'authorization_code' && client.grantType !== 'client_credentials')
+      throw new Error(`${where}: oauth.grantType must be 'authorization_code' or 'client_credentials', got ${JSON.stringify(client.grantType)}`)
+    const method = client.tokenEndpointAuthMethod
+    if (method !== undefined && !(CLIENT_CREDENTIALS_METHODS as readonly string[]).includes(method))
+      throw new Error(`${where}: oauth.tokenEndpointAuthMethod must be one of ${CLIENT_CREDENTIALS_METHODS.join(', ')}, got ${JSON.stringify(method)}`)
+    if (method !== undefined && client.grantType !== 'client_credentials')
+      throw new Error(`${where}: oauth.tokenEndpointAuthMethod applies to grantType 'client_credentials' only`)
+    if (client.privateKey !== undefined && method !== 'private_key_jwt')
+      throw new Error(`${where}: oauth.privateKey needs tokenEndpointAuthMethod 'private_key_jwt'`)
+    if (client.privateKey !== undefined && client.privateKey.trim() === '')
+      throw new Error(`${where}: oauth.privateKey is empty (is the variable it names set?)`)
+  }
+  // The flow sets the Authorization header of every request; a configured one would be silently replaced.
+  if (config.headers && Object.keys(config.headers).some(name => name.toLowerCase() === 'authorization'))
+    throw new Error(`${where}: an Authorization header cannot be combined with OAuth (the flow provides it)`)
+}
