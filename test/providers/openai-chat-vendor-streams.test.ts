@@ -119,6 +119,25 @@ describe('how a stream ends', () => {
     expect(fake.requests).toHaveLength(2)
   })
 
+  it('text that spells the terminator is content, not the end of the stream', async () => {
+    const chunks = [{ choices: [{ index: 0, delta: { content: 'data: [DONE]\n\n' } }] }, { choices: [{ index: 0, delta: { content: '[DONE]' } }] }]
+    fake.enqueue({ type: 'chunks', chunks, done: false })
+    const error = await rejectionOf(compat().stream(chatOptions(), recordCallbacks().callbacks))
+    expect(error).toMatchObject({ kind: 'network', provider: 'gateway' })
+
+    fake.enqueue({ type: 'chunks', chunks })
+    const result = await compat().stream(chatOptions(), recordCallbacks().callbacks)
+    expect(result.content).toEqual([{ type: 'text', text: 'data: [DONE]\n\n[DONE]' }])
+  })
+
+  it('a data line that is not JSON is a typed, retryable server error naming the provider', async () => {
+    fake.enqueue({ type: 'sse', events: [{ data: { choices: [{ index: 0, delta: { content: 'Hi' } }] } }, { data: '<html>502 Bad Gateway</html>' }] })
+    const error = await rejectionOf(compat().stream(chatOptions(), recordCallbacks().callbacks))
+    expect(error).toBeInstanceOf(ClassifiedError)
+    expect(error).toMatchObject({ kind: 'server', retryable: true, provider: 'gateway' })
+    expect(error.message).toContain('<html>502 Bad Gateway</html>')
+  })
+
   it('a connection reset half-way is a retryable network error naming the provider and the URL', async () => {
     fake.enqueue({ type: 'chunks', chunks: noFinishReasonStream(), drop: true })
     const error = await rejectionOf(compat().stream(chatOptions(), recordCallbacks().callbacks))

@@ -9,11 +9,10 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import type { Provider, ProviderCapabilities, ProviderMeta, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import type { ChatDialect } from './dialect'
 import OpenAI from 'openai'
-import { Stream } from 'openai/core/streaming'
 import { endpointUrl } from '../transport-errors'
 import { classifyChatError, missingApiKeyError } from './errors'
+import { readChatChunks } from './sse-chunks'
 import { consumeChatStream } from './stream'
-import { watchDone } from './stream-end'
 import { buildChatRequest } from './wire'
 
 /** Where the client sends a Chat Completions request, under the API root. */
@@ -88,11 +87,11 @@ export function chatCompletionsProvider(config: ChatProviderConfig): Provider {
  * One streamed turn: build the body (refusing unsupported content before
  * sending), stream it, classify failures.
  *
- * The raw response is taken (`asResponse()`) and handed to the SDK's own SSE
- * reader only after its body is wrapped by `watchDone`: the SDK drops the
- * `[DONE]` line, and that line is what tells a stream that ended on purpose
- * without a `finish_reason` from one cut off on the way (see `stream-end.ts`).
- * HTTP errors are still raised by the SDK before any of this, as before.
+ * The raw response is taken (`asResponse()`) and its body read by
+ * `readChatChunks`, which sees the `[DONE]` line the SDK's `Stream` drops:
+ * that line tells a stream that ended on purpose without a `finish_reason`
+ * from one cut off on the way (see `sse-chunks.ts`). HTTP errors are still
+ * raised by the SDK before the body is read.
  */
 export async function streamChatCompletion(
   client: () => OpenAI,
@@ -109,14 +108,12 @@ export async function streamChatCompletion(
     const api = client()
     url = endpointUrl(api.baseURL, CHAT_PATH)
     const response = await api.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: options.signal }).asResponse()
-    const watched = watchDone(response)
-    // The controller is the one the SDK's reader aborts when iteration stops early; the request itself follows `options.signal`.
-    const chunks = Stream.fromSSEResponse<unknown>(watched.response, new AbortController(), api)
+    const { chunks, sawDone } = readChatChunks(response, dialect.providerName)
     return await consumeChatStream(chunks, callbacks, {
       model: options.model,
       providerName: dialect.providerName,
       usageFields: dialect.usageFields,
-      sawDone: watched.sawDone,
+      sawDone,
     })
   }
   catch (error) {

@@ -141,7 +141,7 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
     if (typeof choice.finish_reason === 'string' && choice.finish_reason)
       finish = choice.finish_reason
   }
-  // No choice said why it stopped: a body that still reached `[DONE]` ended on purpose (see stream-end.ts).
+  // No choice said why it stopped: a body that still reached `[DONE]` ended on purpose (see sse-chunks.ts).
   if (finish === undefined && !context.sawDone?.())
     throw truncatedStreamError(context.providerName)
   if (finish === 'error')
