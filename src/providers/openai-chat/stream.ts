@@ -59,6 +59,9 @@ interface WireToolCallDelta {
   function?: { name?: string | null, arguments?: unknown } | null
 }
 
+/** What a missing or `null` delta reads as; shared, since keep-alive chunks can be frequent. */
+const NO_DELTA: WireDelta = Object.freeze({})
+
 interface OpenCall {
   id: string
   name: string
@@ -105,7 +108,7 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isFirstChoice) : undefined
     if (!choice)
       continue
-    const delta: WireDelta = isObject(choice.delta) ? choice.delta : {}
+    const delta: WireDelta = isObject(choice.delta) ? choice.delta : NO_DELTA
 
     // Some servers fill both fields with the same text; one of them is enough.
     const thought = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning)
