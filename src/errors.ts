@@ -26,6 +26,8 @@ export interface ClassifiedErrorInit {
   status?: number
   retryAfterMs?: number
   provider?: string
+  /** The endpoint the request went to, without credentials or query string. */
+  url?: string
   cause?: unknown
 }
 
@@ -37,6 +39,8 @@ export class ClassifiedError extends Error {
   readonly status?: number
   readonly retryAfterMs?: number
   readonly provider?: string
+  /** The endpoint the failed request went to, when the provider knows it. */
+  readonly url?: string
 
   constructor(message: string, init: ClassifiedErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause })
@@ -45,6 +49,7 @@ export class ClassifiedError extends Error {
     this.status = init.status
     this.retryAfterMs = init.retryAfterMs
     this.provider = init.provider
+    this.url = init.url
   }
 }
 
@@ -99,15 +104,18 @@ export class AgentProviderError extends Error {
   readonly status?: number
   readonly provider?: string
   readonly model?: string
+  /** The endpoint of the last failed request, when the provider knows it. */
+  readonly url?: string
   /** Attempts made on the last target, the first one included. */
   readonly attempts: number
 
-  constructor(message: string, options: { kind: ClassifiedErrorKind, status?: number, provider?: string, model?: string, attempts: number, cause?: unknown }) {
+  constructor(message: string, options: { kind: ClassifiedErrorKind, status?: number, provider?: string, model?: string, url?: string, attempts: number, cause?: unknown }) {
     super(message, { cause: options.cause })
     this.kind = options.kind
     this.status = options.status
     this.provider = options.provider
     this.model = options.model
+    this.url = options.url
     this.attempts = options.attempts
   }
 }

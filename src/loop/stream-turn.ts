@@ -216,6 +216,7 @@ function providerError(run: RunContext, model: string, error: ClassifiedError, a
     status: error.status,
     provider: run.provider.name,
     model,
+    url: error.url,
     attempts,
     cause: error,
   })

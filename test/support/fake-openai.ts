@@ -36,8 +36,12 @@ export type FakeOpenAIResponse
     | { type: 'stall-before-headers' }
   /** Sends the first `chunks` chunks of the turn, then goes silent with the connection open. */
     | { type: 'stall-after', turn: ScriptedChatTurn, chunks: number }
-  /** Any chunk list, for shapes a scripted turn cannot express. */
-    | { type: 'chunks', chunks: unknown[], done?: boolean }
+  /**
+   * Any chunk list, for shapes a scripted turn cannot express. `done: false`
+   * ends the body without `data: [DONE]`; `drop: true` also leaves out the end
+   * of the body and resets the connection instead, as a dropped socket does.
+   */
+    | { type: 'chunks', chunks: unknown[], done?: boolean, drop?: boolean }
   /** Any SSE frames, `event:` lines included when given: the Responses API's streams. */
     | { type: 'sse', events: RawSseEvent[] }
 
@@ -104,6 +108,12 @@ function respond(res: ServerResponse, response: FakeOpenAIResponse, request: Rec
       writeFrames(res, chunksOf(response.turn).slice(0, response.chunks).map(dataFrame), false)
       return
     case 'chunks':
+      if (response.drop) {
+        writeFrames(res, response.chunks.map(dataFrame), false)
+        // Let the frames leave before the reset, so the client reads them and then loses the socket.
+        later(20, () => res.socket?.resetAndDestroy())
+        return
+      }
       writeFrames(res, [...response.chunks.map(dataFrame), ...(response.done === false ? [] : [dataFrame('[DONE]')])], true)
       return
     case 'sse':

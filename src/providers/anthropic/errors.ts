@@ -8,7 +8,7 @@ import type { ClassifiedErrorKind } from '../../errors'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
-import { isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
+import { connectionFailureMessage, isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
 
 export const PROVIDER_NAME = 'anthropic'
 
@@ -36,30 +36,31 @@ const KIND_BY_ERROR_TYPE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
   ['invalid_request_error', 'invalid_request'],
 ])
 
-/** Socket-level failures that can surface unwrapped while a stream body is read. */
 /**
  * Classify anything `messages.create` or the stream iteration threw. Pass the
  * request's signal: once it is aborted every failure is an abort, whatever
- * shape the SDK gave it.
+ * shape the SDK gave it. `url`, the endpoint the request went to, is named in
+ * connection failures and kept on every error.
  */
-export function classifyAnthropicError(error: unknown, signal?: AbortSignal): ClassifiedError {
+export function classifyAnthropicError(error: unknown, signal?: AbortSignal, url?: string): ClassifiedError {
   // Checked first: an aborted stream may also end early or fail in any other way on its way down.
   if (signal?.aborted || error instanceof APIUserAbortError || isAbortError(error))
-    return make('The request was aborted', { kind: 'aborted', retryable: false }, error)
+    return make('The request was aborted', { kind: 'aborted', retryable: false }, error, { url })
   if (error instanceof ClassifiedError)
     return error
+  // The SDK says only `Connection error.`; the message names who and where, and what the socket said.
   if (error instanceof APIConnectionTimeoutError)
-    return make(messageOf(error), classification('timeout'), error)
+    return make(connectionFailureMessage('timeout', PROVIDER_NAME, url, error), classification('timeout'), error, { url })
   if (error instanceof APIConnectionError)
-    return make(messageOf(error), classification('network'), error)
+    return make(connectionFailureMessage('network', PROVIDER_NAME, url, error), classification('network'), error, { url })
   if (error instanceof APIError)
-    return classifyApiError(error)
+    return classifyApiError(error, url)
   if (isNetworkFailure(error))
-    return make(messageOf(error), classification('network'), error)
-  return make(messageOf(error), { kind: 'unknown', retryable: false }, error)
+    return make(connectionFailureMessage('network', PROVIDER_NAME, url, error), classification('network'), error, { url })
+  return make(messageOf(error), { kind: 'unknown', retryable: false }, error, { url })
 }
 
-function classifyApiError(error: APIError): ClassifiedError {
+function classifyApiError(error: APIError, url: string | undefined): ClassifiedError {
   const message = error.apiMessage ?? messageOf(error)
   const status = error.status
   const byType = error.type ? KIND_BY_ERROR_TYPE.get(error.type) : undefined
@@ -77,7 +78,7 @@ function classifyApiError(error: APIError): ClassifiedError {
   else
     kind = byType ?? 'unknown'
 
-  return make(message, classification(kind), error, { status, retryAfterMs })
+  return make(message, classification(kind), error, { status, retryAfterMs, url })
 }
 
 function kindForStatus(status: number, message: string): ClassifiedErrorKind {
@@ -122,6 +123,6 @@ export function unsupportedContentError(what: string): ClassifiedError {
   })
 }
 
-function make(message: string, how: Classification, cause: unknown, extra: { status?: number, retryAfterMs?: number } = {}): ClassifiedError {
+function make(message: string, how: Classification, cause: unknown, extra: { status?: number, retryAfterMs?: number, url?: string } = {}): ClassifiedError {
   return new ClassifiedError(message, { ...how, ...extra, provider: PROVIDER_NAME, cause })
 }

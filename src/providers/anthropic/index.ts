@@ -10,6 +10,7 @@
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import Anthropic from '@anthropic-ai/sdk'
+import { endpointUrl } from '../transport-errors'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
 import { consumeAnthropicStream } from './stream'
@@ -70,8 +71,11 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       throw classifyAnthropicError(options.signal.reason, options.signal)
     const { body, betas } = buildAnthropicRequest(options, { contextManagement: params.contextManagement })
     const allBetas = userBetas.length === 0 ? betas : [...new Set([...userBetas, ...betas])]
+    let url: string | undefined
     try {
-      const events = await getClient().messages.create(
+      const api = getClient()
+      url = endpointUrl(api.baseURL, '/v1/messages')
+      const events = await api.messages.create(
         // Same keys and order as a spread, without V8 11's slow path for properties after one.
         Object.assign({}, body, { stream: true as const }),
         { signal: options.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
@@ -79,7 +83,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       return await consumeAnthropicStream(events, callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? '5m' })
     }
     catch (error) {
-      throw classifyAnthropicError(error, options.signal)
+      throw classifyAnthropicError(error, options.signal, url)
     }
   }
 

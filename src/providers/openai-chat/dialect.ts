@@ -49,6 +49,11 @@ export interface ChatDialect {
   usageInclude: boolean
   /** `StreamOptions.modelOptions` keys copied verbatim into the body; every other key is ignored. */
   modelOptionKeys: readonly string[]
+  /**
+   * Dotted chunk paths where the server reports usage outside the standard
+   * `usage` field (`x_groq.usage`). Read only when no chunk carried `usage`.
+   */
+  usageFields?: readonly string[]
 }
 
 /**

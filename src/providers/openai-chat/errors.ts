@@ -8,7 +8,7 @@ import type { ClassifiedErrorKind } from '../../errors'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
-import { isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
+import { connectionFailureMessage, isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
 
 const RETRYABLE_KINDS: ReadonlySet<ClassifiedErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'network', 'timeout'])
 
@@ -50,33 +50,36 @@ const CODE_WINS: ReadonlySet<ClassifiedErrorKind> = new Set(['quota', 'context_e
 /** A three-digit code in a string, as some gateways write the status. */
 const STATUS_LIKE = /^\d{3}$/
 
-/** Socket-level failures that can surface unwrapped while a stream body is read. */
 export interface ClassifyContext {
   provider: string
   /** Once it is aborted, every failure is an abort, whatever shape the SDK gave it. */
   signal?: AbortSignal
+  /** The endpoint the request went to: named in connection failures, and kept on every error. */
+  url?: string
 }
 
 /** Classify anything `chat.completions.create` or the stream iteration threw. */
 export function classifyChatError(error: unknown, context: ClassifyContext): ClassifiedError {
   const make = (message: string, kind: ClassifiedErrorKind, extra: { status?: number, retryAfterMs?: number } = {}) =>
-    new ClassifiedError(message, { kind, retryable: RETRYABLE_KINDS.has(kind), ...extra, provider: context.provider, cause: error })
+    new ClassifiedError(message, { kind, retryable: RETRYABLE_KINDS.has(kind), ...extra, provider: context.provider, url: context.url, cause: error })
+  // The SDK says only `Connection error.`; the message names who and where, and what the socket said.
+  const unreachable = (kind: 'network' | 'timeout') => make(connectionFailureMessage(kind, context.provider, context.url, error), kind)
 
   if (context.signal?.aborted || error instanceof APIUserAbortError || isAbortError(error))
     return make('The request was aborted', 'aborted')
   if (error instanceof ClassifiedError)
     return error
   if (error instanceof APIConnectionTimeoutError)
-    return make(messageOf(error), 'timeout')
+    return unreachable('timeout')
   if (error instanceof APIConnectionError)
-    return make(messageOf(error), 'network')
+    return unreachable('network')
   if (error instanceof APIError) {
     const message = apiMessage(error)
     const retryAfterMs = error.headers ? parseRetryAfter(error.headers) : undefined
     return make(message, apiErrorKind(error, message), { status: error.status, retryAfterMs })
   }
   if (isNetworkFailure(error))
-    return make(messageOf(error), 'network')
+    return unreachable('network')
   return make(messageOf(error), 'unknown')
 }
 

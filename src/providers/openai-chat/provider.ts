@@ -9,9 +9,14 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import type { Provider, ProviderCapabilities, ProviderMeta, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import type { ChatDialect } from './dialect'
 import OpenAI from 'openai'
+import { endpointUrl } from '../transport-errors'
 import { classifyChatError, missingApiKeyError } from './errors'
+import { readChatChunks } from './sse-chunks'
 import { consumeChatStream } from './stream'
 import { buildChatRequest } from './wire'
+
+/** Where the client sends a Chat Completions request, under the API root. */
+const CHAT_PATH = '/chat/completions'
 
 export interface ChatClientSettings {
   providerName: string
@@ -78,20 +83,38 @@ export function chatCompletionsProvider(config: ChatProviderConfig): Provider {
   }
 }
 
-/** One streamed turn: build the body (refusing unsupported content before sending), stream it, classify failures. */
+/**
+ * One streamed turn: build the body (refusing unsupported content before
+ * sending), stream it, classify failures.
+ *
+ * The raw response is taken (`asResponse()`) and its body read by
+ * `readChatChunks`, which sees the `[DONE]` line the SDK's `Stream` drops:
+ * that line tells a stream that ended on purpose without a `finish_reason`
+ * from one cut off on the way (see `sse-chunks.ts`). HTTP errors are still
+ * raised by the SDK before the body is read.
+ */
 export async function streamChatCompletion(
   client: () => OpenAI,
   options: StreamOptions,
   callbacks: StreamCallbacks,
   dialect: ChatDialect,
 ): Promise<TurnResult> {
-  const classify = (error: unknown) => classifyChatError(error, { provider: dialect.providerName, signal: options.signal })
+  let url: string | undefined
+  const classify = (error: unknown) => classifyChatError(error, { provider: dialect.providerName, signal: options.signal, url })
   if (options.signal.aborted)
     throw classify(options.signal.reason)
   const body = buildChatRequest(options, dialect)
   try {
-    const chunks = await client().chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: options.signal })
-    return await consumeChatStream(chunks, callbacks, { model: options.model, providerName: dialect.providerName })
+    const api = client()
+    url = endpointUrl(api.baseURL, CHAT_PATH)
+    const response = await api.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: options.signal }).asResponse()
+    const { chunks, sawDone } = readChatChunks(response, dialect.providerName)
+    return await consumeChatStream(chunks, callbacks, {
+      model: options.model,
+      providerName: dialect.providerName,
+      usageFields: dialect.usageFields,
+      sawDone,
+    })
   }
   catch (error) {
     throw classify(error)

@@ -11,6 +11,14 @@
  * to that model only, and no other provider ever mistakes it for its own.
  * OpenRouter's structured `reasoning_details` become a block of producer
  * `openrouter`; the plain text is kept (producer `vllm`) only when no details came.
+ * Mistral's reasoning models send theirs as typed parts of `delta.content`
+ * (`{ type: 'thinking', thinking: [{ type: 'text', text }] }`), which join the
+ * plain reasoning text; their `text` parts are answer text.
+ *
+ * Servers differ in every optional corner of a chunk, and none of it may fail a
+ * turn: anything not an object where an object belongs (a `null` chunk, choice,
+ * delta or tool-call piece, `choices: null`), unknown fields, empty `choices`
+ * and usage-only chunks are skipped over. docs/providers/openai.md lists what is tolerated.
  */
 
 import type { SessionContentBlock } from '../../session/content'
@@ -20,7 +28,7 @@ import { randomUUID } from 'node:crypto'
 import { ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
 import { ReasoningDetailsCollector } from './reasoning-details'
-import { chatFinishReason, chatTurnUsage } from './usage'
+import { chatFinishReason, chatTurnUsage, UsageReader } from './usage'
 
 /** The parts of a chunk this consumer reads, extensions included. */
 interface WireChunk {
@@ -35,7 +43,8 @@ interface WireChoice {
 }
 
 interface WireDelta {
-  content?: string | null
+  /** A string, or (Mistral) an array of typed parts. */
+  content?: string | unknown[] | null
   refusal?: string | null
   reasoning_content?: string | null
   reasoning?: string | null
@@ -46,8 +55,12 @@ interface WireDelta {
 interface WireToolCallDelta {
   index?: number
   id?: string | null
-  function?: { name?: string | null, arguments?: string | null } | null
+  /** `arguments` is a JSON text; a few servers send the parsed object instead. */
+  function?: { name?: string | null, arguments?: unknown } | null
 }
+
+/** What a missing or `null` delta reads as; shared, since keep-alive chunks can be frequent. */
+const NO_DELTA: WireDelta = Object.freeze({})
 
 interface OpenCall {
   id: string
@@ -60,29 +73,42 @@ export interface ChatStreamContext {
   /** The model the request named. */
   model: string
   providerName: string
+  /**
+   * Dotted paths of chunk fields where the server reports usage besides the
+   * standard `usage` (`x_groq.usage`); the standard field wins when both come.
+   */
+  usageFields?: readonly string[]
+  /**
+   * Whether the body ended with `data: [DONE]`, asked once the chunks run out.
+   * A clean end without any `finish_reason` is then a normal stop. Without it,
+   * such a stream counts as cut off.
+   */
+  sawDone?: () => boolean
 }
 
 /**
  * Consume one response stream. Throws a retryable `network` error when no
- * choice ever said why it stopped, and a retryable `server` error when one
- * said `error` without an error payload (OpenRouter, when an upstream fails).
+ * choice ever said why it stopped and the body did not end with `[DONE]`, and
+ * a retryable `server` error when a choice said `error` without an error
+ * payload (OpenRouter, when an upstream fails).
  */
 export async function consumeChatStream(chunks: AsyncIterable<unknown>, callbacks: StreamCallbacks, context: ChatStreamContext): Promise<TurnResult> {
   const text: string[] = []
   const reasoning: string[] = []
   const details = new ReasoningDetailsCollector()
   const calls = new ToolCallCollector(callbacks)
-  let usage: ChatWireUsage | undefined
+  const usage = new UsageReader(context.usageFields)
   let finish: string | undefined
 
   for await (const raw of chunks) {
+    if (!isObject(raw))
+      continue
     const chunk = raw as WireChunk
-    if (chunk.usage)
-      usage = chunk.usage
-    const choice = chunk.choices?.find(isFirstChoice)
+    usage.read(chunk)
+    const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isFirstChoice) : undefined
     if (!choice)
       continue
-    const delta = choice.delta ?? {}
+    const delta: WireDelta = isObject(choice.delta) ? choice.delta : NO_DELTA
 
     // Some servers fill both fields with the same text; one of them is enough.
     const thought = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning)
@@ -99,17 +125,27 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
       callbacks.onActivity?.()
     }
 
-    const visible = nonEmpty(delta.content) ?? nonEmpty(delta.refusal)
-    if (visible) {
-      text.push(visible)
-      callbacks.onText(visible)
+    if (Array.isArray(delta.content)) {
+      forwardContentParts(delta.content, text, reasoning, callbacks)
     }
-    for (const call of delta.tool_calls ?? [])
-      calls.push(call)
-    if (choice.finish_reason)
+    else {
+      const visible = nonEmpty(delta.content) ?? nonEmpty(delta.refusal)
+      if (visible) {
+        text.push(visible)
+        callbacks.onText(visible)
+      }
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      for (const call of delta.tool_calls) {
+        if (isObject(call))
+          calls.push(call)
+      }
+    }
+    if (typeof choice.finish_reason === 'string' && choice.finish_reason)
       finish = choice.finish_reason
   }
-  if (finish === undefined)
+  // No choice said why it stopped: a body that still reached `[DONE]` ended on purpose (see sse-chunks.ts).
+  if (finish === undefined && !context.sawDone?.())
     throw truncatedStreamError(context.providerName)
   if (finish === 'error')
     throw generationFailedError(context.providerName)
@@ -126,8 +162,57 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
   for (const call of toolCalls)
     content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.input })
 
-  const finishReason = chatFinishReason(finish, toolCalls.length > 0)
-  return { content, toolCalls, finishReason, usage: chatTurnUsage(usage, context, finishReason) }
+  const finishReason = chatFinishReason(finish ?? 'stop', toolCalls.length > 0)
+  return { content, toolCalls, finishReason, usage: chatTurnUsage(usage.finish(), context, finishReason) }
+}
+
+/**
+ * Typed content parts, in order: `thinking` parts (their `thinking` is a list
+ * of text parts, or a plain string) are reasoning, `text` and `refusal` parts
+ * are answer text, anything else (references, images) is only a sign of life.
+ */
+function forwardContentParts(parts: readonly unknown[], text: string[], reasoning: string[], callbacks: StreamCallbacks): void {
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      if (part) {
+        text.push(part)
+        callbacks.onText(part)
+      }
+      continue
+    }
+    if (!isObject(part))
+      continue
+    const fields = part as Record<string, unknown>
+    if (fields.type === 'thinking') {
+      for (const thought of thinkingTexts(fields.thinking)) {
+        reasoning.push(thought)
+        callbacks.onThinking(thought)
+      }
+      continue
+    }
+    const visible = fields.type === 'text' ? nonEmpty(fields.text) : fields.type === 'refusal' ? nonEmpty(fields.refusal) : undefined
+    if (visible) {
+      text.push(visible)
+      callbacks.onText(visible)
+    }
+    else {
+      callbacks.onActivity?.()
+    }
+  }
+}
+
+function thinkingTexts(thinking: unknown): string[] {
+  if (typeof thinking === 'string')
+    return thinking ? [thinking] : []
+  if (!Array.isArray(thinking))
+    return []
+  const texts: string[] = []
+  for (const piece of thinking) {
+    const value = typeof piece === 'string' ? piece : isObject(piece) ? (piece as { text?: unknown }).text : undefined
+    if (typeof value === 'string' && value)
+      texts.push(value)
+  }
+  return texts
 }
 
 /**
@@ -144,14 +229,15 @@ class ToolCallCollector {
 
   push(piece: WireToolCallDelta): void {
     const call = this.callFor(piece)
-    if (piece.id && !call.id)
+    if (typeof piece.id === 'string' && piece.id && !call.id)
       call.id = piece.id
-    const name = piece.function?.name
-    if (name && !call.name)
+    const fn = isObject(piece.function) ? piece.function : undefined
+    const name = fn?.name
+    if (typeof name === 'string' && name && !call.name)
       call.name = name
     if (!call.announced && call.name)
       this.announce(call)
-    const fragment = piece.function?.arguments
+    const fragment = argumentsText(fn?.arguments)
     if (fragment) {
       call.json.push(fragment)
       this.callbacks.onActivity?.()
@@ -167,17 +253,22 @@ class ToolCallCollector {
     })
   }
 
+  /**
+   * The call a piece belongs to. A piece at a known index that names a
+   * different id is a new call: some servers put every call at index 0.
+   */
   private callFor(piece: WireToolCallDelta): OpenCall {
+    const id = typeof piece.id === 'string' && piece.id ? piece.id : undefined
     if (typeof piece.index === 'number') {
       const known = this.byIndex.get(piece.index)
-      if (known)
+      if (known && !(id && known.id && id !== known.id))
         return known
       const call = this.open()
       this.byIndex.set(piece.index, call)
       return call
     }
     const last = this.calls.at(-1)
-    const startsNew = !last || (piece.id ? piece.id !== last.id : Boolean(piece.function?.name))
+    const startsNew = !last || (id ? id !== last.id : Boolean(isObject(piece.function) && piece.function.name))
     return startsNew ? this.open() : last
   }
 
@@ -199,10 +290,21 @@ class ToolCallCollector {
  * One completion per request (`n` is never set); other choices cannot occur.
  * A named function rather than an inline callback: it is used on every chunk.
  */
-function isFirstChoice(choice: WireChoice): boolean {
-  return (choice.index ?? 0) === 0
+function isFirstChoice(choice: WireChoice | null): boolean {
+  return isObject(choice) && (choice.index ?? 0) === 0
 }
 
-function nonEmpty(value: string | null | undefined): string | undefined {
+function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined
+}
+
+/** Argument text as streamed; a whole arguments object (sent by a few servers) is serialized once. */
+function argumentsText(value: unknown): string | undefined {
+  if (typeof value === 'string')
+    return value
+  return isObject(value) ? JSON.stringify(value) : undefined
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null
 }

@@ -26,6 +26,54 @@ export interface ChatWireUsage {
   cost?: number | null
 }
 
+/**
+ * Keeps the usage a stream reports. Servers put it in the standard `usage`
+ * field, on the last chunk or on several (the last one wins); some put it only
+ * under an extension (Groq's compound models: `x_groq.usage`), named by the
+ * dialect as dotted paths. The standard field wins whenever it came at all.
+ */
+export class UsageReader {
+  private standard: ChatWireUsage | undefined
+  private vendor: ChatWireUsage | undefined
+  private readonly paths: readonly (readonly string[])[]
+
+  constructor(fields: readonly string[] = []) {
+    this.paths = fields.map(field => field.split('.'))
+  }
+
+  /** Look at one chunk. */
+  read(chunk: { usage?: unknown }): void {
+    if (isUsage(chunk.usage)) {
+      this.standard = chunk.usage
+      return
+    }
+    for (const path of this.paths) {
+      const value = valueAt(chunk, path)
+      if (isUsage(value))
+        this.vendor = value
+    }
+  }
+
+  /** The usage to report, if any came. */
+  finish(): ChatWireUsage | undefined {
+    return this.standard ?? this.vendor
+  }
+}
+
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let node = root
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null)
+      return undefined
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node
+}
+
+function isUsage(value: unknown): value is ChatWireUsage {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 export interface UsageContext {
   /** The model the request named: the key catalogs and stats group by, even when the server echoes a dated alias. */
   model: string

@@ -72,7 +72,16 @@ export interface OpenAICompatParams {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens'
   /** `modelOptions` keys copied into requests. Default: the common sampling fields plus `top_k`, `min_p`, `repetition_penalty`, `chat_template_kwargs`. */
   modelOptionKeys?: readonly string[]
+  /**
+   * Dotted chunk paths where the server reports usage outside the standard
+   * `usage` field, read when no chunk carried `usage`. Default `['x_groq.usage']`
+   * (Groq's compound models report usage only there).
+   */
+  usageFields?: readonly string[]
 }
+
+/** Usage fields outside the standard one that servers are known to use. */
+export const VENDOR_USAGE_FIELDS: readonly string[] = Object.freeze(['x_groq.usage'])
 
 const DEFAULT_EFFORTS: readonly ChatReasoningEffort[] = ['low', 'medium', 'high']
 
@@ -94,6 +103,7 @@ export function openaiCompatDialect(params: Omit<OpenAICompatParams, 'baseURL' |
     replayReasoningDetails: false,
     usageInclude: false,
     modelOptionKeys: params.modelOptionKeys ?? OPEN_WEIGHT_MODEL_OPTION_KEYS,
+    usageFields: params.usageFields ?? VENDOR_USAGE_FIELDS,
   }
 }
 

@@ -31,9 +31,10 @@ const KIND_BY_CODE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
  * connection and abort failures look the same for every API of the family, so
  * the Chat Completions classifier decides them; once the request's signal is
  * aborted every failure is an abort (the SDK even ends an aborted stream quietly).
+ * `url`, the endpoint the request went to, is named in connection failures.
  */
-export function classifyResponsesError(error: unknown, provider: string, signal?: AbortSignal): ClassifiedError {
-  return classifyChatError(error, { provider, signal })
+export function classifyResponsesError(error: unknown, provider: string, signal?: AbortSignal, url?: string): ClassifiedError {
+  return classifyChatError(error, { provider, signal, url })
 }
 
 function kindForCode(code: string | null | undefined): ClassifiedErrorKind | undefined {

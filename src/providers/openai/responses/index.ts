@@ -13,6 +13,7 @@
 import type OpenAI from 'openai'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
+import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
 import { consumeResponsesStream } from './stream'
 import { buildResponsesRequest } from './wire'
@@ -32,6 +33,7 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
   if (options.signal.aborted)
     throw classifyResponsesError(options.signal.reason, provider, options.signal)
   const { input, ...rest } = buildResponsesRequest(options, settings)
+  const url = endpointUrl(client.baseURL, '/responses')
   try {
     // The narrowed input items are a subset of what the SDK accepts; its types also describe output-only fields.
     const events = await client.responses.create(
@@ -41,7 +43,7 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
     return await consumeResponsesStream(events, callbacks, { model: options.model, provider, signal: options.signal })
   }
   catch (error) {
-    throw classifyResponsesError(error, provider, options.signal)
+    throw classifyResponsesError(error, provider, options.signal, url)
   }
 }
 

@@ -3,6 +3,11 @@
  * Deltas are forwarded the moment they arrive; each output item is assembled
  * from its pieces once, and the finished items keep the API's output order,
  * which is what lets a reasoning item name the item that followed it.
+ *
+ * Gateways that re-emit this API are not always exact: an event or item that
+ * is not an object, a missing `response` on a lifecycle event, a delta that is
+ * not a string, a missing `summary_index` or `summary`/`content` list, and
+ * unknown event types are skipped or read as empty rather than failing the turn.
  */
 
 import type { ResponseOutputItem, ResponseStreamEvent, ResponseUsage, Response as WireResponse } from 'openai/resources/responses/responses'
@@ -48,20 +53,23 @@ export async function consumeResponsesStream(
     // Events may already sit in the SDK's buffer when the caller aborts; none of them is wanted any more.
     if (context.signal?.aborted)
       throw abortedError(context.provider)
+    if (!isObject(event))
+      continue
     switch (event.type) {
       case 'response.created':
       case 'response.in_progress':
-        servedModel = event.response.model ?? servedModel
+        servedModel = event.response?.model || servedModel
         break
       case 'response.output_item.added':
-        items.set(event.output_index, openItem(event.item, callbacks))
+        if (isObject(event.item))
+          items.set(event.output_index, openItem(event.item, callbacks))
         break
       case 'response.output_text.delta':
       case 'response.refusal.delta':
         appendText(items.get(event.output_index), event.delta, event.type === 'response.refusal.delta', callbacks)
         break
       case 'response.reasoning_summary_text.delta':
-        appendSummary(items.get(event.output_index), event.summary_index, event.delta, callbacks)
+        appendSummary(items.get(event.output_index), summaryIndex(event.summary_index), event.delta, callbacks)
         break
       case 'response.reasoning_text.delta': {
         const item = items.get(event.output_index)
@@ -71,23 +79,25 @@ export async function consumeResponsesStream(
       }
       case 'response.function_call_arguments.delta': {
         const item = items.get(event.output_index)
-        if (item?.kind === 'function_call')
+        if (item?.kind === 'function_call' && typeof event.delta === 'string')
           item.json.push(event.delta)
         callbacks.onActivity?.()
         break
       }
       case 'response.output_item.done':
-        items.set(event.output_index, finishItem(items.get(event.output_index), event.item, callbacks))
+        if (isObject(event.item))
+          items.set(event.output_index, finishItem(items.get(event.output_index), event.item, callbacks))
         break
       case 'response.completed':
-        final = event.response
+        // The event says the response completed, even from a gateway that left the response out.
+        final = isObject(event.response) ? event.response : { status: 'completed' } as WireResponse
         break
       case 'response.incomplete':
         // The event itself says the response is incomplete, whatever status a lenient server wrote.
         final = { ...event.response, status: 'incomplete' }
         break
       case 'response.failed':
-        throw streamFailureError(event.response.error?.code, event.response.error?.message, context.provider)
+        throw streamFailureError(event.response?.error?.code, event.response?.error?.message, context.provider)
       case 'error':
         throw streamFailureError(event.code, event.message, context.provider)
     }
@@ -145,7 +155,7 @@ function openItem(item: ResponseOutputItem, callbacks: StreamCallbacks): OpenIte
 }
 
 function appendText(item: OpenItem | undefined, delta: string, refusal: boolean, callbacks: StreamCallbacks): void {
-  if (item?.kind !== 'message' || !delta)
+  if (item?.kind !== 'message' || typeof delta !== 'string' || !delta)
     return
   item.parts.push(delta)
   item.refusal ||= refusal
@@ -154,7 +164,7 @@ function appendText(item: OpenItem | undefined, delta: string, refusal: boolean,
 
 /** Summary parts are shown one paragraph each; the separator is streamed too, so the deltas add up to the block's text. */
 function appendSummary(item: OpenItem | undefined, index: number, delta: string, callbacks: StreamCallbacks): void {
-  if (item?.kind !== 'reasoning' || !delta)
+  if (item?.kind !== 'reasoning' || typeof delta !== 'string' || !delta)
     return
   while (item.summary.length <= index)
     item.summary.push([])
@@ -177,9 +187,9 @@ function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callba
       reasoning.id = item.id || reasoning.id
       reasoning.encrypted = item.encrypted_content || undefined
       if (reasoning.summary.every(part => part.length === 0))
-        item.summary.forEach((part, index) => appendSummary(reasoning, index, part.text, callbacks))
+        listOf(item.summary).forEach((part, index) => appendSummary(reasoning, index, part.text, callbacks))
       if (reasoning.content.length === 0 && reasoning.summary.every(part => part.length === 0)) {
-        for (const part of item.content ?? [])
+        for (const part of listOf(item.content))
           appendReasoningText(reasoning, part.text, callbacks)
       }
       return reasoning
@@ -187,7 +197,7 @@ function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callba
     case 'message': {
       const message = open?.kind === 'message' ? open : { kind: 'message' as const, parts: [], refusal: false }
       if (message.parts.length === 0) {
-        for (const part of item.content)
+        for (const part of listOf(item.content))
           appendText(message, part.type === 'output_text' ? part.text : part.refusal, part.type === 'refusal', callbacks)
       }
       return message
@@ -210,7 +220,7 @@ function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callba
 }
 
 function appendReasoningText(item: Extract<OpenItem, { kind: 'reasoning' }>, text: string, callbacks: StreamCallbacks): void {
-  if (!text)
+  if (typeof text !== 'string' || !text)
     return
   item.content.push(text)
   callbacks.onThinking(text)
@@ -274,7 +284,24 @@ function turnUsage(usage: ResponseUsage | undefined, modelId: string, provider: 
   if (cacheWrite > 0)
     result.cacheCreation = cacheWrite
   const thinking = usage?.output_tokens_details?.reasoning_tokens
-  if (thinking !== undefined)
+  if (typeof thinking === 'number')
     result.thinking = thinking
   return result
+}
+
+/** The object parts of a list a gateway may have left out or filled with `null`s. */
+function listOf<T>(value: readonly T[] | null | undefined): T[] {
+  return Array.isArray(value) ? value.filter(isObject) : []
+}
+
+/** Summary parts an item may hold; a larger index is a gateway's garbage, not a reason to allocate. */
+const MAX_SUMMARY_PARTS = 1024
+
+/** A summary delta without a usable index belongs to the first summary part. */
+function summaryIndex(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < MAX_SUMMARY_PARTS ? value : 0
+}
+
+function isObject<T>(value: T): value is T & object {
+  return typeof value === 'object' && value !== null
 }

@@ -1,0 +1,69 @@
+/**
+ * The chunks of a Chat Completions response body, and whether the body
+ * reached its `data: [DONE]` line.
+ *
+ * Some servers (Snowflake Cortex, several gateways) never put a
+ * `finish_reason` on any choice: the last chunk carries usage, then `[DONE]`,
+ * then the body ends. Such a stream is complete; one whose connection closed
+ * half-way is not, and the chunks alone cannot tell the two apart. The
+ * `openai` client's `Stream` reads the `[DONE]` line and drops it, so the body
+ * is read here instead, with the client's own SSE parser (`_iterSSEMessages`,
+ * which its `Stream` is built on): the terminator is recognised exactly as the
+ * client recognises it, and no extra layer touches the bytes (a watching
+ * `TransformStream` cost more CPU per turn than the rest of the reader). The
+ * rest follows the client's `Stream`: each message is JSON, a message carrying
+ * `error` is thrown as the client's `APIError`, anything after `[DONE]` is ignored.
+ *
+ * A connection that drops before `[DONE]` either fails the body read (thrown,
+ * and classified as a network error) or ends the body early, in which case
+ * `sawDone()` stays false and the turn counts as cut off.
+ */
+
+import { APIError } from 'openai'
+import { _iterSSEMessages } from 'openai/core/streaming'
+import { ClassifiedError } from '../../errors'
+
+/** The parsed chunks, to iterate once, and what the body said about its end. */
+export interface ChatChunks {
+  chunks: AsyncIterable<unknown>
+  /** True once the `[DONE]` line was read. */
+  sawDone: () => boolean
+}
+
+/** Longest excerpt of an unreadable message quoted in the error. */
+const EXCERPT_CHARS = 120
+
+/** Read a streaming Chat Completions response. `provider` names the server in errors. */
+export function readChatChunks(response: Response, provider: string): ChatChunks {
+  const state = { done: false }
+  return { chunks: parseMessages(response, provider, state), sawDone: () => state.done }
+}
+
+async function* parseMessages(response: Response, provider: string, state: { done: boolean }): AsyncGenerator<unknown> {
+  // The controller only matters to the parser when there is no body at all.
+  for await (const message of _iterSSEMessages(response, new AbortController())) {
+    if (state.done)
+      continue
+    if (message.data.startsWith('[DONE]')) {
+      state.done = true
+      continue
+    }
+    let data: unknown
+    try {
+      data = JSON.parse(message.data)
+    }
+    catch {
+      throw notJsonError(provider, message.data)
+    }
+    const error = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined
+    if (error)
+      throw new APIError(undefined, error as object, undefined, response.headers)
+    yield data
+  }
+}
+
+/** A data line that is not JSON: the server broke the stream format, which a new attempt may not repeat. */
+function notJsonError(provider: string, data: string): ClassifiedError {
+  const excerpt = data.length > EXCERPT_CHARS ? `${data.slice(0, EXCERPT_CHARS)}…` : data
+  return new ClassifiedError(`${provider} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider })
+}
