@@ -14,6 +14,7 @@ import type { AgentStats, ChildRunStats } from './stats'
 import type { SteeringQueues } from './steering'
 import type { StopReason } from './stop-reason'
 import type { FrozenPromptSections } from './system-freeze'
+import { setMaxListeners } from 'node:events'
 import { BUILT_IN_POLICIES } from '../behavior'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
@@ -29,9 +30,11 @@ import { withTimeout } from './operation-timeout'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
 import { promptContent } from './prompt-content'
 import { prepareRunTools } from './run-tools'
+import { onAbort } from './signal-fanout'
 import { attachSteering } from './steering'
 import { composeSystemPrompt } from './system-freeze'
 import { planToolDisclosure } from './tool-disclosure'
+import { startWallDeadline, untilWall } from './wall-deadline'
 
 /** What an agent hands each of its runs. */
 export interface RunEnvironment {
@@ -55,19 +58,15 @@ export interface RunEnvironment {
  * attached, whichever way the run ends.
  */
 export async function executeRun(env: RunEnvironment, options: AgentRunOptions): Promise<AgentStats> {
+  // The run starts now, before MCP servers connect: `elapsed`, time to first
+  // token and the `maxWallMs` deadline all count from here.
+  const startedAtMs = Date.now()
   const { agent, hooks, controller } = env
   const session = agent.session
   const seed = seedTurns(env, options)
   const behavior = resolveBehavior(agent.behavior, options.behavior)
   const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
-  const mcp = await env.mcp?.load(behavior)
-  // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
-  const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
-  const disclosure = planToolDisclosure(options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools), aliases, mcp, behavior, seed)
-  const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
-  const targets = resolveModelTargets(providerList(agent.provider), options.model)
-  const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
-  const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
+  const startedAt = await clock.now()
 
   // Everything attached below is detached in `finally`, in reverse order,
   // whichever way the run ends (a bad per-run hook name included).
@@ -78,9 +77,23 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       const forwardAbort = () => controller.abort(signal.reason ?? new AgentAbortedError())
       if (signal.aborted)
         forwardAbort()
-      signal.addEventListener('abort', forwardAbort, { once: true })
-      detachers.push(() => signal.removeEventListener('abort', forwardAbort))
+      else
+        detachers.push(onAbort(signal, forwardAbort))
     }
+    // The run's own signal: tools, SDKs and subagents all listen on it, and it never outlives the run.
+    setMaxListeners(0, controller.signal)
+    const wall = startWallDeadline(behavior, startedAtMs, error => controller.abort(error))
+    if (wall)
+      detachers.push(wall.clear)
+
+    const mcp = await untilWall(env.mcp ? env.mcp.load(behavior) : Promise.resolve(undefined), wall)
+    // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
+    const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
+    const disclosure = planToolDisclosure(options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools), aliases, mcp, behavior, seed)
+    const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
+    const targets = resolveModelTargets(providerList(agent.provider), options.model)
+    const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
+    const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
 
     const children: ChildRunStats[] = []
     const run: RunContext = {
@@ -113,8 +126,9 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       usage: [],
       children,
       subagents: subagentHost(hooks, children, session),
-      startedAt: await clock.now(),
-      startedAtMs: Date.now(),
+      startedAt,
+      startedAtMs,
+      wall,
       pending: [],
       keepGoing: false,
     }
@@ -130,9 +144,9 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
-    await env.toolState.hydrate()
+    await untilWall(env.toolState.hydrate(), wall)
     if (tools.names.length > 0)
-      await spawnExecution(run)
+      await untilWall(spawnExecution(run), wall)
     return await driveRun(run, options, freshSystem, sections)
   }
   finally {
@@ -232,6 +246,9 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     }
 
     const stopReason = endsWithAnswer(run) ? 'completed' : await runLoop(run)
+    // The deadline aborted the run: that is a budget failure, not a cancel.
+    if (stopReason === 'aborted' && run.wall?.error && run.signal.reason === run.wall.error)
+      throw run.wall.error
     await persistNewTurns(run)
     const stats = buildStats(run, stopReason)
     await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason)
