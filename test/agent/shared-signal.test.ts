@@ -1,3 +1,4 @@
+import type { AgentStats } from '../../src'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { scriptedProvider } from '../../src/testing'
@@ -34,7 +35,9 @@ describe('one caller AbortSignal shared by many runs', () => {
 
   it('still aborts every run in flight when the caller aborts', async () => {
     const caller = new AbortController()
-    const runs = Array.from({ length: 50 }).fill(createAgent({ provider: scriptedProvider([{ text: 'slow', delayMs: 5_000 }]) }).run({ prompt: 'go', signal: caller.signal }))
+    const runs: Promise<AgentStats>[] = []
+    for (let i = 0; i < 50; i++)
+      runs.push(createAgent({ provider: scriptedProvider([{ text: 'slow', delayMs: 5_000 }]) }).run({ prompt: 'go', signal: caller.signal }))
     setTimeout(() => caller.abort(), 20)
     const stats = await Promise.all(runs)
     await settle()
@@ -46,7 +49,9 @@ describe('one caller AbortSignal shared by many runs', () => {
     const caller = new AbortController()
     for (let i = 0; i < 20; i++)
       await createAgent({ provider: scriptedProvider([{ text: 'ok' }]) }).run({ prompt: 'go', signal: caller.signal })
-    const late = Array.from({ length: 15 }).fill(createAgent({ provider: scriptedProvider([{ text: 'slow', delayMs: 5_000 }]) }).run({ prompt: 'go', signal: caller.signal }))
+    const late: Promise<AgentStats>[] = []
+    for (let i = 0; i < 15; i++)
+      late.push(createAgent({ provider: scriptedProvider([{ text: 'slow', delayMs: 5_000 }]) }).run({ prompt: 'go', signal: caller.signal }))
     setTimeout(() => caller.abort(), 20)
     expect(new Set((await Promise.all(late)).map(s => s.stopReason))).toEqual(new Set(['aborted']))
     await settle()
