@@ -28,7 +28,7 @@ import { mcpInstructionsSection } from './mcp-loader'
 import { resolveModelTargets } from './model-targets'
 import { withTimeout } from './operation-timeout'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
-import { promptContent } from './prompt-content'
+import { isBlankPrompt, promptContent } from './prompt-content'
 import { prepareRunTools } from './run-tools'
 import { onAbort } from './signal-fanout'
 import { attachSteering } from './steering'
@@ -57,10 +57,12 @@ export interface RunEnvironment {
  * per-run hooks, run the loop, record the run, and always detach what was
  * attached, whichever way the run ends.
  */
-export async function executeRun(env: RunEnvironment, options: AgentRunOptions): Promise<AgentStats> {
+export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
   // The run starts now, before MCP servers connect: `elapsed`, time to first
   // token and the `maxWallMs` deadline all count from here.
   const startedAtMs = Date.now()
+  // A blank prompt is no prompt: the run continues the session, or is refused when there is nothing to continue.
+  const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? { ...runOptions, prompt: undefined } : runOptions
   const { agent, hooks, controller } = env
   const session = agent.session
   const seed = seedTurns(env, options)
@@ -186,7 +188,7 @@ function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[]
   }
   const turns = session ? resumableTurns(session.turns) : []
   if (options.prompt === undefined && !queued && turns.length === 0)
-    throw new TypeError('agent.run() needs a prompt (or a session with turns to continue)')
+    throw new TypeError('agent.run() needs a prompt (or a session with turns to continue); an empty or whitespace-only prompt counts as none')
   return turns
 }
 
