@@ -1,5 +1,6 @@
 import type { PairingRepair } from '../../src/errors'
 import type { SessionMessage } from '../../src/session/content'
+import type { ScriptedTurn } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { AgentToolPairingError } from '../../src/errors'
@@ -27,7 +28,7 @@ function addOrphanOn(turns: number[]) {
 }
 
 /** What each request carried at the moment it was sent. */
-function snapshotting(script: Parameters<typeof scriptedProvider>[0]) {
+function snapshotting(script: ScriptedTurn[]) {
   const sent: SessionMessage[][] = []
   const provider = scriptedProvider(script.map(turn => ({ respond: (request) => {
     sent.push(structuredClone(request.messages))
