@@ -8,6 +8,7 @@ import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { connectMcpServers } from '../mcp/connect'
 import { elicitThroughAskUser } from '../mcp/elicitation'
+import { fitWireName, wireMcpToolName } from '../mcp/naming'
 import { askUserCallbackOf } from '../tools/interaction'
 import { BEHAVIOR_DEFAULTS, boundByWall } from './behavior'
 import { withTimeout } from './operation-timeout'
@@ -17,9 +18,15 @@ const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 120_000
 /** Connects MCP servers; `connectMcpServers` unless the host brings its own. */
 export type McpConnector = (servers: McpServerConfig[], options: ConnectMcpServersOptions) => Promise<McpConnection>
 
-/** The agent's MCP servers: connected once, on the first run that needs them, and closed on destroy. */
+/**
+ * The agent's MCP servers: connected once, on the first run that needs them,
+ * and closed on destroy. Each run's behavior still applies to the shared
+ * connection: its `mcpToolNameSeparator` names the tools it offers, and the
+ * connection-level hooks (a lazy server connecting mid-run, a close) are
+ * bounded by the `hookTimeoutMs` of the latest run.
+ */
 export interface McpLoader {
-  /** The connection, connecting on first use; a failed connect is retried by the next run. */
+  /** The connection as this run sees it, connecting on first use; a failed connect is retried by the next run. */
   load: (behavior: AgentBehavior) => Promise<McpConnection | undefined>
   /** Close every server (bounded by `timeoutMs`), including a connect still in progress. */
   close: (timeoutMs: number) => Promise<void>
@@ -38,22 +45,27 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
   const { options } = setup
   const servers = options.mcpServers
   let pending: Promise<McpConnection> | undefined
+  let connectedSeparator: McpSeparator = '_'
+  let latest: AgentBehavior = {}
   return {
     load(behavior) {
       if (!servers || servers.length === 0)
         return Promise.resolve(undefined)
-      if (pending)
-        return pending
-      const connect = options.mcpConnector ?? connectMcpServers
-      const connecting = (async () => connect([...servers], connectOptions(setup, behavior)))()
-      pending = withTimeout(connecting, connectBound(behavior), 'MCP connect')
-        .catch((error: unknown) => {
-          pending = undefined
-          // A connector that settles after the bound still hands back live servers: close them.
-          connecting.then(connection => connection.close(), () => {}).catch(() => {})
-          throw error
-        })
-      return pending
+      latest = behavior
+      if (!pending) {
+        const connect = options.mcpConnector ?? connectMcpServers
+        connectedSeparator = behavior.mcpToolNameSeparator ?? '_'
+        const connecting = (async () => connect([...servers], connectOptions(setup, behavior, () => latest)))()
+        pending = withTimeout(connecting, connectBound(behavior), 'MCP connect')
+          .catch((error: unknown) => {
+            pending = undefined
+            // A connector that settles after the bound still hands back live servers: close them.
+            connecting.then(connection => connection.close(), () => {}).catch(() => {})
+            throw error
+          })
+      }
+      const separator = behavior.mcpToolNameSeparator ?? '_'
+      return separator === connectedSeparator ? pending : pending.then(connection => withSeparator(connection, separator))
     },
     async close(timeoutMs) {
       const connecting = pending
@@ -72,10 +84,10 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
  * `mcp:auth:required`, `mcp:elicitation`) bridged to the agent's bus. These fire outside any
  * run, so only handlers registered on the agent see them.
  */
-function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior): ConnectMcpServersOptions {
+function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior, latest: () => AgentBehavior): ConnectMcpServersOptions {
   const { options, hooks } = setup
-  const timeoutMs = behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs
-  const onElicitation = elicitationHandler(setup, timeoutMs)
+  const bound = () => latest().hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs
+  const onElicitation = elicitationHandler(setup, bound)
   return {
     connectTimeoutMs: connectBound(behavior),
     toolNameSeparator: behavior.mcpToolNameSeparator,
@@ -85,16 +97,16 @@ function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior): Connect
     onServerError: (server, error) => debugLog(`MCP server "${server}" failed`, error),
     onToolsFilter: async (ctx) => {
       if (hasHookHandlers(hooks, 'mcp:tools:filter'))
-        await callHookBounded(hooks, 'mcp:tools:filter', ctx, { timeoutMs, failClosed: true })
+        await callHookBounded(hooks, 'mcp:tools:filter', ctx, { timeoutMs: bound(), failClosed: true })
     },
     onClose: async (ctx) => {
       if (hasHookHandlers(hooks, 'mcp:close'))
-        await callHookBounded(hooks, 'mcp:close', ctx, { timeoutMs, failClosed: false })
+        await callHookBounded(hooks, 'mcp:close', ctx, { timeoutMs: bound(), failClosed: false })
     },
     // Only offered when someone listens: without a listener nobody can open the
     // login page, and the server should fail at once with a typed error.
     ...(hasHookHandlers(hooks, 'mcp:auth:required')
-      ? { onAuthRequired: ctx => callHookBounded(hooks, 'mcp:auth:required', ctx, { timeoutMs, failClosed: false }) }
+      ? { onAuthRequired: ctx => callHookBounded(hooks, 'mcp:auth:required', ctx, { timeoutMs: bound(), failClosed: false }) }
       : {}),
     ...(onElicitation ? { onElicitation } : {}),
   }
@@ -105,12 +117,38 @@ function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior): Connect
  * answers `cancel`), else the host callback of the agent's `ask_user` tool.
  * Neither: the capability is not announced.
  */
-function elicitationHandler(setup: McpLoaderSetup, timeoutMs: number): McpElicitationHandler | undefined {
+function elicitationHandler(setup: McpLoaderSetup, timeoutMs: () => number): McpElicitationHandler | undefined {
   const { hooks, options } = setup
   if (hasHookHandlers(hooks, 'mcp:elicitation'))
-    return ctx => callHookBounded(hooks, 'mcp:elicitation', ctx, { timeoutMs, failClosed: true })
+    return ctx => callHookBounded(hooks, 'mcp:elicitation', ctx, { timeoutMs: timeoutMs(), failClosed: true })
   const askUser = askUserCallbackOf(options.tools?.ask_user)
   return askUser ? elicitThroughAskUser(askUser) : undefined
+}
+
+type McpSeparator = NonNullable<AgentBehavior['mcpToolNameSeparator']>
+
+/**
+ * The connection with its tools named for another separator than the one it
+ * was connected with: the same wire names a fresh connect would give
+ * (`mcp<sep><server><sep><tool>`, numbered on a clash), in the same order.
+ */
+function withSeparator(connection: McpConnection, separator: McpSeparator): McpConnection {
+  const aliases: Record<string, string> = {}
+  const taken = new Set<string>()
+  for (const canonical of Object.keys(connection.aliases)) {
+    const origin = connection.origins[canonical]
+    if (!origin) {
+      aliases[canonical] = connection.aliases[canonical]
+      continue
+    }
+    const candidate = wireMcpToolName(origin.server, origin.tool, separator)
+    let name = candidate
+    for (let i = 2; taken.has(name); i++)
+      name = fitWireName(`${candidate}_${i}`)
+    taken.add(name)
+    aliases[canonical] = name
+  }
+  return { ...connection, aliases }
 }
 
 /** `mcpConnectTimeoutMs` (default 2 minutes), cut short by a lower `maxWallMs`. */

@@ -13,6 +13,7 @@ import type { AgentClock } from './clock'
 import type { ModelTarget } from './model-targets'
 import type { ChildRunStats, TurnUsage } from './stats'
 import type { StopReason } from './stop-reason'
+import type { WallDeadline } from './wall-deadline'
 
 /** A user turn waiting to be added before the next model call. */
 export interface PendingTurn {
@@ -78,6 +79,8 @@ export interface RunContext {
   readonly startedAt: number
   /** Run start in real time (for live measures such as `elapsed`). */
   readonly startedAtMs: number
+  /** The `maxWallMs` deadline, which aborts the run when it passes (absent without a wall-clock budget). */
+  readonly wall?: WallDeadline
   /** Real time of the first observable provider signal. */
   firstSignalAtMs?: number
 

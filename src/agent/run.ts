@@ -14,6 +14,7 @@ import type { AgentStats, ChildRunStats } from './stats'
 import type { SteeringQueues } from './steering'
 import type { StopReason } from './stop-reason'
 import type { FrozenPromptSections } from './system-freeze'
+import { setMaxListeners } from 'node:events'
 import { BUILT_IN_POLICIES } from '../behavior'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
@@ -27,11 +28,13 @@ import { mcpInstructionsSection } from './mcp-loader'
 import { resolveModelTargets } from './model-targets'
 import { withTimeout } from './operation-timeout'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
-import { promptContent } from './prompt-content'
+import { isBlankPrompt, promptContent } from './prompt-content'
 import { prepareRunTools } from './run-tools'
+import { onAbort } from './signal-fanout'
 import { attachSteering } from './steering'
 import { composeSystemPrompt } from './system-freeze'
 import { planToolDisclosure } from './tool-disclosure'
+import { startWallDeadline, untilWall } from './wall-deadline'
 
 /** What an agent hands each of its runs. */
 export interface RunEnvironment {
@@ -54,21 +57,18 @@ export interface RunEnvironment {
  * per-run hooks, run the loop, record the run, and always detach what was
  * attached, whichever way the run ends.
  */
-export async function executeRun(env: RunEnvironment, options: AgentRunOptions): Promise<AgentStats> {
+export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
+  // The run starts now, before MCP servers connect: `elapsed`, time to first
+  // token and the `maxWallMs` deadline all count from here.
+  const startedAtMs = Date.now()
+  // A blank prompt is no prompt: the run continues the session, or is refused when there is nothing to continue.
+  const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? { ...runOptions, prompt: undefined } : runOptions
   const { agent, hooks, controller } = env
   const session = agent.session
   const seed = seedTurns(env, options)
   const behavior = resolveBehavior(agent.behavior, options.behavior)
   const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
-  const mcp = await env.mcp?.load(behavior)
-  // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
-  const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
-  const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
-  const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, seed)
-  const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
-  const targets = resolveModelTargets(providerList(agent.provider), options.model)
-  const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
-  const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
+  const startedAt = await clock.now()
 
   // Everything attached below is detached in `finally`, in reverse order,
   // whichever way the run ends (a bad per-run hook name included).
@@ -79,9 +79,24 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
       const forwardAbort = () => controller.abort(signal.reason ?? new AgentAbortedError())
       if (signal.aborted)
         forwardAbort()
-      signal.addEventListener('abort', forwardAbort, { once: true })
-      detachers.push(() => signal.removeEventListener('abort', forwardAbort))
+      else
+        detachers.push(onAbort(signal, forwardAbort))
     }
+    // The run's own signal: tools, SDKs and subagents all listen on it, and it never outlives the run.
+    setMaxListeners(0, controller.signal)
+    const wall = startWallDeadline(behavior, startedAtMs, error => controller.abort(error))
+    if (wall)
+      detachers.push(wall.clear)
+
+    const mcp = await untilWall(env.mcp ? env.mcp.load(behavior) : Promise.resolve(undefined), wall)
+    // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
+    const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
+    const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
+    const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, seed)
+    const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
+    const targets = resolveModelTargets(providerList(agent.provider), options.model)
+    const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
+    const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
 
     const children: ChildRunStats[] = []
     const run: RunContext = {
@@ -120,8 +135,9 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
         toolAliases: aliases,
         thinking: options.thinking ?? 'off',
       }),
-      startedAt: await clock.now(),
-      startedAtMs: Date.now(),
+      startedAt,
+      startedAtMs,
+      wall,
       pending: [],
       keepGoing: false,
     }
@@ -137,9 +153,9 @@ export async function executeRun(env: RunEnvironment, options: AgentRunOptions):
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
-    await env.toolState.hydrate()
+    await untilWall(env.toolState.hydrate(), wall)
     if (tools.names.length > 0)
-      await spawnExecution(run)
+      await untilWall(spawnExecution(run), wall)
     return await driveRun(run, options, freshSystem, sections)
   }
   finally {
@@ -179,7 +195,7 @@ function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[]
   }
   const turns = session ? resumableTurns(session.turns) : []
   if (options.prompt === undefined && !queued && turns.length === 0)
-    throw new TypeError('agent.run() needs a prompt (or a session with turns to continue)')
+    throw new TypeError('agent.run() needs a prompt (or a session with turns to continue); an empty or whitespace-only prompt counts as none')
   return turns
 }
 
@@ -239,6 +255,9 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     }
 
     const stopReason = endsWithAnswer(run) ? 'completed' : await runLoop(run)
+    // The deadline aborted the run: that is a budget failure, not a cancel.
+    if (stopReason === 'aborted' && run.wall?.error && run.signal.reason === run.wall.error)
+      throw run.wall.error
     await persistNewTurns(run)
     const stats = buildStats(run, stopReason)
     await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason)

@@ -25,7 +25,9 @@ export interface StreamHookContext extends RunHookContext {
 }
 
 /** The tool call a `tool:*` hook fires for. */
-export interface ToolHookContext extends StreamHookContext {
+export interface ToolHookContext extends Omit<StreamHookContext, 'depth'> {
+  /** Subagent depth; omitted at the top level (read a missing value as 0). */
+  depth?: number
   callId: string
   /** Canonical tool name; match policies against this. */
   name: string

@@ -14,9 +14,12 @@ import { checkJsonSchema } from '../tools/json-schema'
 import { mcpToolHookContext, toolAfterContext, toolHookContext } from './hook-contexts'
 import { runToolCallsInOrder } from './scheduler'
 import { hookTimeout } from './stream-turn'
+import { checkToolOutput } from './tool-output-check'
 
 const ABORTED_BEFORE_START = 'Aborted: the run was cancelled before this tool call started.'
 const ABORTED_WHILE_RUNNING = 'Aborted: the run was cancelled while this tool was running.'
+const OUT_OF_TIME_BEFORE_START = 'Aborted: the run\'s time budget (maxWallMs) ran out before this tool call started.'
+const OUT_OF_TIME_WHILE_RUNNING = 'Aborted: the run\'s time budget (maxWallMs) ran out while this tool was running.'
 
 /**
  * Answer every tool call of one assistant turn, in call order. Each call gets
@@ -119,7 +122,7 @@ async function answerCall(run: RunContext, call: PreparedCall): Promise<ToolResu
 async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answer> {
   const { base, def } = call
   if (run.signal.aborted)
-    return failure(ABORTED_BEFORE_START)
+    return failure(abortedMessage(run, false))
   if (!def)
     return failure(unknownToolMessage(run, base.displayName))
   if (call.refusal)
@@ -135,8 +138,10 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
     }
     if (gate.block)
       return failure(`Blocked: ${gate.reason || 'the call was refused by policy'}`)
-    if (gate.result !== undefined)
-      return { output: gate.result, isError: false, durationMs: 0 }
+    if (gate.result !== undefined) {
+      const checked = checkToolOutput(gate.result, base.displayName)
+      return { output: checked.output, isError: checked.isError === true, durationMs: 0 }
+    }
   }
 
   const unparsed = invalidToolInput(base.input)
@@ -181,27 +186,28 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
   try {
     run.firstSignalAtMs ??= Date.now()
     if (run.signal.aborted)
-      return failure(ABORTED_BEFORE_START)
+      return failure(abortedMessage(run, false))
     if (hasHookHandlers(run.hooks, 'tool:before'))
       await callHookBounded(run.hooks, 'tool:before', base, { timeoutMs: hookTimeout(run), failClosed: true })
     // Checked again right before the call, and the tool started synchronously
     // after the check: an aborted run never starts a tool (a gate, a hook or a
     // sibling call may have aborted it while this call was being prepared).
     if (run.signal.aborted)
-      return failure(ABORTED_BEFORE_START)
+      return failure(abortedMessage(run, false))
     started = true
     const work = (async () => def.execute(input, ctx))()
     const output = await raceAbort(work, run.signal)
     if (view)
       await settleToolState(run, base, view, true)
-    return { output: normalizeOutput(output), isError: false, outcome, durationMs: Date.now() - startedAt }
+    const checked = checkToolOutput(output, base.displayName)
+    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: Date.now() - startedAt }
   }
   catch (error) {
     if (view)
       await settleToolState(run, base, view, false)
     const durationMs = Date.now() - startedAt
     if (run.signal.aborted)
-      return { output: started ? ABORTED_WHILE_RUNNING : ABORTED_BEFORE_START, isError: true, outcome, durationMs }
+      return { output: abortedMessage(run, started), isError: true, outcome, durationMs }
     await callHookBounded(run.hooks, 'tool:error', extendContext(base, { error }), { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(hookError => debugLog('tool:error hook failed', hookError))
     return { output: `Error: ${errorMessage(error)}`, isError: true, outcome, durationMs }
@@ -237,19 +243,20 @@ async function settleToolState(run: RunContext, base: ToolHookContext, view: Too
  * tools; then report the final result on `tool:after` and `mcp:tool:after`.
  */
 async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer, mcp: McpOrigin | undefined): Promise<{ output: ToolOutput, isError: boolean }> {
-  let output = normalizeOutput(answer.output)
-  const { isError } = answer
+  let { output, isError } = answer
   if (hasHookHandlers(run.hooks, 'tool:transform')) {
     const transformed = await transformOutput(run, 'tool:transform', extendContext(base, { result: output, isError, outputBytes: toolOutputByteLength(output) }))
     if (!transformed.ok)
       return { output: transformed.message, isError: true }
     output = transformed.output
+    isError ||= transformed.isError
   }
   if (mcp && hasHookHandlers(run.hooks, 'mcp:tool:transform')) {
     const transformed = await transformOutput(run, 'mcp:tool:transform', { ...mcpToolHookContext(base, mcp), result: output, isError, outputBytes: toolOutputByteLength(output) })
     if (!transformed.ok)
       return { output: transformed.message, isError: true }
     output = transformed.output
+    isError ||= transformed.isError
   }
   const reportAfter = hasHookHandlers(run.hooks, 'tool:after')
   const reportMcpAfter = mcp !== undefined && hasHookHandlers(run.hooks, 'mcp:tool:after')
@@ -274,10 +281,11 @@ async function transformOutput(
   run: RunContext,
   name: 'tool:transform' | 'mcp:tool:transform',
   ctx: ToolTransformContext | McpToolTransformContext,
-): Promise<{ ok: true, output: ToolOutput } | { ok: false, message: string }> {
+): Promise<{ ok: true, output: ToolOutput, isError: boolean } | { ok: false, message: string }> {
   try {
     await callHookBounded(run.hooks, name, ctx as never, { timeoutMs: hookTimeout(run), failClosed: true })
-    return { ok: true, output: normalizeOutput(ctx.result) }
+    const checked = checkToolOutput(ctx.result, ctx.displayName)
+    return { ok: true, output: checked.output, isError: checked.isError === true }
   }
   catch (error) {
     return { ok: false, message: `Error: a ${name} hook failed (${errorMessage(error)})` }
@@ -313,12 +321,12 @@ function failure(message: string): Answer {
   return { output: message, isError: true, durationMs: 0 }
 }
 
-function normalizeOutput(output: unknown): ToolOutput {
-  if (typeof output === 'string' || Array.isArray(output))
-    return output as ToolOutput
-  if (output === undefined || output === null)
-    return ''
-  return JSON.stringify(output)
+/** What an aborted call answers: a budget stop says so, so the model (and a reader) can tell it from a cancel. */
+function abortedMessage(run: RunContext, started: boolean): string {
+  const outOfTime = run.wall?.error !== undefined && run.signal.reason === run.wall.error
+  if (outOfTime)
+    return started ? OUT_OF_TIME_WHILE_RUNNING : OUT_OF_TIME_BEFORE_START
+  return started ? ABORTED_WHILE_RUNNING : ABORTED_BEFORE_START
 }
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

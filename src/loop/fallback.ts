@@ -3,14 +3,16 @@ import type { StreamedTurn, TurnRequest } from './stream-turn'
 import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
-import { hookTimeout, runIds, streamTurn } from './stream-turn'
+import { endedAfterOutput, hookTimeout, runIds, streamTurn } from './stream-turn'
 
 /**
  * Stream a turn on the run's current target; when it fails for good (retries
  * spent, or not retryable), move to the next target and try again. The move
  * is run-sticky: later turns of this run stay on the new target, and the next
  * run starts from the first one again. With no target left, the last error
- * is thrown.
+ * is thrown, and so is an error that ended a turn after its text, a tool
+ * call or a server-side tool had streamed: replaying that turn elsewhere
+ * would show the caller the same output twice.
  */
 export async function streamWithFallback(run: RunContext, turnId: string, request: TurnRequest): Promise<StreamedTurn | undefined> {
   while (true) {
@@ -19,7 +21,7 @@ export async function streamWithFallback(run: RunContext, turnId: string, reques
     }
     catch (error) {
       const next = run.targets[run.targetIndex + 1]
-      if (!next || run.signal.aborted || !(error instanceof AgentProviderError || error instanceof AgentContextExceededError))
+      if (!next || run.signal.aborted || endedAfterOutput(error) || !(error instanceof AgentProviderError || error instanceof AgentContextExceededError))
         throw error
       const from = { provider: run.provider.name, model: run.model }
       run.targetIndex += 1

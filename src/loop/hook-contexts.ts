@@ -29,10 +29,28 @@ export function turnAfterContext(
   }
 }
 
+/*
+ * Tool hook contexts carry `depth` only inside a subagent: the contract omits
+ * it at the top level. Each builder has a literal per case, so that either
+ * way the keys keep one order (and objects one shape).
+ */
+
 export function toolHookContext(run: RunContext, turnId: string, call: ToolCall, name: string, displayName: string): ToolHookContext {
+  if (run.depth > 0) {
+    return {
+      runId: run.runId,
+      depth: run.depth,
+      parentRunId: run.parentRunId,
+      parentCallId: run.parentCallId,
+      turnId,
+      callId: call.id,
+      name,
+      displayName,
+      input: call.input,
+    }
+  }
   return {
     runId: run.runId,
-    depth: run.depth,
     parentRunId: run.parentRunId,
     parentCallId: run.parentCallId,
     turnId,
@@ -47,6 +65,23 @@ export function toolAfterContext(
   base: ToolHookContext,
   after: Pick<ToolAfterContext, 'result' | 'isError' | 'outcome' | 'outputBytes' | 'durationMs'>,
 ): ToolAfterContext {
+  if (base.depth === undefined) {
+    return {
+      runId: base.runId,
+      parentRunId: base.parentRunId,
+      parentCallId: base.parentCallId,
+      turnId: base.turnId,
+      callId: base.callId,
+      name: base.name,
+      displayName: base.displayName,
+      input: base.input,
+      result: after.result,
+      isError: after.isError,
+      outcome: after.outcome,
+      outputBytes: after.outputBytes,
+      durationMs: after.durationMs,
+    }
+  }
   return {
     runId: base.runId,
     depth: base.depth,
@@ -67,6 +102,20 @@ export function toolAfterContext(
 
 /** The `mcp:tool:*` view of a tool call: the same ids, plus the server and the server's own tool name. */
 export function mcpToolHookContext(base: ToolHookContext, origin: { server: string, tool: string }): McpToolHookContext {
+  if (base.depth === undefined) {
+    return {
+      runId: base.runId,
+      parentRunId: base.parentRunId,
+      parentCallId: base.parentCallId,
+      turnId: base.turnId,
+      callId: base.callId,
+      server: origin.server,
+      tool: origin.tool,
+      name: base.name,
+      displayName: base.displayName,
+      input: base.input,
+    }
+  }
   return {
     runId: base.runId,
     depth: base.depth,

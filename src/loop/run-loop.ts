@@ -6,6 +6,7 @@ import type { SessionTurn, ToolResultBlock } from '../session/content'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { fillEstimatedCost } from '../providers/catalog/cost'
+import { detachView } from '../wire/detached-view'
 import { applyWireToolNames, buildWireMessages } from '../wire/messages'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
@@ -98,9 +99,11 @@ async function prepareRequest(run: RunContext, turnId: string) {
     system = ctx.system
   }
   if (hasHookHandlers(run.hooks, 'context:transform')) {
-    const ctx = extendContext(runIds(run), { turnId, messages })
+    // The hook edits a copy: whatever it does in place reaches this request (and the pairing pass), never the turns.
+    const view = detachView(messages)
+    const ctx = extendContext(runIds(run), { turnId, messages: view.messages })
     await callHookBounded(run.hooks, 'context:transform', ctx, strict)
-    messages = ctx.messages
+    messages = view.restore(ctx.messages)
   }
   const b = run.behavior
   return {

@@ -21,6 +21,8 @@ export type TurnRequest = Omit<StreamOptions, 'signal'>
 interface AttemptProgress {
   /** Text or a tool call reached the caller: replaying now would duplicate output. */
   contentStreamed: boolean
+  /** A server-side tool (web search, code execution) ran: replaying would run it again. */
+  serverToolRan: boolean
   thinking: string
   firstSignalAtMs?: number
 }
@@ -33,16 +35,30 @@ export interface StreamedTurn {
 }
 
 /**
+ * Errors of turns that failed after text, a tool call or a server-side tool
+ * had streamed. The fallback chain must not replay such a turn on another
+ * target: the caller has seen the output once already.
+ */
+const failedAfterOutput = new WeakSet<object>()
+
+/** Whether `error` ended a turn that had already streamed output (see `streamTurn`). */
+export function endedAfterOutput(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && failedAfterOutput.has(error)
+}
+
+/**
  * Stream one turn, retrying retryable failures (`behavior.retry`) while
- * nothing but reasoning has streamed. Returns `undefined` when the run was
- * aborted; throws `AgentProviderError` (or `AgentContextExceededError`, or a
- * wall-clock `AgentBudgetExceededError`) when the turn fails for good.
+ * nothing but reasoning has streamed and no server-side tool has run.
+ * Returns `undefined` when the run was aborted; throws `AgentProviderError`
+ * (or `AgentContextExceededError`, or a wall-clock `AgentBudgetExceededError`)
+ * when the turn fails for good. An error thrown after output streamed is
+ * marked so that no fallback replays the turn (`endedAfterOutput`).
  */
 export async function streamTurn(run: RunContext, turnId: string, request: TurnRequest): Promise<StreamedTurn | undefined> {
   const retry = resolveRetry(run.behavior.retry)
   const dispatchedAtMs = Date.now()
   for (let attempt = 1; ; attempt++) {
-    const progress: AttemptProgress = { contentStreamed: false, thinking: '' }
+    const progress: AttemptProgress = { contentStreamed: false, serverToolRan: false, thinking: '' }
     try {
       if (hasHookHandlers(run.hooks, 'stream:start'))
         await callStreamStart(run, turnId, request.model, attempt)
@@ -58,18 +74,19 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
         return undefined
       if (error instanceof AgentBudgetExceededError || error instanceof OperationTimeoutError)
         throw error
-      if (!(error instanceof ClassifiedError))
-        throw unclassifiedError(run, request.model, error, attempt)
-      if (error.kind === 'context_exceeded')
-        throw new AgentContextExceededError(error.message, { provider: run.provider.name, model: request.model, cause: error })
-      if (!error.retryable || progress.contentStreamed || attempt >= retry.maxAttempts)
-        throw providerError(run, request.model, error, attempt)
+      const final = finalError(run, request.model, error, attempt, retry.maxAttempts, progress)
+      if (final) {
+        if (progress.contentStreamed || progress.serverToolRan)
+          failedAfterOutput.add(final)
+        throw final
+      }
+      const classified = error as ClassifiedError
 
-      const delayMs = backoffDelay(attempt, retry, error.retryAfterMs)
+      const delayMs = backoffDelay(attempt, retry, classified.retryAfterMs)
       await callHookBounded(run.hooks, 'stream:retry', extendContext(runIds(run), {
         turnId,
         attempt: attempt + 1,
-        error,
+        error: classified,
         delayMs,
         discardedThinking: progress.thinking,
       }), { timeoutMs: hookTimeout(run), failClosed: false })
@@ -81,6 +98,17 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
       }
     }
   }
+}
+
+/** The error that ends the turn for good, or `undefined` when the attempt may be retried. */
+function finalError(run: RunContext, model: string, error: unknown, attempt: number, maxAttempts: number, progress: AttemptProgress): Error | undefined {
+  if (!(error instanceof ClassifiedError))
+    return unclassifiedError(run, model, error, attempt)
+  if (error.kind === 'context_exceeded')
+    return new AgentContextExceededError(error.message, { provider: run.provider.name, model, cause: error })
+  if (!error.retryable || progress.contentStreamed || progress.serverToolRan || attempt >= maxAttempts)
+    return providerError(run, model, error, attempt)
+  return undefined
 }
 
 async function callStreamStart(run: RunContext, turnId: string, model: string, attempt: number): Promise<void> {
@@ -155,6 +183,12 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
         return
       progress.contentStreamed = true
       markSignal()
+    },
+    onServerToolUse() {
+      if (!live)
+        return
+      progress.serverToolRan = true
+      watchdog.activity()
     },
     onActivity() {
       if (!live)

@@ -79,6 +79,12 @@ export interface StreamCallbacks {
   onThinking: (delta: string) => void
   /** A tool call's block began; its arguments follow. */
   onToolCallStart?: (call: { id: string, name: string }) => void
+  /**
+   * A server-side tool (e.g. Anthropic web search) was called in this turn.
+   * The API runs it on its side, so the loop never retries or falls back
+   * once this fired: a replay would run the tool again.
+   */
+  onServerToolUse?: (call: { id: string, name: string }) => void
   /** Any other sign of life (argument fragments, server-tool progress). */
   onActivity?: () => void
 }

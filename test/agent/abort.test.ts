@@ -115,10 +115,17 @@ describe('aborting while tools run', () => {
   })
 
   it('records the paired results in the conversation', async () => {
-    const hang = echoTool('hang', { execute: () => new Promise(() => {}) })
+    // Aborted once a tool is running (not on a timer from the start, which a slow first run could outlive).
+    let abort = () => {}
+    const hang = echoTool('hang', {
+      execute: () => {
+        setTimeout(abort, 5)
+        return new Promise(() => {})
+      },
+    })
     const provider = scriptedProvider([{ toolCalls: [{ name: 'hang', input: {}, id: 'h1' }, { name: 'hang', input: {}, id: 'h2' }] }])
     const { stats, turns } = await runCapturingTurns({ provider, tools: { hang } }, { prompt: 'p' }, (controller) => {
-      setTimeout(() => controller.abort(new AgentAbortedError()), 5)
+      abort = () => controller.abort(new AgentAbortedError())
     })
     expect(stats?.stopReason).toBe('aborted')
     expect(turns.map(t => t.role)).toEqual(['user', 'assistant', 'user'])

@@ -139,6 +139,8 @@ function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks):
       const name = stringField(block, 'name')
       if (block.type === 'tool_use')
         callbacks.onToolCallStart?.({ id, name })
+      else if (callbacks.onServerToolUse)
+        callbacks.onServerToolUse({ id, name })
       else
         callbacks.onActivity?.()
       return { kind: block.type, id, name, initialInput: block.input, json: new ToolJsonBuffer() }

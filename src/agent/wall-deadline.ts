@@ -1,0 +1,53 @@
+import type { AgentBehavior } from './behavior'
+import { AgentBudgetExceededError } from '../errors'
+import { activeLimit } from './behavior'
+
+/**
+ * The real-time backstop of `maxWallMs`. The budget policy checks the run's
+ * clock after each turn (replay-stable, but it cannot interrupt a turn); this
+ * timer fires at the deadline itself and aborts the run with the budget
+ * error, so a tool or a step that never settles cannot keep the run alive.
+ */
+export interface WallDeadline {
+  /** The error the run was aborted with, once the deadline passed. */
+  readonly error: AgentBudgetExceededError | undefined
+  /** Rejects with the budget error at the deadline; never settles before it. */
+  readonly expired: Promise<never>
+  /** Real time (epoch ms) of the deadline. */
+  readonly at: number
+  clear: () => void
+}
+
+/** Arm the deadline `maxWallMs` after `startedAtMs`; `undefined` when no wall-clock budget is set. */
+export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, onExpire: (error: AgentBudgetExceededError) => void): WallDeadline | undefined {
+  const max = activeLimit(behavior.maxWallMs)
+  if (max === undefined)
+    return undefined
+  let error: AgentBudgetExceededError | undefined
+  let reject!: (reason: unknown) => void
+  const expired = new Promise<never>((_, fail) => {
+    reject = fail
+  })
+  expired.catch(() => {})
+  const timer = setTimeout(() => {
+    error = new AgentBudgetExceededError('wallClock', max, Date.now() - startedAtMs)
+    onExpire(error)
+    reject(error)
+  }, Math.max(0, startedAtMs + max - Date.now()))
+  return {
+    get error() {
+      return error
+    },
+    expired,
+    at: startedAtMs + max,
+    clear: () => clearTimeout(timer),
+  }
+}
+
+/** Wait for `work`, but reject with the wall-clock budget error if the deadline passes first. */
+export function untilWall<T>(work: Promise<T>, wall: WallDeadline | undefined): Promise<T> {
+  if (!wall)
+    return work
+  work.catch(() => {})
+  return Promise.race([work, wall.expired])
+}

@@ -1,0 +1,59 @@
+import type { ToolDef } from '../../src/tools/types'
+import { describe, expect, it } from 'vitest'
+import { createAgent } from '../../src'
+import { AgentBudgetExceededError } from '../../src/errors'
+import { createSession } from '../../src/session'
+import { scriptedProvider } from '../../src/testing'
+import { pairingProblems } from '../support/helpers'
+
+// maxWallMs bounds the whole run: at the deadline the run's signal aborts,
+// the call in flight is answered with an error result (recorded, paired), and
+// the run fails with the wall-clock budget error.
+
+function hungTool(listens: boolean, seen: { aborted?: boolean }): ToolDef {
+  return {
+    spec: { name: 'hang', description: 'never returns', inputSchema: { type: 'object', properties: {} } },
+    execute: (_input, ctx) => new Promise((_, reject) => {
+      if (!listens)
+        return
+      ctx.signal.addEventListener('abort', () => {
+        seen.aborted = true
+        reject(new Error('stopped'))
+      })
+    }),
+  }
+}
+
+async function runHung(listens: boolean) {
+  const seen: { aborted?: boolean } = {}
+  const provider = scriptedProvider([{ toolCalls: [{ name: 'hang', input: {}, id: 'call_hang' }] }, { text: 'never' }])
+  const session = await createSession()
+  const agent = createAgent({ provider, session, tools: { hang: hungTool(listens, seen) }, behavior: { maxWallMs: 300 } })
+  const error = await agent.run({ prompt: 'wait for it' }).catch(e => e)
+  return { error, seen, session, provider }
+}
+
+describe('maxWallMs and a tool that never resolves', () => {
+  it('aborts the tool\'s signal, records an error result for the call, and fails with the wall-clock budget error', async () => {
+    const { error, seen, session, provider } = await runHung(true)
+    expect(error).toBeInstanceOf(AgentBudgetExceededError)
+    expect((error as AgentBudgetExceededError).limit).toBe('wallClock')
+    expect((error as AgentBudgetExceededError).max).toBe(300)
+    expect(seen.aborted).toBe(true)
+    expect(provider.requests).toHaveLength(1)
+
+    const last = session.turns.at(-1)!
+    expect(last.role).toBe('user')
+    expect(last.content).toEqual([expect.objectContaining({ type: 'tool_result', callId: 'call_hang', isError: true, output: expect.stringContaining('maxWallMs') })])
+    expect(pairingProblems(session.turns)).toEqual([])
+    expect(session.runs.at(-1)?.status).toBe('aborted')
+  })
+
+  it('does not wait for a tool that ignores its signal', async () => {
+    const { error, seen, session } = await runHung(false)
+    expect(error).toBeInstanceOf(AgentBudgetExceededError)
+    expect((error as AgentBudgetExceededError).limit).toBe('wallClock')
+    expect(seen.aborted).toBeUndefined()
+    expect(session.turns.at(-1)?.content).toEqual([expect.objectContaining({ type: 'tool_result', callId: 'call_hang', isError: true })])
+  })
+})
