@@ -15,6 +15,8 @@ export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage
 export { flattenTurns, statsByModel } from './agent/stats'
 export type { QueuedUserMessage } from './agent/steering'
 export type { StopReason } from './agent/stop-reason'
+export type { AgentStream, AgentStreamOptions } from './agent/stream'
+export type * from './agent/stream-events'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
 export type { SandboxProvider } from './contexts/sandbox'
