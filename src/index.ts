@@ -2,6 +2,8 @@
  * `zidane`: create an agent, give it tools, run it.
  *
  *   import { createAgent, tool } from 'zidane'
+ *
+ * @module zidane
  */
 
 export type { AgentBehavior, CacheTtl, RetryConfig } from './agent/behavior'

@@ -2,6 +2,8 @@
  * `zidane/types`: the public types for code that only needs to name them
  * (shared packages, UI adapters). Everything here is a type except a few tiny
  * pure helpers and the default clock, so `import type` adds nothing to a bundle.
+ *
+ * @module zidane/types
  */
 
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './agent/behavior'

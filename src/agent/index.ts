@@ -1,3 +1,9 @@
+/**
+ * `zidane/agent`: the agent and its types, without the tools, providers or helpers of the root entry.
+ *
+ * @module zidane/agent
+ */
+
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from '../behavior/policy'
 export type { AgentHookBus } from '../hooks/bus'
 export type * from '../hooks/hook-map'

@@ -41,6 +41,7 @@ export interface AgentStream extends AsyncIterable<AgentStreamEvent> {
   next: () => Promise<IteratorResult<AgentStreamEvent, undefined>>
   /** Stop reading: aborts the run if it is still going and resolves once it has ended. */
   return: () => Promise<IteratorResult<AgentStreamEvent, undefined>>
+  /** The stream is its own iterator: `for await` reads the same events as `next()`. */
   [Symbol.asyncIterator]: () => AgentStream
 }
 

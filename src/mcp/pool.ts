@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { withTimeout } from '../agent/operation-timeout'
 import { createTransport, transportPid } from './transports'
 
+/** How a pool shares and retires server processes. */
 export interface McpServerPoolOptions {
   /**
    * Keep a process running this many milliseconds after its last connection

@@ -112,6 +112,7 @@ function toInputSchema(schema: Record<string, unknown> | undefined): Record<stri
   return schema.type === undefined ? { type: 'object', ...schema } : { ...schema }
 }
 
+/** What `mcpToolDef` needs to turn one server tool into a `ToolDef`. */
 export interface McpToolDefOptions {
   server: string
   canonicalName: string

@@ -27,6 +27,7 @@ export interface Session {
   turnsOfRun: (runId: string) => SessionTurn[]
 }
 
+/** Options of `createSession`. */
 export interface CreateSessionOptions {
   /** Session id; the store mints one when absent. */
   id?: string

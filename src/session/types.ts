@@ -58,6 +58,7 @@ export interface SessionData {
   runs: SessionRun[]
 }
 
+/** What a store needs to create a session. */
 export interface CreateSessionRecord {
   /** When absent the store mints one. */
   id?: string

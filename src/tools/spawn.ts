@@ -21,6 +21,7 @@ export interface ChildAgent {
   execution?: ExecutionContext
 }
 
+/** Options of `createSpawnTool`. */
 export interface SpawnToolOptions {
   child: ChildAgent
   /** Deepest subagent level allowed: 1 lets the top-level agent spawn, but not its children. Default 2. */
