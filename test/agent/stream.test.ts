@@ -7,7 +7,7 @@ import { AgentBusyError, AgentProviderError } from '../../src/errors'
 import { anthropic } from '../../src/providers/anthropic'
 import { createMemoryStore, createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
-import { createSpawnTool } from '../../src/tools/spawn'
+import { createSpawnTool } from '../../src/tools'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 import { deferred } from '../support/helpers'
 
