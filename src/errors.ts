@@ -2,6 +2,8 @@
  * Typed errors. The loop keeps failures as values (`ClassifiedError`) until it
  * decides what they mean; only the stops the contract says throw reach the
  * caller of `agent.run()`, and each carries the data a host needs to react.
+ *
+ * @module zidane/errors
  */
 
 /** What kind of failure a provider reported, independent of the vendor. */
@@ -20,6 +22,7 @@ export type ClassifiedErrorKind
     | 'aborted'
     | 'unknown'
 
+/** The facts a provider attaches to a `ClassifiedError`, read by the retry policy. */
 export interface ClassifiedErrorInit {
   kind: ClassifiedErrorKind
   retryable: boolean
@@ -61,6 +64,7 @@ export class AgentAbortedError extends Error {
   }
 }
 
+/** Which run-level budget an `AgentBudgetExceededError` is about. */
 export type BudgetLimit = 'cost' | 'tokens' | 'wallClock'
 
 /** A run-level budget (`maxCostUsd`, `maxTotalTokens`, `maxWallMs`) was crossed. */

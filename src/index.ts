@@ -2,6 +2,8 @@
  * `zidane`: create an agent, give it tools, run it.
  *
  *   import { createAgent, tool } from 'zidane'
+ *
+ * @module zidane
  */
 
 export type { AgentBehavior, CacheTtl, RetryConfig } from './agent/behavior'
@@ -16,6 +18,9 @@ export { flattenTurns, statsByModel } from './agent/stats'
 export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './agent/stats'
 export type { QueuedUserMessage } from './agent/steering'
 export type { StopReason } from './agent/stop-reason'
+export { DEFAULT_STREAM_HIGH_WATER_MARK } from './agent/stream'
+export type { AgentStream, AgentStreamOptions } from './agent/stream'
+export type * from './agent/stream-events'
 export { catalogChangeNotes, composeSystemPrompt, latestSystemSnapshot, systemSnapshotTurn } from './agent/system-freeze'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export { AgentLengthResumeExhaustedError } from './errors'

@@ -2,6 +2,8 @@
  * `zidane/types`: the public types for code that only needs to name them
  * (shared packages, UI adapters). Everything here is a type except a few tiny
  * pure helpers and the default clock, so `import type` adds nothing to a bundle.
+ *
+ * @module zidane/types
  */
 
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './agent/behavior'
@@ -15,6 +17,8 @@ export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage
 export { flattenTurns, statsByModel } from './agent/stats'
 export type { QueuedUserMessage } from './agent/steering'
 export type { StopReason } from './agent/stop-reason'
+export type { AgentStream, AgentStreamOptions } from './agent/stream'
+export type * from './agent/stream-events'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
 export type { SandboxProvider } from './contexts/sandbox'

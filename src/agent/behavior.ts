@@ -20,6 +20,7 @@ export interface RetryConfig {
   maxDelayMs?: number
 }
 
+/** How long a prompt-cache entry lives: the provider default of five minutes, or an hour. */
 export type CacheTtl = '5m' | '1h'
 
 /** Settings of the `tool_search` tool that lazy disclosure injects. No effect while every tool is eager. */
@@ -39,6 +40,7 @@ export interface ToolSearchBehavior {
   catalog?: 'full' | 'names'
 }
 
+/** Every knob of a run: limits, retries, watchdogs, caching, recovery and tool settings. Each is off or at its documented default until set. */
 export interface AgentBehavior {
   // --- limits -------------------------------------------------------------
   /** Most loop iterations. Default unlimited. */

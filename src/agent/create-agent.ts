@@ -6,6 +6,7 @@ import type { AgentToolState } from '../tool-state/types'
 import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
 import type { AgentStats } from './stats'
 import type { SteeringQueues } from './steering'
+import type { AgentStream, AgentStreamOptions } from './stream'
 import { randomUUID } from 'node:crypto'
 import { createProcessContext } from '../contexts/process'
 import { debugLog } from '../debug'
@@ -18,6 +19,7 @@ import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
 import { withTimeout } from './operation-timeout'
 import { executeRun, providerList } from './run'
+import { streamRun } from './stream'
 
 /** An agent: a provider, tools and behavior, run one conversation at a time. */
 export interface Agent {
@@ -42,6 +44,11 @@ export interface Agent {
   followUp: (prompt: string | PromptPart[], options?: QueuedMessageOptions) => void
   /** Run the loop until the model is done, a limit is hit, or the run is aborted. */
   run: (options?: AgentRunOptions) => Promise<AgentStats>
+  /**
+   * Run like `run()`, and read the run as typed events with `for await`; the
+   * stats are on `stream.result`. Breaking out of the loop aborts the run.
+   */
+  stream: (options?: AgentStreamOptions) => AgentStream
   /** Abort the run in progress: the stream and tools in flight stop, and the run returns `'aborted'`. */
   abort: (reason?: unknown) => void
   /** Abort any run, tear down the execution context (bounded by `destroyTimeoutMs`), and refuse new runs. */
@@ -73,7 +80,7 @@ export function createAgent(options: AgentOptions): Agent {
   let current: AbortController | undefined
   let destroyed = false
 
-  return {
+  const agent: Agent = {
     hooks,
     session: options.session,
     toolState: toolState.committed,
@@ -100,6 +107,7 @@ export function createAgent(options: AgentOptions): Agent {
         current = undefined
       }
     },
+    stream: streamOptions => streamRun(agent.run, streamOptions),
     abort(reason) {
       current?.abort(reason ?? new AgentAbortedError())
     },
@@ -112,6 +120,7 @@ export function createAgent(options: AgentOptions): Agent {
       await withTimeout(execution.destroy(), limit, 'execution context destroy').catch(error => debugLog('execution context teardown', error))
     },
   }
+  return agent
 }
 
 function stallNotice(info: TaskStallInfo): string {

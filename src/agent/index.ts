@@ -1,3 +1,9 @@
+/**
+ * `zidane/agent`: the agent and its types, without the tools, providers or helpers of the root entry.
+ *
+ * @module zidane/agent
+ */
+
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from '../behavior/policy'
 export type { AgentHookBus } from '../hooks/bus'
 export type * from '../hooks/hook-map'
@@ -9,3 +15,6 @@ export type { Agent } from './create-agent'
 export type { AgentOptions, AgentRunOptions } from './options'
 export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './stats'
 export type { StopReason } from './stop-reason'
+export { DEFAULT_STREAM_HIGH_WATER_MARK } from './stream'
+export type { AgentStream, AgentStreamOptions } from './stream'
+export type * from './stream-events'

@@ -44,5 +44,6 @@ export interface PolicyContext {
  */
 export interface BehaviorPolicy {
   readonly name: string
+  /** Register the policy's handlers for one run; the returned function removes them when the run ends. */
   attach: (ctx: PolicyContext) => (() => void) | void
 }

@@ -23,6 +23,7 @@ export const EXEC_MARKER_VAR = 'ZIDANE_EXEC_ID'
 /** Exit codes the file scripts use to report errors `cat`/`ls` would only describe in prose. */
 export const FILE_SCRIPT_EXIT = Object.freeze({ notFound: 44, isDirectory: 45, notDirectory: 46 })
 
+/** A bind mount or volume given to the container at creation. */
 export interface DockerMount {
   /** Host path (or volume name). */
   source: string

@@ -3,6 +3,8 @@
  * driven through the `docker` CLI (no engine SDK dependency). Every CLI call
  * is built by `docker-commands.ts` and run through a host process context,
  * so it inherits the same bounded output and process-group kill.
+ *
+ * @module zidane/contexts/docker
  */
 
 import type { DockerMount } from './docker-commands'
@@ -32,6 +34,7 @@ import { createTaskManager, openStreamedLog } from './tasks'
 
 export type { DockerMount } from './docker-commands'
 
+/** How to create the container behind `createDockerContext`. */
 export interface DockerContextOptions {
   image: string
   /** Container name; default `zidane-<random>`. */
@@ -79,6 +82,7 @@ export async function dockerAvailable(docker = 'docker'): Promise<boolean> {
   }
 }
 
+/** An execution context in one long-lived container, started on first use and removed by `destroy()`. */
 export function createDockerContext(options: DockerContextOptions): DockerContext {
   const docker = options.docker ?? 'docker'
   const name = options.name ?? `zidane-${randomUUID().slice(0, 12)}`

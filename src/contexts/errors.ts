@@ -4,8 +4,10 @@
  * the same shape so tools can branch on `code` whatever the context.
  */
 
+/** The file error codes every execution context reports, whatever its backend. */
 export type ContextFileErrorCode = 'ENOENT' | 'EISDIR' | 'ENOTDIR' | 'EEXIST' | 'EACCES' | 'EIO'
 
+/** A file operation failed in a context that is not the local file system, with the same codes Node uses. */
 export class ContextFileError extends Error {
   override name = 'ContextFileError'
   readonly code: ContextFileErrorCode
@@ -36,6 +38,7 @@ export function fileErrorCode(error: unknown): string | undefined {
   return undefined
 }
 
+/** Whether a file error means the path does not exist, whichever context raised it. */
 export function isNotFoundError(error: unknown): boolean {
   return fileErrorCode(error) === 'ENOENT'
 }

@@ -2,6 +2,8 @@
  * `zidane/contexts`: where tools run. `createProcessContext` is the default
  * (the host, with process-group kill); `zidane/contexts/sandbox` and
  * `zidane/contexts/docker` hold the isolated ones.
+ *
+ * @module zidane/contexts
  */
 
 export { ContextFileError, fileErrorCode, isNotFoundError } from './errors'

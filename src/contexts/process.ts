@@ -19,6 +19,7 @@ import { createTaskManager } from './tasks'
 /** How long a foreground command's pipes may stay open after the command exited (held by children it backgrounded). */
 const PIPE_DRAIN_MS = 250
 
+/** Where and how `createProcessContext` runs commands on the host. */
 export interface ProcessContextOptions {
   /** Working directory; default `process.cwd()`. */
   cwd?: string
@@ -34,6 +35,7 @@ export interface ProcessContext extends ExecutionContext {
   readonly type: 'process'
 }
 
+/** The default execution context: commands and files on the host, each command in its own process group so a timeout or abort kills all of it. */
 export function createProcessContext(options: ProcessContextOptions = {}): ProcessContext {
   const cwd = resolve(options.cwd ?? process.cwd())
   const shell = options.shell ?? '/bin/sh'

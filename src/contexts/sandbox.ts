@@ -3,6 +3,8 @@
  * interface, so a remote sandbox service (or any custom runtime) needs only
  * a handful of methods to host an agent. The adapter adds what every context
  * promises on top: bounded output, abort, atomic writes, background tasks.
+ *
+ * @module zidane/contexts/sandbox
  */
 
 import type { TaskManager } from './tasks'
@@ -25,6 +27,7 @@ import { DEFAULT_EXEC_OUTPUT_BYTES, tailOfText } from './output'
 import { quoteShellArg } from './shell-quote'
 import { createTaskManager, openStreamedLog } from './tasks'
 
+/** One command a `SandboxProvider` is asked to run. */
 export interface SandboxExecRequest {
   /** Absolute working directory in the sandbox. */
   cwd: string
@@ -34,6 +37,7 @@ export interface SandboxExecRequest {
   stdin?: Uint8Array
 }
 
+/** What a `SandboxProvider` reports once a command has finished. */
 export interface SandboxExecResponse {
   /** Combined output in arrival order, when the provider has it; otherwise `stdout` then `stderr` are joined. */
   output?: string
@@ -63,12 +67,15 @@ export interface SandboxProvider {
   exec: (command: string, request: SandboxExecRequest) => Promise<SandboxExecResponse>
   /** Live stdio; needed for background tasks and context-scoped MCP servers. */
   execStream?: (command: string, request: SandboxExecRequest) => Promise<ExecutionHandle>
+  /** The whole file as bytes; rejects for a missing file. */
   readFile: (path: string) => Promise<Uint8Array>
   /** Plain write; the adapter makes it atomic with a temporary file and `rename` (or `mv`). */
   writeFile: (path: string, data: Uint8Array) => Promise<void>
+  /** Move a file within the sandbox; without it the adapter falls back to `mv`. */
   rename?: (from: string, to: string) => Promise<void>
   /** `undefined` for a missing path. */
   stat: (path: string) => Promise<FileStat | undefined>
+  /** The entries of one directory (not recursive). */
   readDir: (path: string) => Promise<DirEntry[]>
   /** Recursive, tolerant of an existing directory. */
   mkdir: (path: string) => Promise<void>
@@ -76,6 +83,7 @@ export interface SandboxProvider {
   remove: (path: string) => Promise<void>
   /** The provider's own background tasks (durable unless `capabilities.detachedTasks` says otherwise). */
   tasks?: DetachedTasksCapability
+  /** Release the sandbox; called once by the context's `destroy()`. */
   destroy: () => Promise<void>
 }
 
@@ -86,6 +94,7 @@ export interface SandboxContext extends ExecutionContext {
 /** Extra time given to a provider that ignores `timeoutMs` before the adapter stops waiting for it. */
 const PROVIDER_TIMEOUT_SLACK_MS = 10_000
 
+/** An execution context over any `SandboxProvider`: the adapter adds atomic writes, timeouts and output caps on top of its few methods. */
 export function createSandboxContext(provider: SandboxProvider): SandboxContext {
   const cwd = posix.resolve('/', provider.workdir)
   const resolvePath = (path: string) => posix.resolve(cwd, path)

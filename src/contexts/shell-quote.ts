@@ -13,6 +13,7 @@ export function quoteShellArg(value: string): string {
   return `'${value.replaceAll('\'', `'\\''`)}'`
 }
 
+/** Join an argument vector into one POSIX shell command line, quoting each argument so the shell passes it through unchanged. */
 export function quoteShellCommand(argv: readonly string[]): string {
   return argv.map(quoteShellArg).join(' ')
 }

@@ -28,6 +28,7 @@ import { quoteShellArg } from './shell-quote'
 
 /** Where a task's output is appended. */
 export interface LogSink {
+  /** Append bytes to the task's log. */
   write: (bytes: Uint8Array) => void
   /** Flush and close; the log is complete once this resolves. */
   close: () => Promise<void>
@@ -36,8 +37,11 @@ export interface LogSink {
 /** What the manager needs from a context. */
 export interface TaskRuntime {
   cwd: string
+  /** Make a path absolute against the context's working directory. */
   resolvePath: (path: string) => string
+  /** Start one command in the background and hand back its handle. */
   start: (command: string, options: { cwd: string, env?: Record<string, string> }) => Promise<ExecutionHandle>
+  /** Open the log file a task's output goes to. */
   openLog: (path: string) => Promise<LogSink>
   killGraceMs?: number
 }
@@ -68,6 +72,7 @@ interface TaskRecord {
   settled: Promise<TaskExitInfo>
 }
 
+/** Background tasks for a context that can start processes: logs, waits, kills and stall detection on top of the runtime's primitives. */
 export function createTaskManager(runtime: TaskRuntime): TaskManager {
   const tasks = new Map<string, TaskRecord>()
   const graceMs = runtime.killGraceMs ?? DEFAULT_KILL_GRACE_MS

@@ -62,6 +62,7 @@ export interface SpawnConfig {
   env?: Record<string, string>
 }
 
+/** Options of one `exec` call. */
 export interface ExecOptions {
   /** Working directory; relative values resolve against the context's `cwd`. */
   cwd?: string
@@ -98,6 +99,7 @@ export interface ExecResult extends ExecExit {
   truncatedBytes: number
 }
 
+/** Options of one `execStream` call (a long-lived process with piped stdio). */
 export interface ExecStreamOptions {
   cwd?: string
   env?: Record<string, string>
@@ -118,6 +120,7 @@ export interface ExecutionHandle {
   kill: (signal?: NodeJS.Signals) => void
 }
 
+/** What a path is, as `stat` and `readDir` report it. */
 export type FileType = 'file' | 'directory' | 'symlink' | 'other'
 
 /** `stat` follows symlinks, so `type` is never `'symlink'` there. */
@@ -137,6 +140,7 @@ export interface DirEntry {
 export interface ContextFiles {
   /** Absolute path in the context for `path` (relative paths resolve against `cwd`). */
   resolvePath: (path: string) => string
+  /** The whole file as bytes; rejects for a missing file. */
   readFile: (path: string) => Promise<Uint8Array>
   /**
    * Write the whole file atomically: the bytes go to a temporary file in the
@@ -146,6 +150,7 @@ export interface ContextFiles {
   writeFile: (path: string, data: string | Uint8Array) => Promise<void>
   /** `undefined` when nothing exists at `path`. */
   stat: (path: string) => Promise<FileStat | undefined>
+  /** The entries of one directory (not recursive). */
   readDir: (path: string) => Promise<DirEntry[]>
   /** Creates parents too; an existing directory is fine. */
   mkdir: (path: string) => Promise<void>
@@ -155,8 +160,10 @@ export interface ContextFiles {
 
 // --- detached (background) tasks -------------------------------------------
 
+/** Where a background task is in its life. */
 export type BackgroundTaskStatus = 'running' | 'exited' | 'killed' | 'failed'
 
+/** How a background task ended. */
 export interface TaskExitInfo {
   status: Exclude<BackgroundTaskStatus, 'running'>
   exitCode: number | null
@@ -192,6 +199,7 @@ export interface TaskStallInfo {
   lastOutputAt: number
 }
 
+/** How to start one background task. */
 export interface TaskStartOptions {
   command: string
   /** Directory for the log; the file is `<logDir>/<task id>.log`. */
@@ -202,9 +210,11 @@ export interface TaskStartOptions {
   outputCap?: number
   /** Report a stall after this many ms without output; re-armed by fresh output. */
   stallAfterMs?: number
+  /** Called when the task has printed nothing for the stall watchdog's interval. */
   onStall?: (info: TaskStallInfo) => void
 }
 
+/** How long `TaskHandle.wait` may wait. */
 export interface TaskWaitOptions {
   /** Give up waiting (the task keeps running) after this many ms. */
   timeoutMs?: number
@@ -218,20 +228,26 @@ export interface TaskOutputTail {
   droppedBytes: number
 }
 
+/** A running or finished background task. */
 export interface TaskHandle {
   readonly id: string
   readonly logPath: string
   readonly pid?: number
+  /** A snapshot of the task's state. */
   entry: () => TaskEntry
   /** The exit info, or `undefined` if the task is still running when the wait ends. */
   wait: (options?: TaskWaitOptions) => Promise<TaskExitInfo | undefined>
+  /** Stop the task. */
   kill: (signal?: NodeJS.Signals) => Promise<void>
 }
 
 /** Background tasks that outlive the tool call that started them. */
 export interface DetachedTasksCapability {
+  /** Start a command in the background; it keeps running after the tool call returns. */
   start: (options: TaskStartOptions) => Promise<TaskHandle>
+  /** Every task this context knows, running or finished. */
   list: () => Promise<TaskEntry[]>
+  /** One task by id, or `undefined` when none is known. */
   get: (id: string) => Promise<TaskEntry | undefined>
   /** `false` when no such task is known. Killing a finished task is a no-op that returns `true`. */
   kill: (id: string, signal?: NodeJS.Signals) => Promise<boolean>

@@ -36,6 +36,7 @@ export interface ToolHookContext extends Omit<StreamHookContext, 'depth'> {
   input: Record<string, unknown>
 }
 
+/** `agent:start`: a run begins, with the provider and model it starts on. */
 export interface AgentStartContext extends RunHookContext {
   provider: string
   model: string
@@ -44,6 +45,7 @@ export interface AgentStartContext extends RunHookContext {
   metadata?: Readonly<Record<string, unknown>>
 }
 
+/** `turn:before`: a model call is about to be prepared. */
 export interface TurnBeforeContext extends StreamHookContext {
   /** 1-based turn number within the run. */
   turn: number
@@ -51,6 +53,7 @@ export interface TurnBeforeContext extends StreamHookContext {
   messages: readonly SessionMessage[]
 }
 
+/** `turn:after`: a turn is recorded and its tool calls answered; policies act here. */
 export interface TurnAfterContext extends StreamHookContext {
   turn: number
   /** The assistant turn as recorded. */
@@ -61,16 +64,19 @@ export interface TurnAfterContext extends StreamHookContext {
   finishReason: TurnFinishReason
 }
 
+/** `system:transform`: the last chance to change the system prompt of one request. */
 export interface SystemTransformContext extends StreamHookContext {
   /** Assign a new string to change the system prompt of this request. */
   system: string
 }
 
+/** `context:transform`: the last chance to change the messages of one request. */
 export interface ContextTransformContext extends StreamHookContext {
   /** Assign a new array to change what this request sends; the recorded turns never change. */
   messages: SessionMessage[]
 }
 
+/** `stream:start`: a provider attempt is about to start. */
 export interface StreamStartContext extends StreamHookContext {
   provider: string
   model: string
@@ -78,16 +84,19 @@ export interface StreamStartContext extends StreamHookContext {
   attempt: number
 }
 
+/** `stream:text` and `stream:thinking`: one streamed piece. */
 export interface StreamDeltaContext extends StreamHookContext {
   delta: string
 }
 
+/** `stream:end`: a provider attempt finished with this content. */
 export interface StreamEndContext extends StreamHookContext {
   content: SessionContentBlock[]
   usage: TurnUsage
   finishReason: TurnFinishReason
 }
 
+/** `stream:retry`: a failed attempt will be retried after a delay. */
 export interface StreamRetryContext extends StreamHookContext {
   /** The attempt about to start (2 for the first retry). */
   attempt: number
@@ -98,10 +107,12 @@ export interface StreamRetryContext extends StreamHookContext {
   discardedThinking: string
 }
 
+/** `usage`: the token usage of one turn. */
 export interface UsageContext extends StreamHookContext {
   usage: TurnUsage
 }
 
+/** `tool:gate`: decide whether a call runs, is refused, or is answered without running. */
 export interface ToolGateContext extends ToolHookContext {
   /** Set to refuse the call; the model sees `Blocked: <reason>`. */
   block?: boolean
@@ -110,6 +121,7 @@ export interface ToolGateContext extends ToolHookContext {
   result?: ToolOutput
 }
 
+/** `tool:transform`: change the result the model will read. */
 export interface ToolTransformContext extends ToolHookContext {
   /** Assign to change what the model receives. */
   result: ToolOutput
@@ -117,6 +129,7 @@ export interface ToolTransformContext extends ToolHookContext {
   outputBytes: number
 }
 
+/** `tool:after`: the final result of one call. */
 export interface ToolAfterContext extends ToolHookContext {
   result: ToolOutput
   isError: boolean
@@ -125,41 +138,50 @@ export interface ToolAfterContext extends ToolHookContext {
   durationMs: number
 }
 
+/** `tool:error`: the tool threw (the model gets an error result). */
 export interface ToolErrorContext extends ToolHookContext {
   error: unknown
 }
 
+/** `tool-results:after`: every result of a turn, recorded in call order. */
 export interface ToolResultsAfterContext extends StreamHookContext {
   results: ToolResult[]
 }
 
+/** `agent:done`: the run returned these stats. */
 export interface AgentDoneContext extends RunHookContext {
   stats: AgentStats
   stopReason: StopReason
 }
 
+/** `agent:abort`: the run ended aborted, with the abort reason. */
 export interface AgentAbortContext extends RunHookContext {
   reason?: unknown
 }
 
+/** `agent:error`: the run is about to throw this error. */
 export interface AgentErrorContext extends RunHookContext {
   error: unknown
 }
 
+/** `session:start`: a run starts recording into this session. */
 export interface SessionHookContext extends RunHookContext {
   sessionId: string
 }
 
+/** `session:turns`: turns were written to the store. */
 export interface SessionTurnsContext extends SessionHookContext {
   /** The turns just written to the store, in order. */
   turns: readonly SessionTurn[]
 }
 
+/** `session:end`: the run record was closed with this status. */
 export interface SessionEndContext extends SessionHookContext {
   status: SessionEndStatus
   stopReason?: StopReason
 }
 
+/** `steer:inject`: a steered or follow-up message joined the conversation. */
 export interface SteerInjectContext extends StreamHookContext {
   /** `'steer'` (`agent.steer`) or `'follow-up'` (`agent.followUp`). */
   kind: 'steer' | 'follow-up'
@@ -168,16 +190,19 @@ export interface SteerInjectContext extends StreamHookContext {
   prompt: string | PromptPart[]
 }
 
+/** `pairing:repair`: the pairing pass fixed the wire view before a request. */
 export interface PairingRepairContext extends StreamHookContext {
   repair: PairingRepair
 }
 
+/** `tool-state:commit-failed`: a call succeeded but its state writes were lost. */
 export interface ToolStateCommitFailedContext extends ToolHookContext {
   error: unknown
   /** The writes that were dropped, in the order the tool made them. */
   ops: readonly ToolStateOp[]
 }
 
+/** `model:fallback`: the run moved to its next model target. */
 export interface ModelFallbackContext extends StreamHookContext {
   from: { provider: string, model: string }
   to: { provider: string, model: string }
@@ -286,10 +311,12 @@ export interface SpawnHookContext extends RunHookContext {
   tracingContext: Record<string, string>
 }
 
+/** `spawn:complete`: the subagent finished with these stats. */
 export interface SpawnCompleteContext extends SpawnHookContext {
   stats: ChildRunStats
 }
 
+/** `spawn:error`: the subagent failed. */
 export interface SpawnErrorContext extends SpawnHookContext {
   error: unknown
   /** The failed child as recorded in the parent's `stats.children` (`status: 'error'` unless it was timed out or aborted), with its usage up to the failure. */
@@ -313,6 +340,7 @@ type ChildSpawnHooks = { [K in keyof SpawnHooks as `child:${K}`]: Handler<Parame
  */
 export type AgentHooks = OwnHooks & SpawnHooks & ChildHooks & ChildSpawnHooks
 
+/** The name of any event on `agent.hooks`. */
 export type AgentHookName = keyof AgentHooks
 
 /** The context type of one event. */

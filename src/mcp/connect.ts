@@ -19,7 +19,9 @@ import { isPoolableServer } from './pool'
 import { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS } from './tools'
 import { createTransport, transportPid } from './transports'
 
+/** How long one server may take to connect and list its tools, in milliseconds. */
 export const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 10_000
+/** How long closing one server may take before it is abandoned, in milliseconds. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 const DEFAULT_CLIENT_INFO = { name: 'zidane', version: '0.1.0' }
 

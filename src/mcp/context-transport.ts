@@ -60,10 +60,12 @@ export function contextServerCommand(config: McpServerConfig): string {
   return ['exec', 'env', '-i', '--', ...assignments, quoteShellCommand(argv)].join(' ')
 }
 
+/** How to start a stdio MCP server inside an execution context. */
 export interface ContextStdioTransportOptions {
   cwd?: string
   /** Merged over the context's environment (leave out when `command` sets the environment itself). */
   env?: Record<string, string>
+  /** Receives the server's stderr as it arrives. */
   onStderr?: (chunk: string) => void
 }
 

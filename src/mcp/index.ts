@@ -1,3 +1,9 @@
+/**
+ * `zidane/mcp`: connect Model Context Protocol servers and use their tools as zidane tools.
+ *
+ * @module zidane/mcp
+ */
+
 export { connectMcpServers, DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CLOSE_TIMEOUT_MS } from './connect'
 export { ContextStdioTransport } from './context-transport'
 export type { ContextStdioTransportOptions } from './context-transport'

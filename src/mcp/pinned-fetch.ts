@@ -23,6 +23,7 @@ const CROSS_ORIGIN_CREDENTIALS = ['authorization', 'proxy-authorization', 'cooki
 /** Headers that describe a request body; they go when a redirect turns the request into a GET. */
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']
 
+/** Which headers `createPinnedFetch` keeps to the configured origin. */
 export interface PinnedFetchOptions {
   /** The configured server URL. Its origin is the only one that receives `headerNames`. */
   url: string | URL

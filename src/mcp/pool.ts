@@ -5,6 +5,7 @@ import { withTimeout } from '../agent/operation-timeout'
 import { createMcpClient } from './elicitation'
 import { createTransport, transportPid } from './transports'
 
+/** How a pool shares and retires server processes. */
 export interface McpServerPoolOptions {
   /**
    * Keep a process running this many milliseconds after its last connection

@@ -154,6 +154,7 @@ function pausableTimeout(timeoutMs: number, onTimeout: () => void) {
   }
 }
 
+/** What `mcpToolDef` needs to turn one server tool into a `ToolDef`. */
 export interface McpToolDefOptions {
   server: string
   canonicalName: string

@@ -172,6 +172,7 @@ export interface McpAuthRequiredContext {
   error?: Error
 }
 
+/** Options of `connectMcpServers`. */
 export interface ConnectMcpServersOptions {
   /** Aggregate bound on the whole connect step in milliseconds (`0`: none). Default: none. */
   connectTimeoutMs?: number

@@ -2,6 +2,8 @@
  * `zidane/presets`: ready-made slices of `AgentOptions` to spread into
  * `createAgent`, e.g. `createAgent({ ...basic, provider })`. Any field can be
  * overridden after the spread.
+ *
+ * @module zidane/presets
  */
 
 import type { AgentOptions } from '../agent/options'

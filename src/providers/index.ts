@@ -2,6 +2,8 @@
  * `zidane/providers`: the provider contract. Types, the list of thinking
  * levels and the tool-argument buffer every streaming provider needs; each provider implementation lives in its own subpath so importing
  * this entry never loads a vendor SDK.
+ *
+ * @module zidane/providers
  */
 
 export { BUNDLED_MODEL_CATALOG, fillEstimatedCost, getModelCatalog, resolveModelInfo, setModelCatalog } from './catalog'

@@ -15,6 +15,7 @@
 /** The single key of a marker input. Chosen so it cannot clash with a real argument name. */
 export const INVALID_TOOL_INPUT_KEY = '__invalidToolInput'
 
+/** Tool-call arguments that did not parse as a JSON object, kept so the model can be told why. */
 export interface InvalidToolInput {
   /** The argument text exactly as streamed. */
   raw: string
@@ -26,6 +27,7 @@ export interface InvalidToolInput {
 export class ToolJsonBuffer {
   private readonly fragments: string[] = []
 
+  /** Append one streamed fragment of the arguments. */
   push(fragment: string): void {
     if (fragment)
       this.fragments.push(fragment)

@@ -41,6 +41,7 @@ export interface ProviderCapabilities {
   maxMediaPerRequest?: number
 }
 
+/** Defaults a provider reports about itself. */
 export interface ProviderMeta {
   defaultModel: string
   contextWindow?: number
@@ -75,7 +76,9 @@ export interface StreamOptions {
  * them to hooks and feeds its watchdogs, so every call also counts as activity.
  */
 export interface StreamCallbacks {
+  /** A piece of answer text, as it streams. */
   onText: (delta: string) => void
+  /** A piece of reasoning, as it streams. */
   onThinking: (delta: string) => void
   /** A tool call's block began; its arguments follow. */
   onToolCallStart?: (call: { id: string, name: string }) => void
@@ -108,5 +111,6 @@ export interface Provider {
   readonly name: string
   readonly meta: ProviderMeta
   readonly capabilities: ProviderCapabilities
+  /** Stream one model turn: report deltas through `callbacks` as they arrive, resolve with the finished turn. */
   stream: (options: StreamOptions, callbacks: StreamCallbacks) => Promise<TurnResult>
 }

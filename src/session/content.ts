@@ -9,13 +9,20 @@ import type { SystemPromptSnapshot } from '../agent/system-freeze'
 
 /** Tool-result content blocks (what a tool may return besides a plain string). */
 export interface ToolResultTextContent { type: 'text', text: string }
+/** An image in a tool result, with its bytes inline. */
 export interface ToolResultImageContent { type: 'image', data: string, mediaType: string, name?: string, ref?: undefined }
+/** An image in a tool result, stored elsewhere and named by `ref`. */
 export interface ToolResultImageRefContent { type: 'image', ref: string, mediaType: string, name?: string, data?: undefined }
+/** Audio in a tool result, base64 encoded. */
 export interface ToolResultAudioContent { type: 'audio', data: string, mediaType: string }
+/** Video in a tool result, base64 encoded. */
 export interface ToolResultVideoContent { type: 'video', data: string, mediaType: string }
+/** A document in a tool result, with its bytes inline. */
 export interface ToolResultDocumentContent { type: 'document', data: string, encoding: 'text' | 'base64', mediaType: string, name?: string, ref?: undefined }
+/** A document in a tool result, stored elsewhere and named by `ref`. */
 export interface ToolResultDocumentRefContent { type: 'document', ref: string, encoding: 'text' | 'base64', mediaType: string, name?: string, data?: undefined }
 
+/** One block of a structured tool result. */
 export type ToolResultContent
   = | ToolResultTextContent
     | ToolResultImageContent
@@ -30,14 +37,20 @@ export type ToolResultMetadata = Record<string, unknown>
 
 /** Multimodal prompt parts accepted by `agent.run({ prompt })`. */
 export interface PromptTextPart { type: 'text', text: string }
+/** An image in a prompt, base64 encoded. */
 export interface PromptImagePart { type: 'image', data: string, mediaType: string, name?: string }
+/** Audio in a prompt, base64 encoded. */
 export interface PromptAudioPart { type: 'audio', data: string, mediaType: string, name?: string }
+/** Video in a prompt, base64 encoded. */
 export interface PromptVideoPart { type: 'video', data: string, mediaType: string, name?: string }
+/** A document in a prompt: plain text, or base64 bytes (a PDF). */
 export interface PromptDocumentPart { type: 'document', data: string, encoding: 'text' | 'base64', mediaType: string, name?: string }
+/** One part of a multimodal prompt. */
 export type PromptPart = PromptTextPart | PromptImagePart | PromptAudioPart | PromptVideoPart | PromptDocumentPart
 
 /** Which API produced an opaque signature; only that API's wire builder sends it back. */
 export type SignatureProducer = 'anthropic' | 'openai' | 'gemini' | (string & {})
+/** Older name of `SignatureProducer`, kept so existing imports still compile. */
 export type GeminiSignatureScope = SignatureProducer
 
 /** Where a text block came from when the loop (not the user) wrote it. */
@@ -56,6 +69,7 @@ export interface NestedToolCallRecord {
   line?: number
 }
 
+/** One block of a recorded turn: text, reasoning, a tool call, a tool result, or media. */
 export type SessionContentBlock
   = | { type: 'text', text: string, signature?: string, signatureProducer?: SignatureProducer, origin?: TextOrigin, systemNote?: SystemNote }
     | { type: 'image', data: string, mediaType: string, name?: string, ref?: never }
@@ -76,7 +90,9 @@ export type SessionContentBlock
 
 /** Narrow a block union member by its `type`. */
 export type BlockOf<T extends SessionContentBlock['type']> = Extract<SessionContentBlock, { type: T }>
+/** The recorded form of a tool call. */
 export type ToolCallBlock = BlockOf<'tool_call'>
+/** The recorded form of a tool result. */
 export type ToolResultBlock = BlockOf<'tool_result'>
 
 /** One message as a provider receives it. */

@@ -1,3 +1,9 @@
+/**
+ * `zidane/session`: sessions that record runs and let them resume, and the stores that keep them.
+ *
+ * @module zidane/session
+ */
+
 export { catalogChangeNotes, latestSystemSnapshot, systemSnapshotTurn } from '../agent/system-freeze'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from '../agent/system-freeze'
 export { filterUnresolvedToolUses } from '../wire/pairing'

@@ -30,6 +30,7 @@ export interface Session {
   readonly skipped: readonly SkippedSessionRecord[]
 }
 
+/** Options of `createSession`. */
 export interface CreateSessionOptions {
   /** Session id; the store mints one when absent. */
   id?: string

@@ -14,6 +14,8 @@
  * session's length. The database runs in WAL mode; `durability` picks the
  * sync level (`'buffered'`: `synchronous = NORMAL`, safe against a process
  * crash, a power loss may drop the last commits; `'fsync'`: `FULL`).
+ *
+ * @module zidane/session/sqlite
  */
 
 import type Database from 'better-sqlite3'
@@ -30,6 +32,7 @@ import { assertReadableVersion, ioError } from './stores/records'
 import { assertSessionId, sessionIdFor } from './stores/session-id'
 import { SESSION_FORMAT_VERSION } from './types'
 
+/** Options of `createSqliteStore`. */
 export interface SqliteStoreOptions {
   /** Database file; its directory is created when missing. `':memory:'` for a throwaway database. */
   path: string
@@ -76,6 +79,7 @@ interface SessionRow {
   metadata: string | null
 }
 
+/** A session store in one SQLite database file (needs the optional `better-sqlite3`). */
 export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
   const db = openDatabase(options)
 

@@ -81,6 +81,7 @@ export interface SkippedSessionRecord extends SessionRecordLocation {
   raw: string
 }
 
+/** What a store needs to create a session. */
 export interface CreateSessionRecord {
   /** When absent the store mints one. */
   id?: string

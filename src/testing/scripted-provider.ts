@@ -23,6 +23,7 @@ export interface ScriptedTurn {
   respond?: (request: StreamOptions) => Omit<ScriptedTurn, 'respond'>
 }
 
+/** How the scripted provider presents itself (name, default model, capabilities). */
 export interface ScriptedProviderOptions {
   name?: string
   defaultModel?: string

@@ -43,6 +43,7 @@ export interface ToolStateStore {
 export interface ToolStateView {
   /** A copy of the value for `key`, or `undefined` when absent or staged for deletion. The type is the caller's claim; nothing validates it. */
   get: <T = unknown>(key: string) => T | undefined
+  /** Whether `key` has a value this call can see. */
   has: (key: string) => boolean
   /** Keys visible to this call, in ascending order. */
   keys: () => string[]

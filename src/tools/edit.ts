@@ -7,6 +7,7 @@ import { runEdits } from './edit-core'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
 
+/** The arguments of the `edit` tool. */
 export interface EditInput {
   path: string
   old_string: string
@@ -14,6 +15,7 @@ export interface EditInput {
   replace_all?: boolean
 }
 
+/** Options of `createEditTool`. */
 export interface EditToolOptions {
   description?: ToolDescriptionOverride
 }
@@ -30,6 +32,7 @@ const input = z.object({
   ...editFields,
 })
 
+/** The `edit` tool: replace one exact occurrence of a string in a file (or all of them). */
 export function createEditTool(options: EditToolOptions = {}): ToolDef<EditInput> {
   return tool({
     name: 'edit',

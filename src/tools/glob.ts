@@ -11,11 +11,13 @@ import { globParts, globToRegExp, stripDotSlash } from './glob-pattern'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
 
+/** The arguments of the `glob` tool. */
 export interface GlobInput {
   pattern: string
   path?: string
 }
 
+/** Options of `createGlobTool`. */
 export interface GlobToolOptions {
   description?: ToolDescriptionOverride
   /** Paths returned before the search stops. Default 500. */
@@ -29,6 +31,7 @@ const input = z.object({
   path: z.string().optional().describe('Directory the pattern is relative to. Default: the working directory.'),
 })
 
+/** The `glob` tool: paths matching a glob pattern. */
 export function createGlobTool(options: GlobToolOptions = {}): ToolDef<GlobInput> {
   return tool({
     name: 'glob',

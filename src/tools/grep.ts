@@ -16,12 +16,14 @@ import { pathMatcher } from './glob-pattern'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
 
+/** The arguments of the `grep` tool. */
 export interface GrepInput {
   pattern: string
   path?: string
   glob?: string
 }
 
+/** Options of `createGrepTool`. */
 export interface GrepToolOptions {
   description?: ToolDescriptionOverride
   /** Matching lines returned before the search stops. Default 200. */
@@ -41,6 +43,7 @@ const input = z.object({
 /** Files read at once; enough to hide per-file latency of a remote context without flooding it. */
 const READ_CONCURRENCY = 8
 
+/** The `grep` tool: lines matching a regular expression, with their paths and line numbers. */
 export function createGrepTool(options: GrepToolOptions = {}): ToolDef<GrepInput> {
   return tool({
     name: 'grep',

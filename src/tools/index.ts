@@ -1,3 +1,9 @@
+/**
+ * `zidane/tools`: the built-in tools (files, shell, web, interaction, todos, subagents, tool search) and their factories.
+ *
+ * @module zidane/tools
+ */
+
 export { createEditTool, edit } from './edit'
 export type { EditInput, EditToolOptions } from './edit'
 export { createFetchUrlTool, DEFAULT_FETCH_MAX_OUTPUT_CHARS, DEFAULT_FETCH_MAX_REDIRECTS, DEFAULT_FETCH_MAX_RESPONSE_BYTES, DEFAULT_FETCH_TIMEOUT_MS, FetchRefusedError, fetchUrl } from './fetch-url'

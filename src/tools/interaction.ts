@@ -16,7 +16,9 @@ export interface PlanDecision {
   feedback?: string
 }
 
+/** How the host asks its user a question and returns the answer. */
 export type AskUserCallback = (question: string, options: { options?: readonly string[], signal: AbortSignal }) => Promise<string>
+/** How the host shows a plan to its user and returns the decision. */
 export type PresentPlanCallback = (plan: string, options: { signal: AbortSignal }) => Promise<PlanDecision>
 
 /**
@@ -31,11 +33,13 @@ export interface InteractionToolOptions {
   presentPlan?: PresentPlanCallback
 }
 
+/** The arguments of the `ask_user` tool. */
 export interface AskUserInput {
   question: string
   options?: string[]
 }
 
+/** The arguments of the `present_plan` tool. */
 export interface PresentPlanInput {
   plan: string
 }

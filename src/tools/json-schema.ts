@@ -8,6 +8,7 @@
 
 type Schema = Record<string, unknown>
 
+/** Check a value against the JSON Schema subset tools use; each problem comes back as one readable line. */
 export function checkJsonSchema(schema: Schema, value: unknown): string[] {
   const problems: string[] = []
   visit(schema, value, '', problems)

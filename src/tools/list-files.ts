@@ -10,10 +10,12 @@ import { compareTreePaths, walkTree } from './file-walk'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
 
+/** The arguments of the `list_files` tool. */
 export interface ListFilesInput {
   path?: string
 }
 
+/** Options of `createListFilesTool`. */
 export interface ListFilesToolOptions {
   description?: ToolDescriptionOverride
   /** Entries listed before the listing stops. Default 1000. */
@@ -26,6 +28,7 @@ const input = z.object({
   path: z.string().optional().describe('Directory to list, absolute or relative to the working directory. Default: the working directory.'),
 })
 
+/** The `list_files` tool: a directory's files and subdirectories, recursively. */
 export function createListFilesTool(options: ListFilesToolOptions = {}): ToolDef<ListFilesInput> {
   return tool({
     name: 'list_files',

@@ -9,11 +9,13 @@ import { runEdits } from './edit-core'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
 
+/** The arguments of the `multi_edit` tool. */
 export interface MultiEditInput {
   path: string
   edits: EditSpec[]
 }
 
+/** Options of `createMultiEditTool`. */
 export interface MultiEditToolOptions {
   description?: ToolDescriptionOverride
 }
@@ -23,6 +25,7 @@ const input = z.object({
   edits: z.array(z.object(editFields)).min(1).describe('Replacements, applied in order; each sees the result of the ones before it.'),
 })
 
+/** The `multi_edit` tool: several replacements in one file, applied in order, all or none. */
 export function createMultiEditTool(options: MultiEditToolOptions = {}): ToolDef<MultiEditInput> {
   return tool({
     name: 'multi_edit',

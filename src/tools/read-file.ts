@@ -25,6 +25,7 @@ import { resolveToolDescription } from './prompts'
 import { contentHash, isDuplicateRead, recordRead } from './read-state'
 import { tool } from './tool'
 
+/** The arguments of the `read_file` tool. */
 export interface ReadFileInput {
   path: string
   offset?: number
@@ -32,6 +33,7 @@ export interface ReadFileInput {
   lineNumbers?: boolean
 }
 
+/** Options of `createReadFileTool`. */
 export interface ReadFileToolOptions {
   description?: ToolDescriptionOverride
   /** Lines per read when neither the call nor `readFileDefaults` sets a limit. Default 2000. */
@@ -53,6 +55,7 @@ const input = z.object({
   lineNumbers: z.boolean().optional().describe('Prefix each line with its number and a tab. Default on.'),
 })
 
+/** The `read_file` tool: a window of a file's lines, numbered like `cat -n`. */
 export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDef<ReadFileInput> {
   return tool({
     name: 'read_file',

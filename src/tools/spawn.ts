@@ -13,6 +13,7 @@ import { tool } from './tool'
 export type { ChildAgent } from './spawn-child'
 export type { SpawnedChild, SpawnToolState } from './spawn-state'
 
+/** Options of `createSpawnTool`. */
 export interface SpawnToolOptions {
   /** What children are made of; each field left out comes from the parent run. Default: everything inherited. */
   child?: ChildAgent

@@ -15,8 +15,10 @@ export const TODO_STATE_KEY = 'todos'
 /** Items one list may hold; keeps the rendered result, and the state value, small. */
 export const MAX_TODOS = 100
 
+/** Where a todo item stands. */
 export type TodoStatus = 'pending' | 'in_progress' | 'completed'
 
+/** One entry of the model's todo list. */
 export interface TodoItem {
   id: string
   content: string
@@ -46,6 +48,7 @@ const todoWriteInput = z.object({
   }
 })
 
+/** The arguments of the `todowrite` tool. */
 export type TodoWriteInput = z.input<typeof todoWriteInput>
 
 /** The stored list; a value that is not a list of todos (a foreign write, an old format) reads as empty. */
@@ -64,6 +67,7 @@ export function renderTodos(todos: readonly TodoItem[]): string {
   return [`Todos: ${count('completed')}/${todos.length} completed, ${count('in_progress')} in progress, ${count('pending')} pending`, ...lines].join('\n')
 }
 
+/** The `todowrite` tool: replace the model's todo list (kept in tool state). */
 export const todoWrite: ToolDef<z.output<typeof todoWriteInput>> = tool({
   name: 'todowrite',
   description: 'Replace your todo list for the current task with the complete, updated list. '
@@ -94,6 +98,7 @@ export const todoWrite: ToolDef<z.output<typeof todoWriteInput>> = tool({
   },
 })
 
+/** The `todoread` tool: the model's current todo list. */
 export const todoRead: ToolDef<Record<string, never>> = tool({
   name: 'todoread',
   description: 'Show your current todo list with each item\'s id and status.',

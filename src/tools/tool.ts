@@ -1,12 +1,15 @@
 import type { ToolContext, ToolDef, ToolOutput } from './types'
 import { z } from 'zod'
 
+/** What `tool()` needs: a name, a description, a zod schema and the function to run. */
 export interface ToolFromSchemaOptions<Schema extends z.ZodType> {
   name: string
   description: string
   /** A zod v4 schema for the input; its JSON Schema is what the model sees. */
   input: Schema
+  /** Run the tool on arguments that already passed the schema. */
   execute: (input: z.output<Schema>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>
+  /** Whether calls may run in parallel with other safe calls of the same turn (a function decides per input). */
   isConcurrencySafe?: boolean | ((input: z.output<Schema>) => boolean)
 }
 

@@ -90,6 +90,7 @@ export interface SubagentParent {
 /** A tool the agent can call. */
 export interface ToolDef<Input = any> {
   spec: ToolSpec
+  /** Run the tool; a string or content blocks go back to the model, and a throw becomes an error result. */
   execute: (input: Input, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>
   /**
    * Safe to run at the same time as other safe calls of the same turn (no

@@ -13,11 +13,13 @@ import { resolveToolDescription } from './prompts'
 import { contentHash, recordRead } from './read-state'
 import { tool } from './tool'
 
+/** The arguments of the `write_file` tool. */
 export interface WriteFileInput {
   path: string
   content: string
 }
 
+/** Options of `createWriteFileTool`. */
 export interface WriteFileToolOptions {
   description?: ToolDescriptionOverride
 }
@@ -27,6 +29,7 @@ const input = z.object({
   content: z.string().describe('The complete new content of the file.'),
 })
 
+/** The `write_file` tool: create or replace a whole file. */
 export function createWriteFileTool(options: WriteFileToolOptions = {}): ToolDef<WriteFileInput> {
   return tool({
     name: 'write_file',

@@ -38,7 +38,10 @@ export interface McpStoredCredentials {
 
 /** Where OAuth credentials live. Keys identify a server (its name and URL, see `mcpCredentialKey`). */
 export interface McpCredentialStore {
+  /** What was stored under `key`, or `undefined` before the first sign-in. */
   load: (key: string) => Promise<McpStoredCredentials | undefined>
+  /** Store tokens and client registration under `key`, replacing what was there. */
   save: (key: string, credentials: McpStoredCredentials) => Promise<void>
+  /** Remove what is stored under `key` (called once nothing is left to keep). */
   delete: (key: string) => Promise<void>
 }

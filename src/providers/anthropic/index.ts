@@ -5,6 +5,8 @@
  * import { anthropic } from 'zidane/providers/anthropic'
  * const provider = anthropic({ defaultModel: 'claude-opus-5-5' })
  * ```
+ *
+ * @module zidane/providers/anthropic
  */
 
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
@@ -16,6 +18,7 @@ import { findAnthropicModel } from './models'
 import { consumeAnthropicStream } from './stream'
 import { buildAnthropicRequest } from './wire'
 
+/** Options of the `anthropic()` provider. */
 export interface AnthropicParams {
   /** Defaults to `ANTHROPIC_API_KEY`, read at the first request. */
   apiKey?: string
@@ -36,6 +39,7 @@ export interface AnthropicParams {
   contextManagement?: BetaContextManagementConfig
 }
 
+/** The model a run uses when it names none. */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
 
 /**

@@ -16,6 +16,7 @@
 
 /** `output_config.effort` values, weakest first. */
 export const ANTHROPIC_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
+/** An `output_config.effort` value the Messages API accepts. */
 export type AnthropicEffort = typeof ANTHROPIC_EFFORTS[number]
 
 /** USD per million tokens. */
@@ -32,6 +33,7 @@ export interface AnthropicPrice extends AnthropicPriceRates {
   longPrompt?: AnthropicPriceRates & { aboveTokens: number }
 }
 
+/** What the provider knows about one Claude model: limits and supported features. */
 export interface AnthropicModelInfo {
   contextWindow: number
   /** Largest `max_tokens` the model accepts; sent when the run sets no `maxTokens`. */

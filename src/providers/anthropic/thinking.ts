@@ -48,6 +48,7 @@ export interface AnthropicOutputConfig {
   task_budget?: { type: 'tokens', total: number }
 }
 
+/** The request fields a thinking level turns into for one model. */
 export interface ThinkingRequestFields {
   maxTokens: number
   thinking?: AnthropicThinkingConfig

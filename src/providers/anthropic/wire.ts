@@ -32,6 +32,7 @@ export type AnthropicRequestBody = Omit<MessageCreateParamsBase, 'thinking' | 'o
   context_management?: BetaContextManagementConfig
 }
 
+/** A Messages API request body together with the beta headers it needs. */
 export interface AnthropicRequest {
   body: AnthropicRequestBody
   /** `anthropic-beta` values the body needs, in a stable order. */
@@ -41,6 +42,7 @@ export interface AnthropicRequest {
 /** Everything one request needs; the same fields as `StreamOptions` minus the signal. */
 export type AnthropicRequestInput = Omit<StreamOptions, 'signal'>
 
+/** Settings of the request that do not come from the run's `StreamOptions`. */
 export interface AnthropicRequestSettings {
   /** Server-side context editing, sent as `context_management` with its beta. */
   contextManagement?: BetaContextManagementConfig

@@ -6,12 +6,15 @@
  * import { cerebras } from 'zidane/providers/cerebras'
  * const provider = cerebras({ defaultModel: 'gpt-oss-120b' })
  * ```
+ *
+ * @module zidane/providers/cerebras
  */
 
 import type { ChatDialect, ChatReasoningEffort } from '../openai-chat'
 import type { Provider } from '../types'
 import { chatCompletionsProvider, lazyChatClient } from '../openai-chat'
 
+/** Options of the `cerebras()` provider. */
 export interface CerebrasParams {
   /** Defaults to `CEREBRAS_API_KEY`, read at the first request. */
   apiKey?: string
@@ -30,7 +33,9 @@ export interface CerebrasParams {
   images?: boolean
 }
 
+/** The model a run uses when it names none. */
 export const DEFAULT_CEREBRAS_MODEL = 'gpt-oss-120b'
+/** The public Cerebras inference endpoint. */
 export const CEREBRAS_BASE_URL = 'https://api.cerebras.ai/v1'
 const PROVIDER_NAME = 'cerebras'
 

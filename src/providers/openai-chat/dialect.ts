@@ -7,6 +7,7 @@
 
 /** `reasoning_effort` values this SDK sends, weakest first. */
 export const CHAT_REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const
+/** A `reasoning_effort` value a Chat Completions server may accept. */
 export type ChatReasoningEffort = typeof CHAT_REASONING_EFFORTS[number]
 
 /** How images inside tool results reach the model. */
@@ -15,6 +16,7 @@ export type ToolResultImageMode = 'inline' | 'companion'
 /** Assistant-message fields that carry reasoning text on servers that accept it back. */
 export type ReasoningReplayField = 'reasoning_content' | 'reasoning'
 
+/** The differences between Chat Completions servers, as settings rather than URL sniffing. */
 export interface ChatDialect {
   /** `Provider.name`; stamped on errors and usage. */
   providerName: string

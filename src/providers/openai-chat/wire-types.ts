@@ -79,6 +79,7 @@ export interface RouterReasoning {
   enabled?: boolean
 }
 
+/** The Chat Completions request body the provider sends. */
 export interface ChatRequestBody {
   model: string
   messages: ChatMessage[]

@@ -10,12 +10,15 @@
  *
  * The defaults suit the widest range of servers; every difference between
  * them is an option rather than a guess from the URL.
+ *
+ * @module zidane/providers/openai-compat
  */
 
 import type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolResultImageMode } from '../openai-chat'
 import type { Provider } from '../types'
 import { chatCompletionsProvider, lazyChatClient, OPEN_WEIGHT_MODEL_OPTION_KEYS } from '../openai-chat'
 
+/** Options of the `openaiCompat()` provider. */
 export interface OpenAICompatParams {
   /** The API root, usually ending in `/v1` (the client appends `/chat/completions`). */
   baseURL: string

@@ -6,6 +6,8 @@
  * import { openai } from 'zidane/providers/openai'
  * const provider = openai({ defaultModel: 'gpt-5.2' })
  * ```
+ *
+ * @module zidane/providers/openai
  */
 
 import type { ChatDialect } from '../openai-chat'
@@ -13,6 +15,7 @@ import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../ty
 import { COMMON_MODEL_OPTION_KEYS, lazyChatClient, openaiReasoningEfforts, streamChatCompletion } from '../openai-chat'
 import { streamResponses } from './responses'
 
+/** Options of the `openai()` provider. */
 export interface OpenAIParams {
   /** Defaults to `OPENAI_API_KEY`, read at the first request. */
   apiKey?: string
@@ -30,6 +33,7 @@ export interface OpenAIParams {
   timeoutMs?: number
 }
 
+/** The model a run uses when it names none. */
 export const DEFAULT_OPENAI_MODEL = 'gpt-5.2'
 const PROVIDER_NAME = 'openai'
 

@@ -8,12 +8,15 @@
  * import { openrouter } from 'zidane/providers/openrouter'
  * const provider = openrouter({ defaultModel: 'anthropic/claude-sonnet-4.5' })
  * ```
+ *
+ * @module zidane/providers/openrouter
  */
 
 import type { ChatDialect, ChatReasoningEffort, ToolResultImageMode } from '../openai-chat'
 import type { Provider } from '../types'
 import { chatCompletionsProvider, lazyChatClient, OPEN_WEIGHT_MODEL_OPTION_KEYS } from '../openai-chat'
 
+/** Options of the `openrouter()` provider. */
 export interface OpenRouterParams {
   /** Defaults to `OPENROUTER_API_KEY`, read at the first request. */
   apiKey?: string
@@ -29,7 +32,9 @@ export interface OpenRouterParams {
   toolResultImages?: ToolResultImageMode
 }
 
+/** The model a run uses when it names none. */
 export const DEFAULT_OPENROUTER_MODEL = 'anthropic/claude-sonnet-4.5'
+/** The public OpenRouter API root. */
 export const OPENROUTER_BASE_URL = 'https://openrouter.ai/api/v1'
 const PROVIDER_NAME = 'openrouter'
 

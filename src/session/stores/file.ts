@@ -29,6 +29,7 @@ import { committedEnd, readFirstLine, writeAt } from './log-file'
 import { ioError } from './records'
 import { assertSessionId, isValidSessionId, sessionIdFor } from './session-id'
 
+/** Options of `createFileStore`. */
 export interface FileStoreOptions {
   /** Directory holding the logs; created on the first write. */
   dir: string
@@ -45,6 +46,7 @@ const LOG_SUFFIX = '.jsonl'
 // Module-wide so two stores opened on the same directory still take turns.
 const writes = createKeyedQueue()
 
+/** A session store of append-only JSONL files, one per session, written in O(1) per turn. */
 export function createFileStore(options: FileStoreOptions): SessionStore {
   const dir = resolve(options.dir)
   const fsync = options.durability === 'fsync'

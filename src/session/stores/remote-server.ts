@@ -16,6 +16,7 @@ import type { CreateSessionRecord, SessionRun, SessionStore } from '../types'
 import type { ErrorBody, ProtocolErrorCode } from './remote-protocol'
 import { errorBody, IDEMPOTENCY_HEADER, statusOfCode } from './remote-protocol'
 
+/** Options of `createSessionStoreHandler`. */
 export interface SessionStoreHandlerOptions {
   /** Path prefix the handler serves, e.g. `/zidane`; requests outside it get 404. Default: none. */
   basePath?: string
@@ -46,6 +47,7 @@ class ProtocolError extends Error {
   }
 }
 
+/** A `node:http` request handler that serves a store to `createRemoteStore` clients. */
 export function createSessionStoreHandler(store: SessionStore, options: SessionStoreHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const basePath = (options.basePath ?? '').replace(TRAILING_SLASHES, '')
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024

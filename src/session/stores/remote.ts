@@ -20,8 +20,10 @@ import { assertReadableVersion } from './records'
 import { IDEMPOTENCY_HEADER, isStoreErrorCode, paths } from './remote-protocol'
 import { assertSessionId } from './session-id'
 
+/** Headers sent with every request of a remote store. */
 export type RemoteStoreHeaders = Record<string, string>
 
+/** Options of `createRemoteStore`. */
 export interface RemoteStoreOptions {
   /** Base URL the handler serves, e.g. `https://example.com/zidane`; paths are appended to it. */
   url: string
@@ -54,6 +56,7 @@ interface Failure {
   retryAfterMs?: number
 }
 
+/** A session store that lives on another machine, reached over HTTP (the other end is `createSessionStoreHandler`). */
 export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
   const base = options.url.replace(TRAILING_SLASHES, '')
   const timeoutMs = options.timeoutMs ?? 30_000

@@ -9,6 +9,7 @@
 export const FETCH_CACHE_MAX_ENTRIES = 100
 export const FETCH_CACHE_MAX_BYTES = 8 * 1024 * 1024
 
+/** Bounds of the fetch cache (entries and bytes). */
 export interface FetchCacheOptions {
   maxEntries?: number
   maxBytes?: number

@@ -22,15 +22,21 @@ import { checkTarget, FetchRefusedError, precheckTarget, systemResolver } from '
 const LOOKS_LIKE_HTML = /^\s*<(?:!doctype html|html)/i
 const CHARSET_PARAM = /charset\s*=\s*"?([\w-]+)/i
 
+/** Default deadline of one whole fetch, every redirect included. */
 export const DEFAULT_FETCH_TIMEOUT_MS = 30_000
+/** Redirects followed by default before the fetch gives up. */
 export const DEFAULT_FETCH_MAX_REDIRECTS = 10
+/** Response bytes read by default before the fetch stops reading. */
 export const DEFAULT_FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024
+/** Characters of page text returned to the model by default. */
 export const DEFAULT_FETCH_MAX_OUTPUT_CHARS = 50_000
 
+/** The arguments of the `fetch_url` tool. */
 export interface FetchUrlInput {
   url: string
 }
 
+/** Options of `createFetchUrlTool`. */
 export interface FetchUrlToolOptions {
   /** Whole-fetch deadline, all hops included. Default 30000. */
   timeoutMs?: number

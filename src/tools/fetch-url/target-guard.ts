@@ -15,6 +15,7 @@ import { hostAllowed } from './settings'
 
 const NOT_HOST_NAME_CHARACTER = /[^a-z\d.\-_]/
 
+/** One address a host name resolved to, as the SSRF guard checks it. */
 export interface ResolvedAddress {
   address: string
   family: 4 | 6

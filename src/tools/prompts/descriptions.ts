@@ -11,6 +11,7 @@ import {
   DEFAULT_READ_MAX_BYTES,
 } from '../file-limits'
 
+/** What the model reads about `read_file`. */
 export const READ_FILE_DESCRIPTION = [
   'Read a file from the workspace.',
   `Text comes back one line per row, each prefixed with its 1-based line number and a tab (like \`cat -n\`); the prefix is not part of the file. `
@@ -20,11 +21,13 @@ export const READ_FILE_DESCRIPTION = [
   'Read a file before you edit it, and read several files in one turn when you need them all.',
 ].join('\n\n')
 
+/** What the model reads about `write_file`. */
 export const WRITE_FILE_DESCRIPTION = [
   'Write a whole file: create it, or replace everything in it. Missing parent directories are created.',
   'To change part of an existing file, prefer edit or multi_edit: they send only the change and cannot drop lines by accident.',
 ].join('\n\n')
 
+/** What the model reads about `edit`. */
 export const EDIT_DESCRIPTION = [
   'Replace text in a file: `old_string` must occur exactly once (or set `replace_all: true` to replace every occurrence) and is replaced by `new_string`.',
   'Copy `old_string` from the file exactly, indentation and whitespace included; include enough surrounding lines to make it unique. '
@@ -32,11 +35,13 @@ export const EDIT_DESCRIPTION = [
   'When nothing matches, the error shows the closest text in the file. Use multi_edit for several changes to one file.',
 ].join('\n\n')
 
+/** What the model reads about `multi_edit`. */
 export const MULTI_EDIT_DESCRIPTION = [
   'Make several replacements in one file in one call. `edits` are applied in order, each to the result of the ones before it, with the same rules as edit.',
   'All or nothing: if any edit fails to match, no edit is applied and the error names the failing edit.',
 ].join('\n\n')
 
+/** What the model reads about `list_files`. */
 export const LIST_FILES_DESCRIPTION = [
   'List the files and directories under a directory (default: the working directory), recursively, one path per line, '
   + 'relative to the working directory (usable as-is in other tools); directories end with `/`.',
@@ -44,6 +49,7 @@ export const LIST_FILES_DESCRIPTION = [
   + 'list a subdirectory to see more.',
 ].join('\n\n')
 
+/** What the model reads about `glob`. */
 export const GLOB_DESCRIPTION = [
   'Find files whose path matches a glob pattern, relative to `path` (default: the working directory).',
   '`*` matches within one path segment, `**` across directories, `?` one character, `[abc]` a set, `{a,b}` alternatives: '
@@ -51,6 +57,7 @@ export const GLOB_DESCRIPTION = [
   `Directories such as .git and node_modules are skipped unless the pattern names them. At most ${DEFAULT_GLOB_LIMIT} paths are returned, sorted.`,
 ].join('\n\n')
 
+/** What the model reads about `grep`. */
 export const GREP_DESCRIPTION = [
   'Search file contents with a regular expression (JavaScript syntax) and get `path:line: text` for each matching line.',
   '`path` is a file or directory to search (default: the working directory); `glob` limits the files searched, '
@@ -69,6 +76,7 @@ export interface ToolPrompts {
   grep: string
 }
 
+/** Every built-in file tool's description, by tool name. */
 export const TOOL_PROMPTS: Readonly<ToolPrompts> = Object.freeze({
   read_file: READ_FILE_DESCRIPTION,
   write_file: WRITE_FILE_DESCRIPTION,

@@ -3,6 +3,8 @@
  * ways to change them. Each tool factory takes `{ description }`, and
  * `withToolDescriptions` rewrites the descriptions of a whole tool map (a
  * preset's, say) without rebuilding the tools.
+ *
+ * @module zidane/tools/prompts
  */
 
 import type { ToolDef, ToolMap } from '../types'

@@ -25,6 +25,7 @@ export interface ShellInput {
   run_in_background?: boolean
 }
 
+/** Options of `createShellTool`. */
 export interface ShellToolOptions {
   /** Foreground timeout when the call gives none. Default 120000. */
   defaultTimeoutMs?: number
@@ -104,6 +105,7 @@ function notifyStall(options: ShellToolOptions, info: TaskStallInfo, ctx: ToolCo
   }
 }
 
+/** The `shell` tool: run a command in the execution context, in the foreground or (with `tasksDir`) in the background. */
 export function createShellTool(options: ShellToolOptions = {}): ToolDef<ShellInput> {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_SHELL_OUTPUT_BYTES

@@ -125,8 +125,11 @@ export function createKillTaskTool(): ToolDef<KillTaskInput> {
   return def
 }
 
+/** The `wait_task` tool: wait for a background task and read the tail of its log. */
 export const waitTask = createWaitTaskTool()
+/** The `list_tasks` tool: every background task and its status. */
 export const listTasks = createListTasksTool()
+/** The `kill_task` tool: stop a background task. */
 export const killTask = createKillTaskTool()
 
 /** The three task tools, keyed by name, to spread into `AgentOptions.tools` next to `shell`. */

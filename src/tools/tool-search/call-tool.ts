@@ -1,5 +1,6 @@
 import type { ToolDef, ToolEnvelopeTarget } from '../types'
 
+/** Name of the envelope tool that calls a deferred tool by name. */
 export const CALL_TOOL_NAME = 'call_tool'
 
 interface CallToolInput {

@@ -76,6 +76,7 @@ function scoreEntry(entry: ToolCatalogEntry, query: string, words: readonly stri
   return score
 }
 
+/** How the system prompt lists the tools that are not loaded yet. */
 export interface CatalogSectionOptions {
   /** `'full'`: name and description; `'names'`: names only. */
   detail: 'full' | 'names'

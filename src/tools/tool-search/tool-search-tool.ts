@@ -2,10 +2,13 @@ import type { ToolDef } from '../types'
 import type { ToolCatalogEntry } from './catalog'
 import { searchCatalog } from './catalog'
 
+/** Name of the tool the model uses to find and load deferred tools. */
 export const TOOL_SEARCH_NAME = 'tool_search'
+/** Matches returned by `tool_search` when the call gives no limit. */
 export const DEFAULT_TOOL_SEARCH_LIMIT = 20
 const MAX_TOOL_SEARCH_LIMIT = 100
 
+/** Options of `createToolSearchTool`. */
 export interface ToolSearchToolOptions {
   /** The searchable tools. */
   catalog: readonly ToolCatalogEntry[]

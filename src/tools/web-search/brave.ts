@@ -11,6 +11,7 @@ export const BRAVE_ENDPOINT = 'https://api.search.brave.com'
 /** Brave's `count` parameter tops out at 20. */
 const BRAVE_MAX_COUNT = 20
 
+/** Options of `braveBackend`. */
 export interface BraveBackendOptions {
   /** Default: `BRAVE_SEARCH_API_KEY`, then `BRAVE_API_KEY`, read at search time. */
   apiKey?: string
@@ -18,6 +19,7 @@ export interface BraveBackendOptions {
   endpoint?: string
 }
 
+/** A `web_search` backend on the Brave Search API (needs a key). */
 export function braveBackend(options: BraveBackendOptions = {}): WebSearchBackend {
   const endpoint = options.endpoint ?? BRAVE_ENDPOINT
   return {

@@ -13,6 +13,7 @@ const WHITESPACE_RUN = /\s+/g
 
 export const DUCKDUCKGO_ENDPOINT = 'https://html.duckduckgo.com/html/'
 
+/** Options of `duckDuckGoBackend`. */
 export interface DuckDuckGoBackendOptions {
   /** Results page URL; tests point it at a local server. Default `https://html.duckduckgo.com/html/`. */
   endpoint?: string
@@ -20,6 +21,7 @@ export interface DuckDuckGoBackendOptions {
   region?: string
 }
 
+/** A `web_search` backend that reads DuckDuckGo's HTML results page (no key). */
 export function duckDuckGoBackend(options: DuckDuckGoBackendOptions = {}): WebSearchBackend {
   const endpoint = options.endpoint ?? DUCKDUCKGO_ENDPOINT
   return {

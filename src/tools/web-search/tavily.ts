@@ -5,6 +5,7 @@ import { apiKeyFrom, parseJson, requestText, stringField, withSlash } from './ht
 
 export const TAVILY_ENDPOINT = 'https://api.tavily.com'
 
+/** Options of `tavilyBackend`. */
 export interface TavilyBackendOptions {
   /** Default: `TAVILY_API_KEY`, read at search time. */
   apiKey?: string
@@ -14,6 +15,7 @@ export interface TavilyBackendOptions {
   searchDepth?: 'basic' | 'advanced'
 }
 
+/** A `web_search` backend on the Tavily API (needs a key). */
 export function tavilyBackend(options: TavilyBackendOptions = {}): WebSearchBackend {
   const endpoint = options.endpoint ?? TAVILY_ENDPOINT
   return {

@@ -6,6 +6,7 @@ export interface WebSearchResult {
   snippet: string
 }
 
+/** What a backend gets with each query. */
 export interface WebSearchOptions {
   /** Most results wanted; a backend may return fewer. */
   limit: number
@@ -23,5 +24,6 @@ export interface WebSearchBackend {
   /** Shown in the results header and in errors. */
   name: string
   endpoint: string
+  /** Run one query and return up to `options.limit` results. */
   search: (query: string, options: WebSearchOptions) => Promise<WebSearchResult[]>
 }

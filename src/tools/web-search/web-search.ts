@@ -14,15 +14,19 @@ import { duckDuckGoBackend } from './duckduckgo'
 
 const WHITESPACE_RUN = /\s+/g
 
+/** Results returned when the call gives no limit. */
 export const DEFAULT_WEB_SEARCH_LIMIT = 5
+/** The most results one call may ask for. */
 export const MAX_WEB_SEARCH_LIMIT = 20
 export const DEFAULT_WEB_SEARCH_TIMEOUT_MS = 20_000
 
+/** The arguments of the `web_search` tool. */
 export interface WebSearchInput {
   query: string
   limit?: number
 }
 
+/** Options of `createWebSearchTool`. */
 export interface WebSearchToolOptions {
   /** Where queries go. Default: DuckDuckGo's HTML results page (no key needed). */
   backend?: WebSearchBackend
@@ -32,6 +36,7 @@ export interface WebSearchToolOptions {
   timeoutMs?: number
 }
 
+/** The `web_search` tool: query a search backend and return titles, links and snippets. */
 export function createWebSearchTool(options: WebSearchToolOptions = {}): ToolDef<WebSearchInput> {
   const backend = options.backend ?? duckDuckGoBackend()
   const defaultLimit = options.defaultLimit ?? DEFAULT_WEB_SEARCH_LIMIT

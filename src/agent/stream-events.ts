@@ -1,0 +1,155 @@
+import type { ClassifiedError } from '../errors'
+import type { PromptPart } from '../session/content'
+import type { ToolOutcome, ToolOutput } from '../tools/types'
+import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from './stats'
+
+/** What every event of `agent.stream()` carries: which run emitted it, and how deep in the subagent tree. */
+export interface AgentEventBase {
+  /** The run that emitted the event; a subagent's events carry the subagent's own run id. */
+  runId: string
+  /** 0 for the agent `stream()` was called on, 1 for its subagents, 2 for theirs, … */
+  depth: number
+  /** On subagent events only: the spawn id (`child-N`) its parent gave the subagent that emitted it. */
+  childId?: string
+}
+
+/** A run started (`agent:start`): the first event of every run, subagent runs included. */
+export interface RunStartEvent extends AgentEventBase {
+  type: 'run-start'
+  provider: string
+  model: string
+}
+
+/** A model turn is about to be requested (`turn:before`). */
+export interface TurnStartEvent extends AgentEventBase {
+  type: 'turn-start'
+  turnId: string
+  /** 1-based turn number within its run. */
+  turn: number
+}
+
+/** Streamed answer text (`stream:text`). */
+export interface TextDeltaEvent extends AgentEventBase {
+  type: 'text'
+  turnId: string
+  delta: string
+}
+
+/** Streamed reasoning (`stream:thinking`). A retry may discard it: see `RetryEvent.discardedThinking`. */
+export interface ThinkingDeltaEvent extends AgentEventBase {
+  type: 'thinking'
+  turnId: string
+  delta: string
+}
+
+/** A failed provider attempt is about to be retried (`stream:retry`). */
+export interface RetryEvent extends AgentEventBase {
+  type: 'retry'
+  turnId: string
+  /** The attempt about to start (2 for the first retry). */
+  attempt: number
+  delayMs: number
+  error: ClassifiedError
+  /** Reasoning streamed by the failed attempt, which the next attempt replaces. */
+  discardedThinking: string
+}
+
+/** The run moved on to its next model target after the current one failed for good (`model:fallback`). */
+export interface FallbackEvent extends AgentEventBase {
+  type: 'fallback'
+  turnId: string
+  from: { provider: string, model: string }
+  to: { provider: string, model: string }
+  error: unknown
+}
+
+/** The model called a tool. Exactly one `tool-result` with the same `runId` and `callId` follows. */
+export interface ToolCallEvent extends AgentEventBase {
+  type: 'tool-call'
+  turnId: string
+  callId: string
+  /** Canonical tool name (the one hooks and sessions use). */
+  name: string
+  input: Record<string, unknown>
+}
+
+/** The answer to one tool call, as the model will read it. */
+export interface ToolResultEvent extends AgentEventBase {
+  type: 'tool-result'
+  turnId: string
+  callId: string
+  /** The tool that answered (for a `call_tool` envelope, the tool inside it). */
+  name: string
+  output: ToolOutput
+  isError: boolean
+  /** How long the tool ran; absent when the loop answered the call without a `tool:after` report. */
+  durationMs?: number
+  outcome?: ToolOutcome
+}
+
+/** A turn ended, its tool calls answered (`turn:after`). */
+export interface TurnEndEvent extends AgentEventBase {
+  type: 'turn-end'
+  turnId: string
+  turn: number
+  usage: TurnUsage
+  finishReason: TurnFinishReason
+}
+
+/** A message from `agent.steer()` or `agent.followUp()` joined the conversation (`steer:inject`). */
+export interface UserMessageEvent extends AgentEventBase {
+  type: 'user-message'
+  /** The user turn the message became. */
+  turnId: string
+  kind: 'steer' | 'follow-up'
+  /** The id the caller gave the message, if any. */
+  id?: string
+  prompt: string | PromptPart[]
+}
+
+/**
+ * A `spawn` call started a subagent (`spawn:before`). `runId` is the run whose
+ * tool spawned it; `depth` is the subagent's own depth.
+ */
+export interface SubagentStartEvent extends AgentEventBase {
+  type: 'subagent-start'
+  /** Spawn id of the subagent (`child-N`). */
+  id: string
+  task: string
+  /** The `spawn` tool call that started it. */
+  callId: string
+}
+
+/** A subagent finished (`spawn:complete`, with its stats) or failed (`spawn:error`, with the error). */
+export interface SubagentEndEvent extends AgentEventBase {
+  type: 'subagent-end'
+  id: string
+  callId: string
+  stats?: ChildRunStats
+  error?: unknown
+}
+
+/** The last event of a run that returned: the same stats `stream.result` resolves to. */
+export interface DoneEvent extends AgentEventBase {
+  type: 'done'
+  stats: AgentStats
+}
+
+/** One event of `agent.stream()`; switch on `type`. */
+export type AgentStreamEvent
+  = | RunStartEvent
+    | TurnStartEvent
+    | TextDeltaEvent
+    | ThinkingDeltaEvent
+    | RetryEvent
+    | FallbackEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | TurnEndEvent
+    | UserMessageEvent
+    | SubagentStartEvent
+    | SubagentEndEvent
+    | DoneEvent
+
+/** The `type` of an `AgentStreamEvent`. */
+export type AgentStreamEventType = AgentStreamEvent['type']
