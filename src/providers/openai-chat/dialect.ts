@@ -5,6 +5,8 @@
  * `ChatDialect` instead of branching on its name.
  */
 
+import type { ToolCallIdFormat } from './tool-ids'
+
 /** `reasoning_effort` values this SDK sends, weakest first. */
 export const CHAT_REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const
 export type ChatReasoningEffort = typeof CHAT_REASONING_EFFORTS[number]
@@ -49,6 +51,8 @@ export interface ChatDialect {
   usageInclude: boolean
   /** `StreamOptions.modelOptions` keys copied verbatim into the body; every other key is ignored. */
   modelOptionKeys: readonly string[]
+  /** The tool-call ids the server accepts. Unset: `'standard'` (`[A-Za-z0-9_-]`, at most 40). */
+  toolCallIds?: ToolCallIdFormat
 }
 
 /**

@@ -195,7 +195,7 @@ function userTurn(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap
   const out: ChatMessage[] = []
   const userParts: ContentPart[] = []
   for (const result of orderedResults(blocks, callOrder)) {
-    const wireId = wireToolCallId(result.callId)
+    const wireId = wireToolCallId(result.callId, context.dialect.toolCallIds)
     const { message, attachments } = toolResultWire(result, wireId, context.rules)
     out.push(context.asParts ? toolMessageAsParts(message) : message)
     if (attachments.length > 0)
@@ -252,7 +252,7 @@ function assistantMessage(blocks: readonly SessionContentBlock[], context: Build
       texts.push(compactSummaryText(block.summary))
     }
     else if (block.type === 'tool_call') {
-      calls.push({ id: wireToolCallId(block.id), type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } })
+      calls.push({ id: wireToolCallId(block.id, context.dialect.toolCallIds), type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } })
     }
     else if (block.type === 'provider_reasoning' && sameModel(block.model)) {
       if (block.producer === 'openrouter' && context.dialect.replayReasoningDetails)
