@@ -15,6 +15,7 @@ import type { ResponsesFunctionTool, ResponsesInputItem, UserContentPart } from 
 import { openaiReasoningEfforts } from '../../openai-chat/openai-models'
 import { fitEffort } from '../../openai-chat/reasoning'
 import { invalidToolInput } from '../../tool-json'
+import { wellFormedBlock, wellFormedText, wellFormedTool } from '../../well-formed'
 import { decodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
 import { responsesCallId, summaryText, toolResultWire, userContentPart } from './wire-content'
 
@@ -68,7 +69,7 @@ export function responsesReasoning(model: string, level: ThinkingLevel): Respons
 export function buildResponsesRequest(input: ResponsesRequestInput, settings: { providerName: string }): ResponsesRequestBody {
   const body: ResponsesRequestBody = {
     model: input.model,
-    ...(input.system ? { instructions: input.system } : {}),
+    ...(input.system ? { instructions: wellFormedText(input.system) } : {}),
     input: responsesInput(input.messages, settings.providerName),
     ...(input.tools.length > 0 ? { tools: input.tools.map(functionTool) } : {}),
     ...(producesEncryptedReasoning(input.model) ? { include: ['reasoning.encrypted_content'] } : {}),
@@ -94,7 +95,8 @@ export function producesEncryptedReasoning(model: string): boolean {
   return !NON_REASONING_MODEL.test(model.toLowerCase())
 }
 
-function functionTool(tool: ToolSpec): ResponsesFunctionTool {
+function functionTool(spec: ToolSpec): ResponsesFunctionTool {
+  const tool = wellFormedTool(spec)
   // Not strict: strict mode demands that every property be required and no other be allowed, which most tool schemas are not.
   return { type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false }
 }
@@ -143,7 +145,9 @@ function assistantItems(blocks: readonly SessionContentBlock[]): ResponsesInputI
     items.push(item)
   }
 
-  for (const block of blocks) {
+  for (const raw of blocks) {
+    // Text made well-formed (see `../../well-formed`); ids stay as they are for `responsesCallId`.
+    const block = wellFormedBlock(raw)
     switch (block.type) {
       case 'thinking': {
         const signature = block.signatureProducer === OPENAI_SIGNATURE_PRODUCER ? decodeReasoningSignature(block.signature) : undefined
@@ -200,7 +204,8 @@ function callArguments(input: Record<string, unknown>): string {
 function userItems(blocks: readonly SessionContentBlock[], callOrder: readonly string[], provider: string): ResponsesInputItem[] {
   const results: { rank: number, block: ToolResultBlock }[] = []
   const own: UserContentPart[] = []
-  for (const block of blocks) {
+  for (const raw of blocks) {
+    const block = wellFormedBlock(raw)
     if (block.type === 'tool_result') {
       const index = callOrder.indexOf(block.callId)
       results.push({ rank: index < 0 ? callOrder.length : index, block })
