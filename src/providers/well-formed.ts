@@ -33,11 +33,16 @@ export function wellFormedText(text: string): string {
 /**
  * `value` with every string and object key well-formed, at any depth. Objects
  * and arrays are copied only where something changed, so a clean value comes
- * back as the same reference.
+ * back as the same reference. Two other things a JSON body cannot carry, and
+ * on which `JSON.stringify` would throw for every later request, become text:
+ * a `bigint` its decimal digits, and an object that contains itself
+ * `[circular reference]` where it recurs.
  */
 export function wellFormedValue<T>(value: T): T {
-  return scrub(value, undefined) as T
+  return scrub(value, undefined, []) as T
 }
+
+const CIRCULAR = '[circular reference]'
 
 /** What each checked block or tool definition became: itself when clean, else its scrubbed copy. */
 const checked = new WeakMap<object, object>()
@@ -53,7 +58,7 @@ export function wellFormedBlock(block: SessionContentBlock): SessionContentBlock
   if (known)
     return known
   const keep = block.type === 'tool_call' ? 'id' : block.type === 'tool_result' ? 'callId' : undefined
-  const result = scrub(block, keep) as SessionContentBlock
+  const result = scrub(block, keep, []) as SessionContentBlock
   checked.set(block, result)
   return result
 }
@@ -63,36 +68,50 @@ export function wellFormedTool(tool: ToolSpec): ToolSpec {
   const known = checked.get(tool) as ToolSpec | undefined
   if (known)
     return known
-  const result = scrub(tool, undefined) as ToolSpec
+  const result = scrub(tool, undefined, []) as ToolSpec
   checked.set(tool, result)
   return result
 }
 
-/** `keep` names a top-level key whose value is passed through untouched. */
-function scrub(value: unknown, keep: string | undefined): unknown {
+/**
+ * `keep` names a top-level key whose value is passed through untouched;
+ * `path` holds the objects being walked, to tell a cycle from a shared value.
+ */
+function scrub(value: unknown, keep: string | undefined, path: object[]): unknown {
   if (typeof value === 'string')
     return wellFormedText(value)
+  if (typeof value === 'bigint')
+    return value.toString()
   if (typeof value !== 'object' || value === null)
     return value
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined
-    for (let i = 0; i < value.length; i++) {
-      const item = scrub(value[i], undefined)
-      if (item !== value[i]) {
-        copy ??= value.slice()
-        copy[i] = item
-      }
+  if (path.includes(value))
+    return CIRCULAR
+  path.push(value)
+  const result = Array.isArray(value) ? scrubArray(value, path) : scrubRecord(value as Record<string, unknown>, keep, path)
+  path.pop()
+  return result
+}
+
+function scrubArray(value: unknown[], path: object[]): unknown[] {
+  let copy: unknown[] | undefined
+  for (let i = 0; i < value.length; i++) {
+    const item = scrub(value[i], undefined, path)
+    if (item !== value[i]) {
+      copy ??= value.slice()
+      copy[i] = item
     }
-    return copy ?? value
   }
-  const record = value as Record<string, unknown>
+  return copy ?? value
+}
+
+function scrubRecord(record: Record<string, unknown>, keep: string | undefined, path: object[]): Record<string, unknown> {
   const keys = Object.keys(record)
   let copy: Record<string, unknown> | undefined
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const inner = record[key]
     const cleanKey = wellFormedText(key)
-    const cleanInner = key === keep ? inner : scrub(inner, undefined)
+    const cleanInner = key === keep ? inner : scrub(inner, undefined, path)
     if (!copy && (cleanKey !== key || cleanInner !== inner)) {
       // Rebuilt from the start, so the keys keep their order and the bytes stay stable.
       copy = {}
@@ -102,5 +121,5 @@ function scrub(value: unknown, keep: string | undefined): unknown {
     if (copy)
       copy[cleanKey] = cleanInner
   }
-  return copy ?? value
+  return copy ?? record
 }

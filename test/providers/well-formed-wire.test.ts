@@ -87,6 +87,14 @@ describe('well-formed text', () => {
     expect(wellFormedBlock(block)).toBe(block)
   })
 
+  it('turns what JSON cannot carry into text: a bigint, a value that contains itself', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' }
+    cyclic.self = cyclic
+    const shared = { x: 1 }
+    const clean = wellFormedValue({ big: 12345678901234567890n, cyclic, a: shared, b: shared })
+    expect(JSON.stringify(clean)).toBe('{"big":"12345678901234567890","cyclic":{"name":"loop","self":"[circular reference]"},"a":{"x":1},"b":{"x":1}}')
+  })
+
   it('copies only what changed, keeping key order, and leaves the call id to the id mapping', () => {
     const block: SessionContentBlock = { type: 'tool_call', id: 'id\uD800', name: 'f', input: { a: 1, [`b\uDC00`]: 'x', c: ['ok', 'no\uD800'] } }
     const clean = wellFormedBlock(block) as Extract<SessionContentBlock, { type: 'tool_call' }>
