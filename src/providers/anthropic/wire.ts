@@ -109,8 +109,8 @@ function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemer
 /**
  * Convert (text made well-formed, see `../well-formed`), drop what this API
  * never sees, and merge consecutive messages of the same role (the API
- * rejects two user messages in a row). The last block
- * that can carry one gets the conversation's cache breakpoint.
+ * rejects two user messages in a row). The last block that can carry one
+ * gets the conversation's cache breakpoint.
  */
 export function wireMessages(messages: readonly SessionMessage[], cacheControl?: CacheControlEphemeral): MessageParam[] {
   const wire: Array<{ role: 'user' | 'assistant', content: ContentBlockParam[] }> = []
