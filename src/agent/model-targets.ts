@@ -1,4 +1,6 @@
+import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { Provider } from '../providers/types'
+import { resolveModelInfo, resolveModelOverrides } from '../providers/catalog/catalog'
 
 /** One entry of a run's model list: a model id, optionally pinned to one provider by name. */
 export interface ModelTargetSpec {
@@ -13,6 +15,11 @@ export interface ModelTargetSpec {
 export interface ModelTarget {
   provider: Provider
   model: string
+  /**
+   * The model's context window: the list entry's own, else the host's
+   * catalog (`behavior.modelCatalog`, `setModelCatalog()`), else the
+   * provider's `meta.contextWindow` for its default model, else the bundled data.
+   */
   contextWindow?: number
 }
 
@@ -21,11 +28,16 @@ export interface ModelTarget {
  * provider order. A model id: that id on every provider, in order. A list:
  * each entry in turn, a pinned entry on its provider only and a bare one on
  * every provider. Duplicates are dropped; an entry pinned to a provider the
- * agent does not have is a configuration error.
+ * agent does not have is a configuration error. Each target's context window
+ * is resolved through the model catalog (see `ModelTarget.contextWindow`).
  */
-export function resolveModelTargets(providers: readonly Provider[], model: string | readonly (string | ModelTargetSpec)[] | undefined): ModelTarget[] {
+export function resolveModelTargets(providers: readonly Provider[], model: string | readonly (string | ModelTargetSpec)[] | undefined, catalogs: ModelCatalogLayers = {}): ModelTarget[] {
+  const target = (provider: Provider, spec: ModelTargetSpec): ModelTarget => {
+    const contextWindow = spec.contextWindow ?? contextWindowOf(provider, spec.model, catalogs)
+    return { provider, model: spec.model, ...(contextWindow === undefined ? {} : { contextWindow }) }
+  }
   if (model === undefined)
-    return providers.map(provider => ({ provider, model: provider.meta.defaultModel, contextWindow: provider.meta.contextWindow }))
+    return providers.map(provider => target(provider, { model: provider.meta.defaultModel }))
   const entries = typeof model === 'string' ? [model] : model
   if (entries.length === 0)
     throw new TypeError('The model list is empty')
@@ -36,7 +48,7 @@ export function resolveModelTargets(providers: readonly Provider[], model: strin
     if (seen.has(key))
       return
     seen.add(key)
-    targets.push({ provider, model: spec.model, ...(spec.contextWindow === undefined ? {} : { contextWindow: spec.contextWindow }) })
+    targets.push(target(provider, spec))
   }
   for (const entry of entries) {
     const spec = typeof entry === 'string' ? { model: entry } : entry
@@ -50,4 +62,11 @@ export function resolveModelTargets(providers: readonly Provider[], model: strin
     add(pinned, spec)
   }
   return targets
+}
+
+/** The host's catalog first: it is there to correct what the provider and the bundled data believe. */
+function contextWindowOf(provider: Provider, model: string, catalogs: ModelCatalogLayers): number | undefined {
+  return resolveModelOverrides(provider.name, model, catalogs).contextWindow
+    ?? (model === provider.meta.defaultModel ? provider.meta.contextWindow : undefined)
+    ?? resolveModelInfo(provider.name, model, catalogs).contextWindow
 }

@@ -94,7 +94,8 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
     const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, seed)
     const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
-    const targets = resolveModelTargets(providerList(agent.provider), options.model)
+    const catalogs = { run: options.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog }
+    const targets = resolveModelTargets(providerList(agent.provider), options.model, catalogs)
     const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
     const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
 
@@ -106,7 +107,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       parentCallId: options.parentCallId,
       hooks,
       behavior,
-      catalogs: { run: options.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog },
+      catalogs,
       provider: targets[0].provider,
       model: targets[0].model,
       targets,

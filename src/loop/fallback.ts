@@ -2,7 +2,7 @@ import type { RunContext } from '../agent/run-context'
 import type { StreamedTurn, TurnRequest } from './stream-turn'
 import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
-import { extendContext } from '../hooks/context'
+import { requestForTarget } from './model-metadata'
 import { endedAfterOutput, hookTimeout, runIds, streamTurn } from './stream-turn'
 
 /**
@@ -17,7 +17,7 @@ import { endedAfterOutput, hookTimeout, runIds, streamTurn } from './stream-turn
 export async function streamWithFallback(run: RunContext, turnId: string, request: TurnRequest): Promise<StreamedTurn | undefined> {
   while (true) {
     try {
-      return await streamTurn(run, turnId, extendContext(request, { model: run.model }))
+      return await streamTurn(run, turnId, requestForTarget(run, request))
     }
     catch (error) {
       const next = run.targets[run.targetIndex + 1]

@@ -62,6 +62,13 @@ export interface StreamOptions {
   effortHint?: boolean
   /** Output-token ceiling; providers pick a model-driven default when absent. */
   maxTokens?: number
+  /**
+   * Whether the model reasons, when the host's model catalog says so
+   * (`ModelInfo.reasoning`). `false`: no reasoning fields are sent, whatever
+   * the level; `true`: the level is sent even for a model the provider's own
+   * tables do not know as a reasoning model. Absent: those tables decide.
+   */
+  reasoning?: boolean
   /** Mark cache breakpoints. Default true. */
   cache?: boolean
   cacheTtl?: '5m' | '1h'

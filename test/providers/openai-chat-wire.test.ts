@@ -150,12 +150,27 @@ describe('tool-call ids', () => {
   })
 
   it('rewrites empty, over-long and odd-character ids to short, valid, stable and distinct ones', () => {
-    const odd = ['', 'a'.repeat(41), 'call_1|fc_2', 'id with spaces', 'fc_é']
-    const rewritten = odd.map(wireToolCallId)
+    const odd = ['', 'a'.repeat(41), 'call_1|fc_2', 'id with spaces', 'fc_é', 'call.odd:id/1']
+    const rewritten = odd.map(id => wireToolCallId(id))
     for (const id of rewritten)
-      expect(id).toMatch(/^call_[0-9a-f]{24}$/)
+      expect(id).toMatch(/^[\w-]{1,15}_[0-9a-f]{24}$/)
     expect(new Set(rewritten).size).toBe(odd.length)
-    expect(odd.map(wireToolCallId)).toEqual(rewritten)
+    expect(odd.map(id => wireToolCallId(id))).toEqual(rewritten)
+    // The readable start of the id survives.
+    expect(wireToolCallId('call.odd:id/1')).toMatch(/^call_odd_id_1_[0-9a-f]{24}$/)
+    expect(wireToolCallId('')).toMatch(/^call_[0-9a-f]{24}$/)
+  })
+
+  it('rewrites to nine letters and digits for Mistral, keeping ids already in that form', () => {
+    expect(wireToolCallId('aB3xK9mP2', 'mistral')).toBe('aB3xK9mP2')
+    const ids = ['call_abc', 'toolu_01A09q90qw90lq917835lq9', 'call.odd:id/1', '']
+    const rewritten = ids.map(id => wireToolCallId(id, 'mistral'))
+    for (const id of rewritten)
+      expect(id).toMatch(/^[A-Z0-9]{9}$/i)
+    expect(new Set(rewritten).size).toBe(ids.length)
+    const body = build([user(text('go')), assistant(call('call.odd:id/1')), user(result('call.odd:id/1', 'ok'))], {}, { toolCallIds: 'mistral' })
+    expect((body.messages[2] as { tool_calls: Array<{ id: string }> }).tool_calls[0].id).toBe(wireToolCallId('call.odd:id/1', 'mistral'))
+    expect((body.messages[3] as { tool_call_id: string }).tool_call_id).toBe(wireToolCallId('call.odd:id/1', 'mistral'))
   })
 
   it('rewrites a call and its result to the same id', () => {

@@ -195,23 +195,28 @@ describe('tool results', () => {
 })
 
 describe('tool-call ids from other providers', () => {
-  it('keeps native call ids and maps foreign ones to stable call_ ids', () => {
+  it('keeps every id the API accepts and maps the others to stable, valid ids', () => {
     expect(responsesCallId('call_AbC123')).toBe('call_AbC123')
-    const mapped = responsesCallId('toolu_01XYZ')
-    expect(mapped).toMatch(/^call_[0-9a-f]{40}$/)
-    expect(responsesCallId('toolu_01XYZ')).toBe(mapped)
-    expect(responsesCallId('toolu_01XYW')).not.toBe(mapped)
-    expect(responsesCallId(`call_${'x'.repeat(80)}`)).toMatch(/^call_[0-9a-f]{40}$/)
+    expect(responsesCallId('toolu_01XYZ')).toBe('toolu_01XYZ')
+    expect(responsesCallId('x'.repeat(64))).toBe('x'.repeat(64))
+    const mapped = responsesCallId('call.odd:id/1')
+    expect(mapped).toMatch(/^call_odd_id_1_[0-9a-f]{24}$/)
+    expect(responsesCallId('call.odd:id/1')).toBe(mapped)
+    expect(responsesCallId('call.odd:id/2')).not.toBe(mapped)
+    const long = responsesCallId(`call_${'x'.repeat(80)}`)
+    expect(long).toMatch(/^call_x+_[0-9a-f]{24}$/)
+    expect(long).toHaveLength(64)
   })
 
   it('uses the same mapped id for the call and its output', () => {
     const items = input(
-      assistant({ type: 'tool_call', id: 'toolu_01XYZ', name: 'ls', input: {} }),
-      user({ type: 'tool_result', callId: 'toolu_01XYZ', output: 'files' }),
+      assistant({ type: 'tool_call', id: 'toolu:01/XYZ', name: 'ls', input: {} }),
+      user({ type: 'tool_result', callId: 'toolu:01/XYZ', output: 'files' }),
     )
     const call = items[0] as { call_id: string }
     const output = items[1] as { call_id: string }
-    expect(call.call_id).toBe(responsesCallId('toolu_01XYZ'))
+    expect(call.call_id).toBe(responsesCallId('toolu:01/XYZ'))
+    expect(call.call_id).not.toBe('toolu:01/XYZ')
     expect(output.call_id).toBe(call.call_id)
   })
 })

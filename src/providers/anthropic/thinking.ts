@@ -63,6 +63,8 @@ export interface ThinkingInput {
   taskBudget?: number
   effortHint?: boolean
   maxTokens?: number
+  /** The host catalog's word on reasoning support; `false` sends no thinking fields. */
+  reasoning?: boolean
 }
 
 export const TASK_BUDGET_BETA = 'task-budgets-2026-03-13'
@@ -70,7 +72,8 @@ export const TASK_BUDGET_BETA = 'task-budgets-2026-03-13'
 /**
  * Decide the thinking fields of one request.
  *
- * - `off`: no thinking field (models whose thinking is always on keep thinking).
+ * - `off`, or a host catalog entry with `reasoning: false`: no thinking field
+ *   (models whose thinking is always on keep thinking).
  * - Model without adaptive thinking: `enabled` with `thinkingBudget`, else the
  *   level's budget from `THINKING_BUDGETS`.
  * - `thinkingBudget` on a non-adaptive level, on a model that accepts manual
@@ -88,7 +91,7 @@ export const TASK_BUDGET_BETA = 'task-budgets-2026-03-13'
 export function anthropicThinkingFields(input: ThinkingInput, model: AnthropicModelInfo | undefined): ThinkingRequestFields {
   const maxTokens = input.maxTokens ?? model?.maxOutput ?? DEFAULT_MAX_OUTPUT_TOKENS
   const level = input.thinking
-  if (level === 'off')
+  if (level === 'off' || input.reasoning === false)
     return { maxTokens, betas: [] }
 
   const adaptive = model?.adaptiveThinking ?? true

@@ -13,6 +13,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import type { SessionContentBlock, ToolResultContent } from '../../session/content'
 import { inlineDocumentText, isTextualMediaType } from '../documents'
+import { fitToolCallId } from '../tool-call-ids'
 import { unsupportedContentError } from './errors'
 
 type ImageMediaType = Base64ImageSource['media_type']
@@ -21,6 +22,19 @@ const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set<ImageMediaType>(['image/j
 /** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
 
 type ToolResultBlockContent = Exclude<ToolResultBlockParam['content'], string | undefined>[number]
+
+/** The Messages API's limit on `tool_use.id` (which must match `^[a-zA-Z0-9_-]+$`). */
+const MAX_TOOL_USE_ID_LENGTH = 64
+
+/**
+ * The id a session tool call (and the result answering it) travels under:
+ * itself when the API accepts it, else a readable prefix and a hash of it, so
+ * a conversation begun on another provider (`call.odd:id/1`) still pairs and
+ * serializes to the same bytes every turn (see `../tool-call-ids`).
+ */
+export function anthropicToolUseId(id: string): string {
+  return fitToolCallId(id, MAX_TOOL_USE_ID_LENGTH)
+}
 
 /**
  * One session block → zero or one wire block. Returns `undefined` for blocks
@@ -40,7 +54,7 @@ export function toWireBlock(block: SessionContentBlock): ContentBlockParam | und
     case 'video':
       throw unsupportedContentError(`${block.type} content (${block.mediaType})`)
     case 'tool_call':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input }
+      return { type: 'tool_use', id: anthropicToolUseId(block.id), name: block.name, input: block.input }
     case 'tool_result':
       return toolResultBlock(block.callId, block.output, block.isError)
     case 'thinking':
@@ -99,7 +113,7 @@ function documentBlock(part: DocumentPart): DocumentBlockParam | TextBlockParam 
 }
 
 function toolResultBlock(callId: string, output: string | ToolResultContent[], isError: boolean | undefined): ToolResultBlockParam {
-  const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: callId }
+  const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: anthropicToolUseId(callId) }
   if (typeof output === 'string') {
     block.content = output
   }

@@ -17,6 +17,7 @@ import type {
 import type { SessionMessage } from '../../session/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
+import { wellFormedBlock, wellFormedText, wellFormedTool } from '../well-formed'
 import { findAnthropicModel } from './models'
 import { anthropicThinkingFields } from './thinking'
 import { acceptsCacheControl, toWireBlock } from './wire-content'
@@ -68,7 +69,7 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
   const body: AnthropicRequestBody = {
     model: input.model,
     max_tokens: thinking.maxTokens,
-    ...(input.system ? { system: [withCacheControl<TextBlockParam>({ type: 'text', text: input.system }, cacheControl)] } : {}),
+    ...(input.system ? { system: [withCacheControl<TextBlockParam>({ type: 'text', text: wellFormedText(input.system) }, cacheControl)] } : {}),
     ...(input.tools.length > 0 ? { tools: wireTools(input.tools, cacheControl) } : {}),
     messages: wireMessages(input.messages, cacheControl),
   }
@@ -100,23 +101,25 @@ function withCacheControl<T extends object>(block: T, cacheControl: CacheControl
 }
 
 function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemeral | undefined): Tool[] {
-  return tools.map((tool, index) => {
+  return tools.map((spec, index) => {
+    const tool = wellFormedTool(spec)
     const wire: Tool = { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] }
     return index === tools.length - 1 ? withCacheControl(wire, cacheControl) : wire
   })
 }
 
 /**
- * Convert, drop what this API never sees, and merge consecutive messages of
- * the same role (the API rejects two user messages in a row). The last block
- * that can carry one gets the conversation's cache breakpoint.
+ * Convert (text made well-formed, see `../well-formed`), drop what this API
+ * never sees, and merge consecutive messages of the same role (the API
+ * rejects two user messages in a row). The last block that can carry one
+ * gets the conversation's cache breakpoint.
  */
 export function wireMessages(messages: readonly SessionMessage[], cacheControl?: CacheControlEphemeral): MessageParam[] {
   const wire: Array<{ role: 'user' | 'assistant', content: ContentBlockParam[] }> = []
   for (const message of messages) {
     const content: ContentBlockParam[] = []
     for (const block of message.content) {
-      const converted = toWireBlock(block)
+      const converted = toWireBlock(wellFormedBlock(block))
       if (converted)
         content.push(converted)
     }

@@ -39,12 +39,27 @@ function lookup(catalog: ModelCatalog, provider: string, modelId: string): Parti
  * absent; an unknown model resolves to `{}`.
  */
 export function resolveModelInfo(provider: string, modelId: string, layers: ModelCatalogLayers = {}): ModelInfo {
-  const catalogs = [layers.run, layers.agent, processCatalog, BUNDLED_MODEL_CATALOG, FALLBACK_MODEL_CATALOG]
-  const candidates = modelIdCandidates(modelId)
+  return resolveFrom([layers.run, layers.agent, processCatalog, BUNDLED_MODEL_CATALOG, FALLBACK_MODEL_CATALOG], provider, modelId)
+}
+
+/**
+ * What the host's own layers (run → agent → `setModelCatalog()`) say about
+ * `(provider, modelId)`, without the bundled data and fallbacks. Wire
+ * decisions read this: a host entry overrides a provider's model-driven
+ * default (the output ceiling, whether to ask for reasoning), while the
+ * bundled data alone never changes what a request carries.
+ */
+export function resolveModelOverrides(provider: string, modelId: string, layers: ModelCatalogLayers = {}): ModelInfo {
+  return resolveFrom([layers.run, layers.agent, processCatalog], provider, modelId)
+}
+
+function resolveFrom(catalogs: readonly (ModelCatalog | undefined)[], provider: string, modelId: string): ModelInfo {
   const resolved: ModelInfo = {}
+  let candidates: string[] | undefined
   for (const catalog of catalogs) {
     if (!catalog)
       continue
+    candidates ??= modelIdCandidates(modelId)
     for (const candidate of candidates) {
       const entry = lookup(catalog, provider, candidate)
       if (entry)

@@ -5,6 +5,8 @@
  * `ChatDialect` instead of branching on its name.
  */
 
+import type { ToolCallIdFormat } from './tool-ids'
+
 /** `reasoning_effort` values this SDK sends, weakest first. */
 export const CHAT_REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const
 /** A `reasoning_effort` value a Chat Completions server may accept. */
@@ -56,6 +58,8 @@ export interface ChatDialect {
    * `usage` field (`x_groq.usage`). Read only when no chunk carried `usage`.
    */
   usageFields?: readonly string[]
+  /** The tool-call ids the server accepts. Unset: `'standard'` (`[A-Za-z0-9_-]`, at most 40). */
+  toolCallIds?: ToolCallIdFormat
 }
 
 /**

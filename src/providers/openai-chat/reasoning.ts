@@ -23,7 +23,12 @@ export interface ReasoningInput {
   thinking: ThinkingLevel
   thinkingBudget?: number
   maxTokens?: number
+  /** The host catalog's word on reasoning support (see `StreamOptions.reasoning`). */
+  reasoning?: boolean
 }
+
+/** Efforts assumed for a model the host's catalog says reasons but the dialect's table does not know. */
+const ASSUMED_EFFORTS: readonly ChatReasoningEffort[] = ['low', 'medium', 'high']
 
 export interface ReasoningFields {
   /** Fields to merge into the body, in the order they should serialize. */
@@ -35,8 +40,9 @@ export interface ReasoningFields {
 /**
  * Decide the reasoning fields of one request.
  *
- * - `off`: nothing. Models whose default is no reasoning stay quiet; models that
- *   always reason keep their own default, which no field could switch off anyway.
+ * - `off`, or a host catalog entry with `reasoning: false`: nothing. Models
+ *   whose default is no reasoning stay quiet; models that always reason keep
+ *   their own default, which no field could switch off anyway.
  * - `thinkingBudget` with a budget field in the dialect: the budget, written at
  *   that path, instead of an effort (OpenRouter rejects both at once). When the
  *   run also caps output, the cap grows by the budget: on these APIs the cap
@@ -44,11 +50,12 @@ export interface ReasoningFields {
  * - `adaptive`: leave the amount to the model. OpenRouter gets `{ enabled: true }`
  *   so that models with optional reasoning still reason; other dialects send nothing.
  * - Every other level: its effort, fitted to what the model accepts
- *   (`fitEffort`); nothing when the model takes no effort field.
+ *   (`fitEffort`); nothing when the model takes no effort field, unless the
+ *   host's catalog says it reasons (then `low`…`high` are assumed).
  */
 export function chatReasoningFields(input: ReasoningInput, dialect: ChatDialect): ReasoningFields {
   const level = input.thinking
-  if (level === 'off')
+  if (level === 'off' || input.reasoning === false)
     return { fields: {}, maxTokens: input.maxTokens }
 
   const budget = dialect.thinkingBudgetField ? input.thinkingBudget : undefined
@@ -64,7 +71,8 @@ export function chatReasoningFields(input: ReasoningInput, dialect: ChatDialect)
     const fields = dialect.reasoningField === 'reasoning' ? { reasoning: { enabled: true } } : {}
     return { fields, maxTokens: input.maxTokens }
   }
-  const effort = fitEffort(LEVEL_EFFORT[level], dialect.reasoningEfforts(input.model))
+  const known = dialect.reasoningEfforts(input.model)
+  const effort = fitEffort(LEVEL_EFFORT[level], known.length === 0 && input.reasoning === true ? ASSUMED_EFFORTS : known)
   if (!effort)
     return { fields: {}, maxTokens: input.maxTokens }
   const fields = dialect.reasoningField === 'reasoning' ? { reasoning: { effort } } : { reasoning_effort: effort }

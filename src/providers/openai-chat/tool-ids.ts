@@ -1,27 +1,21 @@
 /**
- * Tool-call ids come from whichever provider made the call: `toolu_…` from
- * Anthropic, `call_…` from OpenAI, composite or very long ids from gateways,
- * empty ids from servers that never sent one. Chat Completions APIs take at
- * most 40 characters and some servers choke on anything but `[A-Za-z0-9_-]`,
- * so such ids are replaced on the wire.
- *
- * The replacement is a hash of the original id: a pure function, so a call and
- * its result (converted separately, possibly many turns apart) always get the
- * same wire id, and the same conversation always serializes to the same bytes.
- * Session turns keep the original ids.
+ * Tool-call ids on Chat Completions. OpenAI takes at most 40 characters and
+ * some servers choke on anything but `[A-Za-z0-9_-]`, so other ids are
+ * rewritten (see `../tool-call-ids`). Mistral's API, and Mistral chat templates
+ * on self-hosted servers, take exactly nine letters and digits.
  */
 
-import { createHash } from 'node:crypto'
+import { fitAlphanumericToolCallId, fitToolCallId } from '../tool-call-ids'
 
-/** Ids every Chat Completions API accepts as they are. */
-const ACCEPTED_ID = /^[\w-]{1,40}$/
+/** OpenAI's limit on `tool_calls[].id` and `tool_call_id`. */
+const MAX_ID_LENGTH = 40
+/** Mistral's exact id length. */
+const MISTRAL_ID_LENGTH = 9
 
-/** 24 hex digits: 96 bits, so two different ids never meet in one conversation. */
-const HASH_DIGITS = 24
+/** Which ids a Chat Completions server accepts: `[A-Za-z0-9_-]{1,40}`, or Mistral's `[A-Za-z0-9]{9}`. */
+export type ToolCallIdFormat = 'standard' | 'mistral'
 
-/** The id to send for a tool call (or the result answering it). */
-export function wireToolCallId(id: string): string {
-  if (ACCEPTED_ID.test(id))
-    return id
-  return `call_${createHash('sha256').update(id).digest('hex').slice(0, HASH_DIGITS)}`
+/** The id to send for a tool call (or the result answering it) to a server taking `format`. */
+export function wireToolCallId(id: string, format: ToolCallIdFormat = 'standard'): string {
+  return format === 'mistral' ? fitAlphanumericToolCallId(id, MISTRAL_ID_LENGTH) : fitToolCallId(id, MAX_ID_LENGTH)
 }

@@ -22,6 +22,7 @@ import type {
   WireToolCall,
 } from './wire-types'
 import { sameItems } from '../../wire/messages'
+import { wellFormedBlock, wellFormedText, wellFormedTool, wellFormedValue } from '../well-formed'
 import { chatReasoningFields } from './reasoning'
 import { wireToolCallId } from './tool-ids'
 import { compactSummaryText, companionIntro, textPart, toolResultWire, userContentPart } from './wire-content'
@@ -57,7 +58,7 @@ export function buildChatRequest(input: ChatRequestInput, dialect: ChatDialect):
 
   const messages: ChatMessage[] = []
   if (input.system)
-    messages.push(systemMessage(input.system, cacheControl))
+    messages.push(systemMessage(wellFormedText(input.system), cacheControl))
   messages.push(...conversation(input.messages, context))
   if (cacheControl)
     markLastMessage(messages, cacheControl)
@@ -90,7 +91,8 @@ function systemMessage(system: string, cacheControl: CacheControl | undefined): 
 }
 
 function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControl | undefined): ChatTool[] {
-  return tools.map((tool, index) => {
+  return tools.map((spec, index) => {
+    const tool = wellFormedTool(spec)
     const wire: ChatTool = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }
     return cacheControl && index === tools.length - 1 ? { ...wire, cache_control: cacheControl } : wire
   })
@@ -164,12 +166,14 @@ function wireFormOf(message: SessionMessage, answering: readonly SessionContentB
   return wire
 }
 
+/** Text is made well-formed here (see `../well-formed`), so once per message thanks to the memo above. */
 function convertMessage(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined, context: BuildContext): ChatMessage[] {
+  const blocks = message.content.map(wellFormedBlock)
   if (message.role === 'assistant') {
-    const wire = assistantMessage(message.content, context)
+    const wire = assistantMessage(blocks, context)
     return wire ? [wire] : []
   }
-  return userTurn(message.content, callPositions(answering), context)
+  return userTurn(blocks, callPositions(answering), context)
 }
 
 /** Each tool call's position among the calls of an assistant message (a repeated id takes its last one). */
@@ -195,7 +199,7 @@ function userTurn(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap
   const out: ChatMessage[] = []
   const userParts: ContentPart[] = []
   for (const result of orderedResults(blocks, callOrder)) {
-    const wireId = wireToolCallId(result.callId)
+    const wireId = wireToolCallId(result.callId, context.dialect.toolCallIds)
     const { message, attachments } = toolResultWire(result, wireId, context.rules)
     out.push(context.asParts ? toolMessageAsParts(message) : message)
     if (attachments.length > 0)
@@ -252,7 +256,7 @@ function assistantMessage(blocks: readonly SessionContentBlock[], context: Build
       texts.push(compactSummaryText(block.summary))
     }
     else if (block.type === 'tool_call') {
-      calls.push({ id: wireToolCallId(block.id), type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } })
+      calls.push({ id: wireToolCallId(block.id, context.dialect.toolCallIds), type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } })
     }
     else if (block.type === 'provider_reasoning' && sameModel(block.model)) {
       if (block.producer === 'openrouter' && context.dialect.replayReasoningDetails)
@@ -292,7 +296,7 @@ function passThrough(options: Record<string, unknown> | undefined, keys: readonl
     return out
   for (const key of keys) {
     if (Object.hasOwn(options, key) && options[key] !== undefined)
-      out[key] = options[key]
+      out[key] = wellFormedValue(options[key])
   }
   return out
 }

@@ -14,7 +14,7 @@
  * @module zidane/providers/openai-compat
  */
 
-import type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolResultImageMode } from '../openai-chat'
+import type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolCallIdFormat, ToolResultImageMode } from '../openai-chat'
 import type { Provider } from '../types'
 import { chatCompletionsProvider, lazyChatClient, OPEN_WEIGHT_MODEL_OPTION_KEYS } from '../openai-chat'
 
@@ -73,6 +73,12 @@ export interface OpenAICompatParams {
   replayReasoning?: ReasoningReplayField
   /** The output-cap field. Default `'max_tokens'`, which every server reads. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens'
+  /**
+   * The tool-call ids the server accepts: `'standard'` (default; `[A-Za-z0-9_-]`,
+   * at most 40 characters) or `'mistral'` (exactly nine letters and digits, for
+   * Mistral's API and Mistral chat templates). Other ids are rewritten on the wire.
+   */
+  toolCallIds?: ToolCallIdFormat
   /** `modelOptions` keys copied into requests. Default: the common sampling fields plus `top_k`, `min_p`, `repetition_penalty`, `chat_template_kwargs`. */
   modelOptionKeys?: readonly string[]
   /**
@@ -107,6 +113,7 @@ export function openaiCompatDialect(params: Omit<OpenAICompatParams, 'baseURL' |
     usageInclude: false,
     modelOptionKeys: params.modelOptionKeys ?? OPEN_WEIGHT_MODEL_OPTION_KEYS,
     usageFields: params.usageFields ?? VENDOR_USAGE_FIELDS,
+    ...(params.toolCallIds ? { toolCallIds: params.toolCallIds } : {}),
   }
 }
 
@@ -137,4 +144,4 @@ export function openaiCompat(params: OpenAICompatParams): Provider {
 }
 
 export { buildChatRequest, classifyChatError, wireToolCallId } from '../openai-chat'
-export type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolResultImageMode } from '../openai-chat'
+export type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolCallIdFormat, ToolResultImageMode } from '../openai-chat'

@@ -5,24 +5,25 @@
 
 import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../../session/content'
 import type { FunctionCallOutputItem, UserContentPart } from './wire-types'
-import { createHash } from 'node:crypto'
 import { inlineDocumentText } from '../../documents'
+import { fitToolCallId } from '../../tool-call-ids'
 import { unsupportedContentError } from './errors'
 
 const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 
 /** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
 
-/** A call id this API produced itself (`call_…`, at most 64 characters): sent unchanged. */
-const NATIVE_CALL_ID = /^call_[\w-]{1,59}$/
+/** The Responses API's limit on `call_id`. */
+const MAX_CALL_ID_LENGTH = 64
 
 /**
- * The `call_id` a session tool-call id travels under. Ids from other providers
- * (`toolu_…`, empty, overlong) are replaced by a hash of the id, so the call
- * and its output always agree and the same session gives the same bytes.
+ * The `call_id` a session tool-call id travels under: itself when it is made
+ * of `[A-Za-z0-9_-]` and at most 64 long, else a readable prefix and a hash of
+ * it (see `../../tool-call-ids`), so the call and its output always agree and
+ * the same session gives the same bytes.
  */
 export function responsesCallId(id: string): string {
-  return NATIVE_CALL_ID.test(id) ? id : `call_${createHash('sha256').update(id).digest('hex').slice(0, 40)}`
+  return fitToolCallId(id, MAX_CALL_ID_LENGTH)
 }
 
 /**

@@ -15,6 +15,7 @@ import type { ResponsesFunctionTool, ResponsesInputItem, UserContentPart } from 
 import { openaiReasoningEfforts } from '../../openai-chat/openai-models'
 import { fitEffort } from '../../openai-chat/reasoning'
 import { invalidToolInput } from '../../tool-json'
+import { wellFormedBlock, wellFormedText, wellFormedTool } from '../../well-formed'
 import { decodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
 import { responsesCallId, summaryText, toolResultWire, userContentPart } from './wire-content'
 
@@ -48,16 +49,22 @@ export const RESPONSES_EFFORT: Readonly<Record<Exclude<ThinkingLevel, 'off'>, Ch
   adaptive: 'medium',
 })
 
+/** Efforts assumed for a model the host's catalog says reasons but the table does not know. */
+const ASSUMED_EFFORTS: readonly ChatReasoningEffort[] = ['low', 'medium', 'high']
+
 /**
  * The `reasoning` field for a level, or `undefined`. The effort is fitted to
  * what the model accepts (the same table the Chat Completions dialect uses:
  * an effort a model does not know is a 400), so `max` becomes `xhigh` or
- * `high`, and a model without reasoning gets no field at all.
+ * `high`, and a model without reasoning gets no field at all. `reasoning` is
+ * the host catalog's word (`StreamOptions.reasoning`): `false` sends nothing,
+ * `true` assumes `low`…`high` for a model the table does not know.
  */
-export function responsesReasoning(model: string, level: ThinkingLevel): ResponsesRequestBody['reasoning'] {
-  if (level === 'off')
+export function responsesReasoning(model: string, level: ThinkingLevel, reasoning?: boolean): ResponsesRequestBody['reasoning'] {
+  if (level === 'off' || reasoning === false)
     return undefined
-  const effort = fitEffort(RESPONSES_EFFORT[level], openaiReasoningEfforts(model))
+  const known = openaiReasoningEfforts(model)
+  const effort = fitEffort(RESPONSES_EFFORT[level], known.length === 0 && reasoning === true ? ASSUMED_EFFORTS : known)
   return effort ? { effort, summary: 'auto' } : undefined
 }
 
@@ -68,13 +75,13 @@ export function responsesReasoning(model: string, level: ThinkingLevel): Respons
 export function buildResponsesRequest(input: ResponsesRequestInput, settings: { providerName: string }): ResponsesRequestBody {
   const body: ResponsesRequestBody = {
     model: input.model,
-    ...(input.system ? { instructions: input.system } : {}),
+    ...(input.system ? { instructions: wellFormedText(input.system) } : {}),
     input: responsesInput(input.messages, settings.providerName),
     ...(input.tools.length > 0 ? { tools: input.tools.map(functionTool) } : {}),
-    ...(producesEncryptedReasoning(input.model) ? { include: ['reasoning.encrypted_content'] } : {}),
+    ...(producesEncryptedReasoning(input.model, input.reasoning) ? { include: ['reasoning.encrypted_content'] } : {}),
     store: false,
   }
-  const reasoning = responsesReasoning(input.model, input.thinking)
+  const reasoning = responsesReasoning(input.model, input.thinking, input.reasoning)
   if (reasoning)
     body.reasoning = reasoning
   if (input.maxTokens !== undefined && input.maxTokens > 0)
@@ -88,13 +95,15 @@ const NON_REASONING_MODEL = /^(?:gpt-4|gpt-3\.5|chatgpt-|gpt-\d+(?:\.\d+)?-chat)
 /**
  * Whether to ask for encrypted reasoning. Every model is asked except the
  * families known not to reason, so a reasoning model this table has never
- * heard of still returns reasoning that can be replayed.
+ * heard of still returns reasoning that can be replayed. A host catalog entry
+ * (`reasoning`) decides over the table, both ways.
  */
-export function producesEncryptedReasoning(model: string): boolean {
-  return !NON_REASONING_MODEL.test(model.toLowerCase())
+export function producesEncryptedReasoning(model: string, reasoning?: boolean): boolean {
+  return reasoning ?? !NON_REASONING_MODEL.test(model.toLowerCase())
 }
 
-function functionTool(tool: ToolSpec): ResponsesFunctionTool {
+function functionTool(spec: ToolSpec): ResponsesFunctionTool {
+  const tool = wellFormedTool(spec)
   // Not strict: strict mode demands that every property be required and no other be allowed, which most tool schemas are not.
   return { type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false }
 }
@@ -143,7 +152,9 @@ function assistantItems(blocks: readonly SessionContentBlock[]): ResponsesInputI
     items.push(item)
   }
 
-  for (const block of blocks) {
+  for (const raw of blocks) {
+    // Text made well-formed (see `../../well-formed`); ids stay as they are for `responsesCallId`.
+    const block = wellFormedBlock(raw)
     switch (block.type) {
       case 'thinking': {
         const signature = block.signatureProducer === OPENAI_SIGNATURE_PRODUCER ? decodeReasoningSignature(block.signature) : undefined
@@ -200,7 +211,8 @@ function callArguments(input: Record<string, unknown>): string {
 function userItems(blocks: readonly SessionContentBlock[], callOrder: readonly string[], provider: string): ResponsesInputItem[] {
   const results: { rank: number, block: ToolResultBlock }[] = []
   const own: UserContentPart[] = []
-  for (const block of blocks) {
+  for (const raw of blocks) {
+    const block = wellFormedBlock(raw)
     if (block.type === 'tool_result') {
       const index = callOrder.indexOf(block.callId)
       results.push({ rank: index < 0 ? callOrder.length : index, block })
