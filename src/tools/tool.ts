@@ -52,9 +52,9 @@ interface StandardFace {
   validate: (value: unknown) => StandardResult | PromiseLike<StandardResult>
 }
 
-type StandardResult =
-  | { value: unknown, issues?: undefined }
-  | { issues: readonly StandardIssue[] }
+type StandardResult
+  = | { value: unknown, issues?: undefined }
+    | { issues: readonly StandardIssue[] }
 
 interface StandardIssue {
   message: string
