@@ -224,7 +224,7 @@ export interface McpToolAfterContext extends McpToolHookContext {
  * An observer. Its return type is a bare `void` on purpose: TypeScript lets a
  * function returning anything stand in for one returning `void`, so one-line
  * arrows such as `({ delta }) => process.stdout.write(delta)` fit (a union
- * with `Promise<void>` would refuse them). A returned promise is still waited for.
+ * with `Promise<void>` would refuse them). A returned promise is waited for, except on the streaming hooks.
  */
 type Handler<Ctx> = (ctx: Ctx) => void
 
