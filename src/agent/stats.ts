@@ -12,6 +12,7 @@ export interface TurnUsage {
   thinking?: number
   thinkingDropped?: number
   cost?: number
+  /** Not built yet: reserved for a later release; no provider or run sets it today. */
   energyJoules?: number
   modelId?: string
   provider?: string
@@ -27,6 +28,7 @@ export interface ChildRunStats {
   stats: AgentStats
   callId?: string
   depth?: number
+  /** Structured child output. Not built yet: reserved for a later release; no provider or run sets it today. */
   output?: Record<string, unknown>
   status?: 'completed' | 'error' | 'aborted' | 'timeout'
 }
@@ -44,8 +46,10 @@ export interface AgentStats {
   timeTillFirstTokenMs?: number
   turnUsage?: TurnUsage[]
   children?: ChildRunStats[]
+  /** Structured run output. Not built yet: reserved for a later release; no provider or run sets it today. */
   output?: Record<string, unknown>
   paused?: boolean
+  /** Not built yet: reserved for a later release; no provider or run sets it today. */
   suspended?: boolean
   /** Text of the last assistant turn of the run. */
   text: string

@@ -6,7 +6,7 @@
  * - `max-turns`: `behavior.maxTurns` was reached.
  * - `aborted`: `agent.abort()`, the run's `signal`, or a guard that aborts.
  * - `paused`: `pauseSignal` stopped the run at a turn boundary; another run continues it.
- * - `suspended`: a checkpoint runtime suspended the run.
+ * - `suspended`: not built yet; reserved for a checkpoint runtime, no run returns it today.
  * - `pause-exhausted`: `maxConsecutivePauseTurns` empty pause turns in a row.
  * - `length-exhausted`: `maxConsecutiveLengthResumes` output-cap resumes in a row.
  * - `refusal-exhausted`: `maxConsecutiveRefusalResumes` refusal resumes in a row.

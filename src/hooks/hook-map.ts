@@ -248,7 +248,19 @@ export interface McpToolAfterContext extends McpToolHookContext {
   durationMs: number
 }
 
-type Handler<Ctx> = (ctx: Ctx) => void | Promise<void>
+/**
+ * An observer. Its return type is a bare `void` on purpose: TypeScript lets a
+ * function returning anything stand in for one returning `void`, so one-line
+ * arrows such as `({ delta }) => process.stdout.write(delta)` fit (a union
+ * with `Promise<void>` would refuse them). A returned promise is waited for, except on the streaming hooks.
+ */
+type Handler<Ctx> = (ctx: Ctx) => void
+
+/**
+ * A transforming hook changes `ctx` in place; a returned value would be
+ * dropped, so the type refuses one instead of letting `ctx => 'new text'` look like it works.
+ */
+type TransformHandler<Ctx> = (ctx: Ctx) => void | Promise<void>
 
 /** The events of the agent itself. */
 interface OwnHooks {
@@ -258,17 +270,17 @@ interface OwnHooks {
   'agent:error': Handler<AgentErrorContext>
   'turn:before': Handler<TurnBeforeContext>
   'turn:after': Handler<TurnAfterContext>
-  'system:transform': Handler<SystemTransformContext>
-  'context:transform': Handler<ContextTransformContext>
+  'system:transform': TransformHandler<SystemTransformContext>
+  'context:transform': TransformHandler<ContextTransformContext>
   'stream:start': Handler<StreamStartContext>
   'stream:text': Handler<StreamDeltaContext>
   'stream:thinking': Handler<StreamDeltaContext>
   'stream:end': Handler<StreamEndContext>
   'stream:retry': Handler<StreamRetryContext>
   'usage': Handler<UsageContext>
-  'tool:gate': Handler<ToolGateContext>
+  'tool:gate': TransformHandler<ToolGateContext>
   'tool:before': Handler<ToolHookContext>
-  'tool:transform': Handler<ToolTransformContext>
+  'tool:transform': TransformHandler<ToolTransformContext>
   'tool:after': Handler<ToolAfterContext>
   'tool:error': Handler<ToolErrorContext>
   'tool-results:after': Handler<ToolResultsAfterContext>
@@ -280,8 +292,8 @@ interface OwnHooks {
   'tool-state:commit-failed': Handler<ToolStateCommitFailedContext>
   'model:fallback': Handler<ModelFallbackContext>
   'background:stall': Handler<BackgroundStallContext>
-  'mcp:tools:filter': Handler<McpToolsFilterContext>
-  'mcp:tool:transform': Handler<McpToolTransformContext>
+  'mcp:tools:filter': TransformHandler<McpToolsFilterContext>
+  'mcp:tool:transform': TransformHandler<McpToolTransformContext>
   'mcp:tool:after': Handler<McpToolAfterContext>
   'mcp:close': Handler<McpCloseContext>
   'mcp:auth:required': Handler<McpAuthRequiredContext>

@@ -34,7 +34,7 @@ export type { ChildAgent, SpawnedChild, SpawnTool, SpawnToolOptions, SpawnToolSt
 export { MAX_TODOS, readTodos, renderTodos, TODO_STATE_KEY, todoRead, todoTools, todoWrite } from './todo'
 export type { TodoItem, TodoStatus, TodoWriteInput } from './todo'
 export { tool } from './tool'
-export type { ToolFromSchemaOptions } from './tool'
+export type { ToolFromSchemaOptions, ZodSchemaLike, ZodSchemaOutput } from './tool'
 export { CALL_TOOL_NAME, createCallTool, createToolSearchTool, DEFAULT_TOOL_SEARCH_LIMIT, renderCatalogSection, searchCatalog, TOOL_SEARCH_NAME, unwrapCallTool } from './tool-search'
 export type { CatalogSectionOptions, ToolCatalogEntry, ToolSearchToolOptions } from './tool-search'
 export type { SubagentHost, SubagentParent, ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './types'

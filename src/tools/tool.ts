@@ -1,43 +1,120 @@
 import type { ToolContext, ToolDef, ToolOutput } from './types'
 import { z } from 'zod'
 
+/**
+ * Any zod 4 schema, whichever copy of zod built it: the host's own zod 4.x,
+ * zidane's, or `zod/v4` from zod 3.25. Typed structurally so that two copies
+ * of zod in one project do not make `tool()` reject the host's schemas.
+ */
+export interface ZodSchemaLike {
+  readonly _zod: { readonly output: unknown }
+}
+
+/** The parsed value a zod 4 schema produces. */
+export type ZodSchemaOutput<Schema extends ZodSchemaLike> = Schema['_zod']['output']
+
 /** What `tool()` needs: a name, a description, a zod schema and the function to run. */
-export interface ToolFromSchemaOptions<Schema extends z.ZodType> {
+export interface ToolFromSchemaOptions<Schema extends ZodSchemaLike> {
   name: string
   description: string
-  /** A zod v4 schema for the input; its JSON Schema is what the model sees. */
+  /** A zod 4 schema for the input (zod ≥ 4.0, or `zod/v4` from zod 3.25); its JSON Schema is what the model sees. */
   input: Schema
   /** Run the tool on arguments that already passed the schema. */
-  execute: (input: z.output<Schema>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>
+  execute: (input: ZodSchemaOutput<Schema>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>
   /** Whether calls may run in parallel with other safe calls of the same turn (a function decides per input). */
-  isConcurrencySafe?: boolean | ((input: z.output<Schema>) => boolean)
+  isConcurrencySafe?: boolean | ((input: ZodSchemaOutput<Schema>) => boolean)
 }
 
 /**
  * Build a tool from a zod schema. The model sees the schema's JSON Schema
  * (input side, so fields with defaults stay optional); the model's arguments
  * are parsed before `execute`, and a parse failure is returned to the model
- * as an error result naming each bad field.
+ * as an error result naming each bad field. A zod 3 schema is refused with a
+ * `TypeError` saying what to import instead.
  */
-export function tool<Schema extends z.ZodType>(options: ToolFromSchemaOptions<Schema>): ToolDef<z.output<Schema>> {
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(options.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+export function tool<Schema extends ZodSchemaLike>(options: ToolFromSchemaOptions<Schema>): ToolDef<ZodSchemaOutput<Schema>> {
+  const standard = standardOf(options.name, options.input)
+  const inputSchema = inputJsonSchema(options.input as unknown as z.core.$ZodType)
   return {
     spec: { name: options.name, description: options.description, inputSchema },
     execute: options.execute,
     isConcurrencySafe: options.isConcurrencySafe,
     validate(input) {
-      const parsed = options.input.safeParse(input)
-      if (parsed.success)
-        return { ok: true, value: parsed.data }
-      return { ok: false, error: formatIssues(parsed.error.issues) }
+      const result = standard.validate(input)
+      if (isPromiseLike(result))
+        return { ok: false, error: `(input): the schema of tool "${options.name}" is asynchronous; tool() needs a synchronous schema` }
+      if (!result.issues)
+        return { ok: true, value: result.value as ZodSchemaOutput<Schema> }
+      return { ok: false, error: formatIssues(result.issues) }
     },
   }
 }
 
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+/** The Standard Schema face every zod 4 schema has; its `validate` is the schema's own parser. */
+interface StandardFace {
+  validate: (value: unknown) => StandardResult | PromiseLike<StandardResult>
+}
+
+type StandardResult
+  = | { value: unknown, issues?: undefined }
+    | { issues: readonly StandardIssue[] }
+
+interface StandardIssue {
+  message: string
+  path?: readonly (PropertyKey | { key: PropertyKey })[]
+}
+
+function standardOf(name: string, schema: unknown): StandardFace {
+  const candidate = schema as { '_zod'?: unknown, '_def'?: unknown, '~standard'?: Partial<StandardFace> } | null
+  if (candidate && typeof candidate === 'object' && candidate._zod && typeof candidate['~standard']?.validate === 'function')
+    return candidate['~standard'] as StandardFace
+  if (candidate && typeof candidate === 'object' && candidate._def) {
+    throw new TypeError(
+      `tool "${name}": \`input\` is a zod 3 schema; tool() needs a zod 4 schema. `
+      + `Install zod 4 (\`npm install zod@^4\`), or with zod 3.25 import { z } from 'zod/v4'.`,
+    )
+  }
+  throw new TypeError(`tool "${name}": \`input\` must be a zod 4 schema (for a raw JSON Schema, write a ToolDef instead)`)
+}
+
+/**
+ * The input-side JSON Schema, without its `$schema` dialect key. A schema
+ * built by another copy of zod keeps its `.describe()` / `.meta()` text in
+ * that copy's registry, which zidane's converter cannot see; the override
+ * reads each node's own metadata back so no description is ever dropped.
+ */
+function inputJsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => copyOwnMetadata(zodSchema, jsonSchema as Record<string, unknown>),
+  }) as Record<string, unknown>
+  return inputSchema
+}
+
+function copyOwnMetadata(schema: unknown, target: Record<string, unknown>): void {
+  const meta = (schema as { meta?: () => unknown }).meta
+  if (typeof meta !== 'function')
+    return
+  const own = meta.call(schema)
+  if (!own || typeof own !== 'object')
+    return
+  for (const [key, value] of Object.entries(own)) {
+    if (key !== 'id' && value !== undefined && !(key in target))
+      target[key] = value
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+}
+
+function formatIssues(issues: readonly StandardIssue[]): string {
   return issues
     .map((issue) => {
-      const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(input)'
+      const path = issue.path && issue.path.length > 0
+        ? issue.path.map(segment => String(typeof segment === 'object' ? segment.key : segment)).join('.')
+        : '(input)'
       return `${path}: ${issue.message}`
     })
     .join('; ')
