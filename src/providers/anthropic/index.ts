@@ -21,9 +21,9 @@ import { buildAnthropicRequest } from './wire'
 /** Options of the `anthropic()` provider. */
 export interface AnthropicParams {
   /** Defaults to `ANTHROPIC_API_KEY`, read at the first request. */
-  apiKey?: string
+  apiKey?: string | undefined
   /** Without `/v1`; defaults to `ANTHROPIC_BASE_URL`, then the public API. */
-  baseURL?: string
+  baseURL?: string | undefined
   /** The model when a run names none. Default `claude-sonnet-5-5`. */
   defaultModel?: string
   /**

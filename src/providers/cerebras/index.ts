@@ -17,9 +17,9 @@ import { chatCompletionsProvider, lazyChatClient } from '../openai-chat'
 /** Options of the `cerebras()` provider. */
 export interface CerebrasParams {
   /** Defaults to `CEREBRAS_API_KEY`, read at the first request. */
-  apiKey?: string
+  apiKey?: string | undefined
   /** Default `https://api.cerebras.ai/v1`. */
-  baseURL?: string
+  baseURL?: string | undefined
   /** The model when a run names none. Default `gpt-oss-120b`. */
   defaultModel?: string
   /** Extra headers for every request. */

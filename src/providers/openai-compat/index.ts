@@ -23,7 +23,7 @@ export interface OpenAICompatParams {
   /** The API root, usually ending in `/v1` (the client appends `/chat/completions`). */
   baseURL: string
   /** Sent as a bearer token. Without one, requests carry no `Authorization` header (local servers). */
-  apiKey?: string
+  apiKey?: string | undefined
   /** `Provider.name`, stamped on usage and errors. Default `'openai-compat'`. */
   name?: string
   /** The model when a run names none. */

@@ -18,9 +18,9 @@ import { streamResponses } from './responses'
 /** Options of the `openai()` provider. */
 export interface OpenAIParams {
   /** Defaults to `OPENAI_API_KEY`, read at the first request. */
-  apiKey?: string
+  apiKey?: string | undefined
   /** With `/v1`; defaults to `OPENAI_BASE_URL`, then the public API. */
-  baseURL?: string
+  baseURL?: string | undefined
   /** The model when a run names none. Default `gpt-5.2`. */
   defaultModel?: string
   /** Which API to call. Default `'chat'` (Chat Completions). */

@@ -19,9 +19,9 @@ import { chatCompletionsProvider, lazyChatClient, OPEN_WEIGHT_MODEL_OPTION_KEYS 
 /** Options of the `openrouter()` provider. */
 export interface OpenRouterParams {
   /** Defaults to `OPENROUTER_API_KEY`, read at the first request. */
-  apiKey?: string
+  apiKey?: string | undefined
   /** Default `https://openrouter.ai/api/v1`. */
-  baseURL?: string
+  baseURL?: string | undefined
   /** The model when a run names none. Default `anthropic/claude-sonnet-4.5`. */
   defaultModel?: string
   /** Extra headers, e.g. OpenRouter's `HTTP-Referer` and `X-Title` app attribution. */
