@@ -108,7 +108,9 @@ const subpaths = ${JSON.stringify(subpaths)}
 const require = createRequire(import.meta.url)
 for (const name of subpaths) {
   if (name === 'zidane/session/sqlite' && !${sqlite}) {
-    await assert.rejects(import(name), error => String(error?.message).includes('better-sqlite3'))
+    // The entry loads without the optional peer; creating a store names the package and the install command.
+    const { createSqliteStore } = await import(name)
+    assert.throws(() => createSqliteStore({ path: ':memory:' }), error => error?.name === 'MissingPeerDependencyError' && String(error.message).includes('npm install better-sqlite3'))
     continue
   }
   const viaImport = await import(name)
