@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { ExecExit, ExecutionContext, ExecutionHandle } from '../contexts/types'
 import type { McpServerConfig } from './types'
+import { StringDecoder } from 'node:string_decoder'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import { quoteShellArg, quoteShellCommand } from '../contexts/shell-quote'
 import { truncateTextTail } from '../text/truncate'
@@ -109,8 +110,10 @@ export class ContextStdioTransport implements Transport {
     }
     this.handle = handle
     handle.stdout.on('data', (chunk: Buffer | string) => this.receive(chunk))
+    // A character split across two chunks is held back by the decoder, never turned into U+FFFD.
+    const decoder = new StringDecoder('utf8')
     handle.stderr.on('data', (chunk: Buffer | string) => {
-      const text = chunk.toString()
+      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk)
       this.tail = truncateTextTail(this.tail + text, STDERR_TAIL_CHARS)
       this.options.onStderr?.(text)
     })

@@ -1,6 +1,7 @@
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ExecutionContext } from '../contexts/types'
 import type { McpServerConfig } from './types'
+import { StringDecoder } from 'node:string_decoder'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -52,8 +53,10 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
       stderr: 'pipe',
     })
     let tail = ''
+    // A character split across two chunks is held back by the decoder, never turned into U+FFFD.
+    const decoder = new StringDecoder('utf8')
     transport.stderr?.on('data', (chunk: Buffer | string) => {
-      const text = chunk.toString()
+      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk)
       tail = truncateTextTail(tail + text, STDERR_TAIL_CHARS)
       onStderr?.(text)
     })

@@ -147,6 +147,14 @@ describe('scope: \'context\' stdio servers', () => {
     expect(mcp.tools).toEqual({})
   })
 
+  it('keeps a character whose bytes arrive in two stderr chunks whole', async () => {
+    const script = 'const b = Buffer.from(\'broken \\u{1F600} here\'); process.stderr.write(b.subarray(0, 9), () => setTimeout(() => process.stderr.write(b.subarray(9), () => process.exit(3)), 50))'
+    const mcp = await connect([probe({ args: ['-e', script] })], { execution: context() })
+    expect(mcp.servers[0].status).toBe('failed')
+    expect(mcp.servers[0].error?.message).toContain('broken \u{1F600} here')
+    expect(mcp.servers[0].error?.message).not.toContain('\uFFFD')
+  })
+
   it('is ignored for HTTP transports', async () => {
     const app = await startMcpHttpApp()
     try {

@@ -109,4 +109,12 @@ describe('stdio close', () => {
     expect(mcp.servers[0].error?.message).toContain('no luck here')
     expect(mcp.tools).toEqual({})
   })
+
+  it('keeps a character whose bytes arrive in two stderr chunks whole', async () => {
+    const script = 'const b = Buffer.from(\'broken \\u{1F600} here\'); process.stderr.write(b.subarray(0, 9), () => setTimeout(() => process.stderr.write(b.subarray(9), () => process.exit(3)), 50))'
+    const mcp = await connect([{ name: 'split', transport: 'stdio', command: process.execPath, args: ['-e', script] }])
+    expect(mcp.servers[0].status).toBe('failed')
+    expect(mcp.servers[0].error?.message).toContain('broken \u{1F600} here')
+    expect(mcp.servers[0].error?.message).not.toContain('\uFFFD')
+  })
 })
