@@ -14,9 +14,11 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { SessionMessage } from '../../session/content'
+import type { SessionContentBlock, SessionMessage } from '../../session/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
+import { cacheControlFor } from '../shared/cache-control'
+import { orderToolResults } from '../shared/result-order'
 import { wellFormedBlock, wellFormedText, wellFormedTool } from '../well-formed'
 import { findAnthropicModel } from './models'
 import { anthropicThinkingFields } from './thinking'
@@ -88,13 +90,6 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
   return { body, betas: [...new Set(betas)] }
 }
 
-/** One TTL for every breakpoint: the API wants 1h entries before 5m ones, and a uniform TTL never mixes them. */
-function cacheControlFor(input: AnthropicRequestInput): CacheControlEphemeral | undefined {
-  if (input.cache === false)
-    return undefined
-  return input.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' }
-}
-
 function withCacheControl<T extends object>(block: T, cacheControl: CacheControlEphemeral | undefined): T {
   // `Object.assign` rather than a spread plus a property: the same object, without V8 11's slow path.
   return cacheControl ? Object.assign({}, block, { cache_control: cacheControl }) : block
@@ -111,14 +106,19 @@ function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemer
 /**
  * Convert (text made well-formed, see `../well-formed`), drop what this API
  * never sees, and merge consecutive messages of the same role (the API
- * rejects two user messages in a row). The last block that can carry one
+ * rejects two user messages in a row). A user message's tool results go
+ * first, in the order of the calls they answer (the API wants them before
+ * any text, see `../shared/result-order`). The last block that can carry one
  * gets the conversation's cache breakpoint.
  */
 export function wireMessages(messages: readonly SessionMessage[], cacheControl?: CacheControlEphemeral): MessageParam[] {
   const wire: Array<{ role: 'user' | 'assistant', content: ContentBlockParam[] }> = []
+  let before: SessionMessage | undefined
   for (const message of messages) {
     const content: ContentBlockParam[] = []
-    for (const block of message.content) {
+    const answering = before?.role === 'assistant' ? before.content : undefined
+    before = message
+    for (const block of message.role === 'user' ? resultsFirst(message.content, answering) : message.content) {
       const converted = toWireBlock(wellFormedBlock(block))
       if (converted)
         content.push(converted)
@@ -139,4 +139,11 @@ export function wireMessages(messages: readonly SessionMessage[], cacheControl?:
       last.content[index] = withCacheControl(last.content[index], cacheControl)
   }
   return wire
+}
+
+/** The blocks themselves when they hold no tool result (the common case, and no copy); else results first, in call order. */
+function resultsFirst(blocks: readonly SessionContentBlock[], answering: readonly SessionContentBlock[] | undefined): readonly SessionContentBlock[] {
+  if (!blocks.some(block => block.type === 'tool_result'))
+    return blocks
+  return [...orderToolResults(blocks, answering), ...blocks.filter(block => block.type !== 'tool_result')]
 }
