@@ -21,13 +21,13 @@ import { openaiCompatDialect } from '../../src/providers/openai-compat'
 import { buildResponsesRequest } from '../../src/providers/openai/responses'
 import { openrouterDialect } from '../../src/providers/openrouter'
 import { cacheControlFor } from '../../src/providers/shared/cache-control'
-import { ACCEPTED_IMAGE_MEDIA_TYPES } from '../../src/providers/shared/content-rules'
+import { ACCEPTED_IMAGE_MEDIA_TYPES, TOOL_ERROR_MARKER } from '../../src/providers/shared/content-rules'
 import { deepFreeze, SIGNATURES, WHOLE_CORPUS, WIRE_CORPUS } from './wire-corpus'
 
 type Input = Omit<StreamOptions, 'signal'>
 
 /** One event of the conversation as the wire shows it: a call, a result, or other user content. */
-type WireEvent = { kind: 'call', id: string } | { kind: 'result', id: string } | { kind: 'content' }
+type WireEvent = { kind: 'call', id: string } | { kind: 'result', id: string, error: boolean, text: string } | { kind: 'content' }
 
 /** How the suite reads one builder's body; everything else is shared. */
 interface WireBuilder {
@@ -43,6 +43,11 @@ interface WireBuilder {
 
 const STANDARD_ID = /^[\w-]{1,40}$/
 
+/** The text of a Chat Completions message content: a string, or the text parts joined. */
+function chatText(content: string | { type: string, text?: string }[]): string {
+  return typeof content === 'string' ? content : content.flatMap(part => part.type === 'text' ? [part.text] : []).join('\n')
+}
+
 function chatBuilder(name: string, dialect: ChatDialect, model: string, idPattern = STANDARD_ID): WireBuilder {
   return {
     name,
@@ -53,7 +58,7 @@ function chatBuilder(name: string, dialect: ChatDialect, model: string, idPatter
       if (message.role === 'assistant')
         return (message.tool_calls ?? []).map((wire: any) => ({ kind: 'call', id: wire.id }))
       if (message.role === 'tool')
-        return [{ kind: 'result', id: message.tool_call_id }]
+        return [{ kind: 'result', id: message.tool_call_id, error: chatText(message.content).startsWith(TOOL_ERROR_MARKER), text: chatText(message.content) }]
       return message.role === 'user' ? [{ kind: 'content' }] : []
     }),
   }
@@ -70,7 +75,7 @@ const BUILDERS: readonly WireBuilder[] = [
       if (block.type === 'tool_use')
         return [{ kind: 'call', id: block.id }]
       if (block.type === 'tool_result')
-        return [{ kind: 'result', id: block.tool_use_id }]
+        return [{ kind: 'result', id: block.tool_use_id, error: block.is_error === true, text: stringsOf(block.content).join('\n') }]
       return message.role === 'user' ? [{ kind: 'content' }] : []
     })),
   },
@@ -89,7 +94,7 @@ const BUILDERS: readonly WireBuilder[] = [
       if (item.type === 'function_call')
         return [{ kind: 'call', id: item.call_id }]
       if (item.type === 'function_call_output')
-        return [{ kind: 'result', id: item.call_id }]
+        return [{ kind: 'result', id: item.call_id, error: item.output.startsWith(TOOL_ERROR_MARKER), text: item.output }]
       return item.type === 'message' && item.role === 'user' ? [{ kind: 'content' }] : []
     }),
   },
@@ -214,6 +219,9 @@ function expectConformant(builder: WireBuilder, messages: readonly SessionMessag
   for (const event of events) {
     if (event.kind !== 'content')
       expect(event.id, `${event.id} is a valid ${builder.name} id`).toMatch(builder.idPattern)
+    // A failed result says so (a flag where the API has one, the shared marker where not); no other does.
+    if (event.kind === 'result')
+      expect(event.error, `result ${JSON.stringify(event.text)} is marked failed exactly when it failed`).toBe((expectations.errors ?? []).some(text => event.text.includes(text)))
   }
 
   for (const mediaType of imageTypesOf(body))
@@ -245,7 +253,7 @@ describe.each(BUILDERS)('wire conformance: $name', (builder) => {
   })
 
   it('the whole corpus as one conversation', () => {
-    expectConformant(builder, WHOLE_CORPUS, { texts: WIRE_CORPUS.flatMap(entry => entry.expect?.texts ?? []) })
+    expectConformant(builder, WHOLE_CORPUS, { texts: WIRE_CORPUS.flatMap(entry => entry.expect?.texts ?? []), errors: WIRE_CORPUS.flatMap(entry => entry.expect?.errors ?? []) })
   })
 
   it('replays its own signatures', () => {

@@ -34,6 +34,8 @@ export interface CorpusExpectations {
   texts?: readonly string[]
   /** Media types of images that must reach the wire as images. */
   images?: readonly string[]
+  /** Text in the output of every failed tool result: those, and only those, must be marked failed. */
+  errors?: readonly string[]
 }
 
 export interface CorpusCase {
@@ -95,7 +97,15 @@ const CASES: CorpusCase[] = [
       user(result('call_c', 'c'), result('call_a', 'no such file', true), result('call_b', 'b')),
       assistant(text('Done.')),
     ],
-    expect: { texts: ['no such file'] },
+    expect: { texts: ['no such file'], errors: ['no such file'] },
+  },
+  {
+    name: 'a failed result with text and an image',
+    messages: [
+      assistant(call('call_shot')),
+      user(result('call_shot', [{ type: 'text', text: 'disk full' }, { type: 'image', data: PNG, mediaType: 'image/png' }], true)),
+    ],
+    expect: { texts: ['disk full'], images: ['image/png'], errors: ['disk full'] },
   },
   {
     name: 'results before the user text that follows them',

@@ -9,7 +9,7 @@ import type { DocumentSource } from '../shared/content-rules'
 import type { ToolResultImageMode } from './dialect'
 import type { ContentPart, FilePart, ImagePart, TextPart, ToolMessage } from './wire-types'
 import { inlineDocumentText } from '../documents'
-import { compactSummaryText, isAcceptedImageType, OMITTED_IMAGE_NO_VISION, omittedUnresolved, omittedUnsupported, pdfFileName } from '../shared/content-rules'
+import { compactSummaryText, isAcceptedImageType, markToolError, OMITTED_IMAGE_NO_VISION, omittedUnresolved, omittedUnsupported, pdfFileName, TOOL_ERROR_MARKER } from '../shared/content-rules'
 import { dataUrl } from '../shared/data-url'
 import { unsupportedContentError } from './errors'
 
@@ -91,11 +91,13 @@ export interface ToolResultWire {
  *
  * Tool results come from tools and MCP servers the model chose to call, so
  * content this API cannot carry becomes a short note rather than an error that
- * would fail every later request of the session.
+ * would fail every later request of the session. A failed tool's output starts
+ * with the shared error marker: tool messages have no error flag.
  */
 export function toolResultWire(block: ToolResultBlock, wireId: string, rules: ContentRules): ToolResultWire {
+  const failed = block.isError === true
   if (typeof block.output === 'string')
-    return { message: { role: 'tool', tool_call_id: wireId, content: block.output }, attachments: [] }
+    return { message: { role: 'tool', tool_call_id: wireId, content: failed ? markToolError(block.output) : block.output }, attachments: [] }
 
   const texts: string[] = []
   const ordered: ContentPart[] = []
@@ -115,12 +117,13 @@ export function toolResultWire(block: ToolResultBlock, wireId: string, rules: Co
   }
 
   if (media.length > 0 && rules.toolResultImages === 'inline')
-    return { message: { role: 'tool', tool_call_id: wireId, content: ordered }, attachments: [] }
+    return { message: { role: 'tool', tool_call_id: wireId, content: failed ? [textPart(TOOL_ERROR_MARKER), ...ordered] : ordered }, attachments: [] }
   if (media.length > 0) {
     const noun = media.length === 1 ? 'attachment follows' : 'attachments follow'
     texts.push(`[${media.length} ${noun} in the next user message]`)
   }
-  return { message: { role: 'tool', tool_call_id: wireId, content: texts.join('\n') }, attachments: media }
+  const content = texts.join('\n')
+  return { message: { role: 'tool', tool_call_id: wireId, content: failed ? markToolError(content) : content }, attachments: media }
 }
 
 /** The text that introduces a tool result's attachments in the companion user message. */

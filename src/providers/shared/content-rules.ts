@@ -60,3 +60,15 @@ export function omittedUnresolved(kind: OmittedKind, part: { name?: string, ref?
 
 /** The note for an image sent to a model that takes no images at all. */
 export const OMITTED_IMAGE_NO_VISION = '[image omitted: this model does not take images]'
+
+/**
+ * What starts the output of a failed tool on APIs whose tool results have no
+ * error flag (both OpenAI APIs; Anthropic's has `is_error`), so the model can
+ * tell a failure from a result that merely mentions one.
+ */
+export const TOOL_ERROR_MARKER = '[tool error]'
+
+/** A failed tool's output text, marked. */
+export function markToolError(text: string): string {
+  return `${TOOL_ERROR_MARKER} ${text}`
+}

@@ -7,7 +7,7 @@ import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '..
 import type { DocumentSource } from '../../shared/content-rules'
 import type { FunctionCallOutputItem, UserContentPart } from './wire-types'
 import { inlineDocumentText } from '../../documents'
-import { compactSummaryText, isAcceptedImageType, isBase64Pdf, omittedUnresolved, omittedUnsupported, pdfFileName } from '../../shared/content-rules'
+import { compactSummaryText, isAcceptedImageType, isBase64Pdf, markToolError, omittedUnresolved, omittedUnsupported, pdfFileName } from '../../shared/content-rules'
 import { dataUrl } from '../../shared/data-url'
 import { fitToolCallId } from '../../tool-call-ids'
 import { unsupportedContentError } from './errors'
@@ -105,7 +105,7 @@ export function toolResultWire(block: ToolResultBlock): ToolResultWire {
     }
     text = lines.filter(Boolean).join('\n')
   }
-  const output = block.isError ? `[tool error] ${text}` : text
+  const output = block.isError ? markToolError(text) : text
   return { output: { type: 'function_call_output', call_id: callId, output }, companions }
 }
 
