@@ -141,9 +141,31 @@ export function wireMessages(messages: readonly SessionMessage[], cacheControl?:
   return wire
 }
 
-/** The blocks themselves when they hold no tool result (the common case, and no copy); else results first, in call order. */
+/**
+ * A user message's blocks with its tool results first, in call order. The
+ * blocks themselves (no copy) when they already are, which is how the loop
+ * records them: this runs for every message on every turn.
+ */
 function resultsFirst(blocks: readonly SessionContentBlock[], answering: readonly SessionContentBlock[] | undefined): readonly SessionContentBlock[] {
-  if (!blocks.some(block => block.type === 'tool_result'))
+  const calls = answering ?? []
+  let inOrder = true
+  let results = 0
+  let seenOther = false
+  let callIndex = 0
+  for (const block of blocks) {
+    if (block.type !== 'tool_result') {
+      seenOther = true
+      continue
+    }
+    results++
+    while (callIndex < calls.length && calls[callIndex].type !== 'tool_call')
+      callIndex++
+    const expected = calls[callIndex]
+    if (seenOther || expected?.type !== 'tool_call' || expected.id !== block.callId)
+      inOrder = false
+    callIndex++
+  }
+  if (results === 0 || inOrder)
     return blocks
   return [...orderToolResults(blocks, answering), ...blocks.filter(block => block.type !== 'tool_result')]
 }
