@@ -76,6 +76,17 @@ describe('hTTP errors', () => {
     expect(error.message).toContain('prompt is too long')
   })
 
+  it('422 from a gateway saying the prompt is too long is context_exceeded, as on every provider', async () => {
+    // The status rule is shared (see src/providers/shared/error-classification.ts); this copy used to call every 422 invalid.
+    const error = await failWith({ type: 'error', status: 422, body: errorBody('invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum') })
+    expect(error).toMatchObject({ kind: 'context_exceeded', retryable: false, status: 422 })
+  })
+
+  it('other 422s are invalid requests', async () => {
+    const error = await failWith({ type: 'error', status: 422, body: errorBody('invalid_request_error', 'tools.0.name: invalid') })
+    expect(error).toMatchObject({ kind: 'invalid_request', retryable: false, status: 422 })
+  })
+
   it('other 400s are invalid requests, never retried', async () => {
     const error = await failWith({ type: 'error', status: 400, body: errorBody('invalid_request_error', 'messages.1: tool_use ids must be unique') })
     expect(error).toMatchObject({ kind: 'invalid_request', retryable: false })

@@ -69,7 +69,7 @@ describe('the request body', () => {
 })
 
 describe('messages', () => {
-  it('sends assistant text and tool calls, and each result as a tool message in call order', () => {
+  it('sends assistant text and tool calls, and each result as a tool message in call order, a failed one marked', () => {
     const body = build([
       user(text('Read both')),
       assistant(text('Reading.'), call('call_a', 'read_file', { path: 'a' }), call('call_b', 'read_file', { path: 'b' })),
@@ -86,7 +86,7 @@ describe('messages', () => {
           { id: 'call_b', type: 'function', function: { name: 'read_file', arguments: '{"path":"b"}' } },
         ],
       },
-      { role: 'tool', tool_call_id: 'call_a', content: 'A' },
+      { role: 'tool', tool_call_id: 'call_a', content: '[tool error] A' },
       { role: 'tool', tool_call_id: 'call_b', content: 'B' },
       { role: 'user', content: 'and then?' },
     ])

@@ -8,6 +8,7 @@ import type { ClassifiedErrorKind } from '../../errors'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
+import { isRetryableKind, kindForStatus } from '../shared/error-classification'
 import { connectionFailureMessage, isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
 
 export const PROVIDER_NAME = 'anthropic'
@@ -17,10 +18,8 @@ interface Classification {
   retryable: boolean
 }
 
-const RETRYABLE_KINDS: ReadonlySet<ClassifiedErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'network', 'timeout'])
-
 function classification(kind: ClassifiedErrorKind): Classification {
-  return { kind, retryable: RETRYABLE_KINDS.has(kind) }
+  return { kind, retryable: isRetryableKind(kind) }
 }
 
 /** Error `type`s from Anthropic's error bodies and mid-stream `error` events. */
@@ -79,21 +78,6 @@ function classifyApiError(error: APIError, url: string | undefined): ClassifiedE
     kind = byType ?? 'unknown'
 
   return make(message, classification(kind), error, { status, retryAfterMs, url })
-}
-
-function kindForStatus(status: number, message: string): ClassifiedErrorKind {
-  switch (status) {
-    case 429: return 'rate_limit'
-    case 408: return 'timeout'
-    case 401:
-    case 403: return 'auth'
-    case 404: return 'not_found'
-    case 400:
-    case 413: return matchesContextExceeded(message) ? 'context_exceeded' : 'invalid_request'
-  }
-  if (status >= 500)
-    return 'server'
-  return 'invalid_request'
 }
 
 /** The key is checked before any request, so its absence never reaches the network. */

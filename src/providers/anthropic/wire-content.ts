@@ -12,14 +12,13 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
 import type { SessionContentBlock, ToolResultContent } from '../../session/content'
+import type { DocumentSource } from '../shared/content-rules'
 import { inlineDocumentText, isTextualMediaType } from '../documents'
+import { compactSummaryText, isAcceptedImageType, isBase64Pdf, omittedUnresolved, omittedUnsupported } from '../shared/content-rules'
 import { fitToolCallId } from '../tool-call-ids'
 import { unsupportedContentError } from './errors'
 
 type ImageMediaType = Base64ImageSource['media_type']
-const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set<ImageMediaType>(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
-
-/** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
 
 type ToolResultBlockContent = Exclude<ToolResultBlockParam['content'], string | undefined>[number]
 
@@ -70,7 +69,7 @@ export function toWireBlock(block: SessionContentBlock): ContentBlockParam | und
       // `content` holds the result block exactly as the API streamed it, so it is sent back unchanged.
       return isWireBlock(block.content) ? block.content : undefined
     case 'compact-summary':
-      return textBlock(`Summary of the earlier conversation:\n${block.summary}`)
+      return textBlock(compactSummaryText(block.summary))
     case 'provider_reasoning':
       return undefined
   }
@@ -83,24 +82,16 @@ function textBlock(text: string): TextBlockParam {
 function imageBlock(part: { data?: string, ref?: string, mediaType: string }): ImageBlockParam {
   if (part.data === undefined)
     throw unsupportedContentError(`an unresolved image reference (${part.ref})`)
-  if (!IMAGE_MEDIA_TYPES.has(part.mediaType))
+  if (!isAcceptedImageType(part.mediaType))
     throw unsupportedContentError(`images of type ${part.mediaType}`)
   return { type: 'image', source: { type: 'base64', media_type: part.mediaType as ImageMediaType, data: part.data } }
 }
 
-interface DocumentPart {
-  data?: string
-  ref?: string
-  encoding: 'base64' | 'text'
-  mediaType: string
-  name?: string
-}
-
 /** PDFs become native document blocks; text documents are inlined as text under a header naming them. */
-function documentBlock(part: DocumentPart): DocumentBlockParam | TextBlockParam {
+function documentBlock(part: DocumentSource): DocumentBlockParam | TextBlockParam {
   if (part.data === undefined)
     throw unsupportedContentError(`an unresolved document reference (${part.ref})`)
-  if (part.encoding === 'base64' && part.mediaType === 'application/pdf') {
+  if (isBase64Pdf(part)) {
     const block: DocumentBlockParam = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } }
     if (part.name)
       block.title = part.name
@@ -137,18 +128,20 @@ function toolResultPart(part: ToolResultContent): ToolResultBlockContent | undef
     case 'text':
       return part.text ? textBlock(part.text) : undefined
     case 'image':
-      if (part.data === undefined || !IMAGE_MEDIA_TYPES.has(part.mediaType))
-        return textBlock(`[image omitted: ${part.mediaType} is not supported here]`)
+      if (part.data === undefined)
+        return textBlock(omittedUnresolved('image', part))
+      if (!isAcceptedImageType(part.mediaType))
+        return textBlock(omittedUnsupported('image', part.mediaType))
       return imageBlock(part)
     case 'document':
       if (part.data === undefined)
-        return textBlock(`[document omitted: ${part.name ?? part.ref} was not resolved]`)
-      if (part.encoding === 'base64' && part.mediaType !== 'application/pdf' && !isTextualMediaType(part.mediaType))
-        return textBlock(`[document omitted: ${part.mediaType} is not supported here]`)
+        return textBlock(omittedUnresolved('document', part))
+      if (part.encoding === 'base64' && !isBase64Pdf(part) && !isTextualMediaType(part.mediaType))
+        return textBlock(omittedUnsupported('document', part.mediaType))
       return documentBlock(part)
     case 'audio':
     case 'video':
-      return textBlock(`[${part.type} omitted: ${part.mediaType} is not supported here]`)
+      return textBlock(omittedUnsupported(part.type, part.mediaType))
   }
 }
 

@@ -14,9 +14,11 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { SessionMessage } from '../../session/content'
+import type { SessionContentBlock, SessionMessage } from '../../session/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
+import { cacheControlFor } from '../shared/cache-control'
+import { orderToolResults } from '../shared/result-order'
 import { wellFormedBlock, wellFormedText, wellFormedTool } from '../well-formed'
 import { findAnthropicModel } from './models'
 import { anthropicThinkingFields } from './thinking'
@@ -88,13 +90,6 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
   return { body, betas: [...new Set(betas)] }
 }
 
-/** One TTL for every breakpoint: the API wants 1h entries before 5m ones, and a uniform TTL never mixes them. */
-function cacheControlFor(input: AnthropicRequestInput): CacheControlEphemeral | undefined {
-  if (input.cache === false)
-    return undefined
-  return input.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' }
-}
-
 function withCacheControl<T extends object>(block: T, cacheControl: CacheControlEphemeral | undefined): T {
   // `Object.assign` rather than a spread plus a property: the same object, without V8 11's slow path.
   return cacheControl ? Object.assign({}, block, { cache_control: cacheControl }) : block
@@ -111,14 +106,19 @@ function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemer
 /**
  * Convert (text made well-formed, see `../well-formed`), drop what this API
  * never sees, and merge consecutive messages of the same role (the API
- * rejects two user messages in a row). The last block that can carry one
+ * rejects two user messages in a row). A user message's tool results go
+ * first, in the order of the calls they answer (the API wants them before
+ * any text, see `../shared/result-order`). The last block that can carry one
  * gets the conversation's cache breakpoint.
  */
 export function wireMessages(messages: readonly SessionMessage[], cacheControl?: CacheControlEphemeral): MessageParam[] {
   const wire: Array<{ role: 'user' | 'assistant', content: ContentBlockParam[] }> = []
+  let before: SessionMessage | undefined
   for (const message of messages) {
     const content: ContentBlockParam[] = []
-    for (const block of message.content) {
+    const answering = before?.role === 'assistant' ? before.content : undefined
+    before = message
+    for (const block of message.role === 'user' ? resultsFirst(message.content, answering) : message.content) {
       const converted = toWireBlock(wellFormedBlock(block))
       if (converted)
         content.push(converted)
@@ -139,4 +139,33 @@ export function wireMessages(messages: readonly SessionMessage[], cacheControl?:
       last.content[index] = withCacheControl(last.content[index], cacheControl)
   }
   return wire
+}
+
+/**
+ * A user message's blocks with its tool results first, in call order. The
+ * blocks themselves (no copy) when they already are, which is how the loop
+ * records them: this runs for every message on every turn.
+ */
+function resultsFirst(blocks: readonly SessionContentBlock[], answering: readonly SessionContentBlock[] | undefined): readonly SessionContentBlock[] {
+  const calls = answering ?? []
+  let inOrder = true
+  let results = 0
+  let seenOther = false
+  let callIndex = 0
+  for (const block of blocks) {
+    if (block.type !== 'tool_result') {
+      seenOther = true
+      continue
+    }
+    results++
+    while (callIndex < calls.length && calls[callIndex].type !== 'tool_call')
+      callIndex++
+    const expected = calls[callIndex]
+    if (seenOther || expected?.type !== 'tool_call' || expected.id !== block.callId)
+      inOrder = false
+    callIndex++
+  }
+  if (results === 0 || inOrder)
+    return blocks
+  return [...orderToolResults(blocks, answering), ...blocks.filter(block => block.type !== 'tool_result')]
 }

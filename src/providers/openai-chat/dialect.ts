@@ -5,12 +5,11 @@
  * `ChatDialect` instead of branching on its name.
  */
 
+import type { ChatReasoningEffort } from '../shared/reasoning-effort'
 import type { ToolCallIdFormat } from './tool-ids'
 
-/** `reasoning_effort` values this SDK sends, weakest first. */
-export const CHAT_REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const
-/** A `reasoning_effort` value a Chat Completions server may accept. */
-export type ChatReasoningEffort = typeof CHAT_REASONING_EFFORTS[number]
+export { CHAT_REASONING_EFFORTS } from '../shared/reasoning-effort'
+export type { ChatReasoningEffort } from '../shared/reasoning-effort'
 
 /** How images inside tool results reach the model. */
 export type ToolResultImageMode = 'inline' | 'companion'

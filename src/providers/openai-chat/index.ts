@@ -6,14 +6,15 @@
  */
 
 export { parseRetryAfter } from '../retry-after'
+export { openaiReasoningEfforts } from '../shared/openai-models'
+export { fitEffort } from '../shared/reasoning-effort'
 export { CHAT_REASONING_EFFORTS, COMMON_MODEL_OPTION_KEYS, OPEN_WEIGHT_MODEL_OPTION_KEYS } from './dialect'
 export type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolResultImageMode } from './dialect'
 export { classifyChatError, generationFailedError, missingApiKeyError, truncatedStreamError, unsupportedContentError } from './errors'
 export type { ClassifyContext } from './errors'
-export { openaiReasoningEfforts } from './openai-models'
 export { chatCompletionsProvider, lazyChatClient, streamChatCompletion } from './provider'
 export type { ChatClientSettings, ChatProviderConfig } from './provider'
-export { chatReasoningFields, fitEffort } from './reasoning'
+export { chatReasoningFields } from './reasoning'
 export type { ReasoningFields, ReasoningInput } from './reasoning'
 export { ReasoningDetailsCollector } from './reasoning-details'
 export { consumeChatStream } from './stream'

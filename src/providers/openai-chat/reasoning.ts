@@ -4,9 +4,10 @@
  * options and the dialect: the same run settings always give the same bytes.
  */
 
+import type { ChatReasoningEffort } from '../shared/reasoning-effort'
 import type { ThinkingLevel } from '../thinking'
-import type { ChatDialect, ChatReasoningEffort } from './dialect'
-import { CHAT_REASONING_EFFORTS } from './dialect'
+import type { ChatDialect } from './dialect'
+import { fitEffort } from '../shared/reasoning-effort'
 
 /** The effort each budgeted level asks for before it is fitted to the model. */
 const LEVEL_EFFORT: Readonly<Record<Exclude<ThinkingLevel, 'off' | 'adaptive'>, ChatReasoningEffort>> = {
@@ -77,28 +78,6 @@ export function chatReasoningFields(input: ReasoningInput, dialect: ChatDialect)
     return { fields: {}, maxTokens: input.maxTokens }
   const fields = dialect.reasoningField === 'reasoning' ? { reasoning: { effort } } : { reasoning_effort: effort }
   return { fields, maxTokens: input.maxTokens }
-}
-
-/**
- * The effort to send for `wanted`: itself when accepted, else the strongest
- * accepted effort below it, else the weakest one above it (a `minimal` request
- * on a model whose floor is `low` still reasons a little). `undefined` when the
- * model accepts none.
- */
-export function fitEffort(wanted: ChatReasoningEffort, accepted: readonly ChatReasoningEffort[]): ChatReasoningEffort | undefined {
-  const rank = CHAT_REASONING_EFFORTS.indexOf(wanted)
-  let below: ChatReasoningEffort | undefined
-  let above: ChatReasoningEffort | undefined
-  for (const effort of accepted) {
-    const r = CHAT_REASONING_EFFORTS.indexOf(effort)
-    if (r === rank)
-      return effort
-    if (r < rank && (below === undefined || r > CHAT_REASONING_EFFORTS.indexOf(below)))
-      below = effort
-    if (r > rank && (above === undefined || r < CHAT_REASONING_EFFORTS.indexOf(above)))
-      above = effort
-  }
-  return below ?? above
 }
 
 /** Write `value` at a dotted path, creating the objects on the way. */

@@ -5,9 +5,12 @@
  */
 
 import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../session/content'
+import type { DocumentSource } from '../shared/content-rules'
 import type { ToolResultImageMode } from './dialect'
 import type { ContentPart, FilePart, ImagePart, TextPart, ToolMessage } from './wire-types'
 import { inlineDocumentText } from '../documents'
+import { compactSummaryText, isAcceptedImageType, markToolError, OMITTED_IMAGE_NO_VISION, omittedUnresolved, omittedUnsupported, pdfFileName, TOOL_ERROR_MARKER } from '../shared/content-rules'
+import { dataUrl } from '../shared/data-url'
 import { unsupportedContentError } from './errors'
 
 /** What the target API takes; a subset of its `ChatDialect`. */
@@ -17,11 +20,6 @@ export interface ContentRules {
   pdfFiles: boolean
   toolResultImages: ToolResultImageMode
 }
-
-/** The image formats every vision model of the family accepts. */
-const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
-
-/** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
 
 export function textPart(text: string): TextPart {
   return { type: 'text', text }
@@ -44,7 +42,7 @@ export function userContentPart(block: SessionContentBlock, rules: ContentRules)
         throw unsupportedContentError(rules.providerName, 'images with this model')
       if (block.data === undefined)
         throw unsupportedContentError(rules.providerName, `an unresolved image reference (${block.ref})`)
-      if (!IMAGE_MEDIA_TYPES.has(block.mediaType))
+      if (!isAcceptedImageType(block.mediaType))
         throw unsupportedContentError(rules.providerName, `images of type ${block.mediaType}`)
       return imagePart(block.mediaType, block.data)
     case 'document':
@@ -57,20 +55,8 @@ export function userContentPart(block: SessionContentBlock, rules: ContentRules)
   }
 }
 
-export function compactSummaryText(summary: string): string {
-  return `Summary of the earlier conversation:\n${summary}`
-}
-
-interface DocumentInput {
-  data?: string
-  ref?: string
-  encoding: 'base64' | 'text'
-  mediaType: string
-  name?: string
-}
-
 /** Text documents are inlined under a header naming them; PDFs become `file` parts where the API takes them. */
-function documentPart(part: DocumentInput, rules: ContentRules): TextPart | FilePart {
+function documentPart(part: DocumentSource, rules: ContentRules): TextPart | FilePart {
   if (part.data === undefined)
     throw unsupportedContentError(rules.providerName, `an unresolved document reference (${part.ref})`)
   const inlined = inlineDocumentText(part, part.data)
@@ -83,16 +69,12 @@ function documentPart(part: DocumentInput, rules: ContentRules): TextPart | File
   return pdfPart(part, part.data)
 }
 
-function pdfPart(part: DocumentInput, data: string): FilePart {
-  return { type: 'file', file: { filename: part.name ?? 'document.pdf', file_data: dataUrl(part.mediaType, data) } }
+function pdfPart(part: DocumentSource, data: string): FilePart {
+  return { type: 'file', file: { filename: pdfFileName(part), file_data: dataUrl(part.mediaType, data) } }
 }
 
 function imagePart(mediaType: string, data: string): ImagePart {
   return { type: 'image_url', image_url: { url: dataUrl(mediaType, data) } }
-}
-
-function dataUrl(mediaType: string, data: string): string {
-  return `data:${mediaType};base64,${data}`
 }
 
 export interface ToolResultWire {
@@ -109,11 +91,13 @@ export interface ToolResultWire {
  *
  * Tool results come from tools and MCP servers the model chose to call, so
  * content this API cannot carry becomes a short note rather than an error that
- * would fail every later request of the session.
+ * would fail every later request of the session. A failed tool's output starts
+ * with the shared error marker: tool messages have no error flag.
  */
 export function toolResultWire(block: ToolResultBlock, wireId: string, rules: ContentRules): ToolResultWire {
+  const failed = block.isError === true
   if (typeof block.output === 'string')
-    return { message: { role: 'tool', tool_call_id: wireId, content: block.output }, attachments: [] }
+    return { message: { role: 'tool', tool_call_id: wireId, content: failed ? markToolError(block.output) : block.output }, attachments: [] }
 
   const texts: string[] = []
   const ordered: ContentPart[] = []
@@ -133,12 +117,13 @@ export function toolResultWire(block: ToolResultBlock, wireId: string, rules: Co
   }
 
   if (media.length > 0 && rules.toolResultImages === 'inline')
-    return { message: { role: 'tool', tool_call_id: wireId, content: ordered }, attachments: [] }
+    return { message: { role: 'tool', tool_call_id: wireId, content: failed ? [textPart(TOOL_ERROR_MARKER), ...ordered] : ordered }, attachments: [] }
   if (media.length > 0) {
     const noun = media.length === 1 ? 'attachment follows' : 'attachments follow'
     texts.push(`[${media.length} ${noun} in the next user message]`)
   }
-  return { message: { role: 'tool', tool_call_id: wireId, content: texts.join('\n') }, attachments: media }
+  const content = texts.join('\n')
+  return { message: { role: 'tool', tool_call_id: wireId, content: failed ? markToolError(content) : content }, attachments: media }
 }
 
 /** The text that introduces a tool result's attachments in the companion user message. */
@@ -153,24 +138,24 @@ function toolResultPart(part: ToolResultContent, rules: ContentRules): string | 
       return part.text || undefined
     case 'image':
       if (!rules.images)
-        return '[image omitted: this model does not take images]'
+        return OMITTED_IMAGE_NO_VISION
       if (part.data === undefined)
-        return `[image omitted: ${part.name ?? part.ref} was not resolved]`
-      if (!IMAGE_MEDIA_TYPES.has(part.mediaType))
-        return `[image omitted: ${part.mediaType} is not supported here]`
+        return omittedUnresolved('image', part)
+      if (!isAcceptedImageType(part.mediaType))
+        return omittedUnsupported('image', part.mediaType)
       return imagePart(part.mediaType, part.data)
     case 'document': {
       if (part.data === undefined)
-        return `[document omitted: ${part.name ?? part.ref} was not resolved]`
+        return omittedUnresolved('document', part)
       const inlined = inlineDocumentText(part, part.data)
       if (inlined !== undefined)
         return inlined
       if (part.mediaType === 'application/pdf' && rules.pdfFiles)
         return pdfPart(part, part.data)
-      return `[document omitted: ${part.mediaType} is not supported here]`
+      return omittedUnsupported('document', part.mediaType)
     }
     case 'audio':
     case 'video':
-      return `[${part.type} omitted: ${part.mediaType} is not supported here]`
+      return omittedUnsupported(part.type, part.mediaType)
   }
 }

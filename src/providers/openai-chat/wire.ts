@@ -5,7 +5,7 @@
  * That is what keeps prompt caches (automatic or `cache_control`) warm.
  */
 
-import type { SessionContentBlock, SessionMessage, ToolResultBlock } from '../../session/content'
+import type { SessionContentBlock, SessionMessage } from '../../session/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { ChatDialect } from './dialect'
 import type { ContentRules } from './wire-content'
@@ -22,10 +22,13 @@ import type {
   WireToolCall,
 } from './wire-types'
 import { sameItems } from '../../wire/messages'
+import { cacheControlFor as sharedCacheControl } from '../shared/cache-control'
+import { compactSummaryText } from '../shared/content-rules'
+import { orderToolResults } from '../shared/result-order'
 import { wellFormedBlock, wellFormedText, wellFormedTool, wellFormedValue } from '../well-formed'
 import { chatReasoningFields } from './reasoning'
 import { wireToolCallId } from './tool-ids'
-import { compactSummaryText, companionIntro, textPart, toolResultWire, userContentPart } from './wire-content'
+import { companionIntro, textPart, toolResultWire, userContentPart } from './wire-content'
 
 /** Everything one request needs; the same fields as `StreamOptions` minus the signal. */
 export type ChatRequestInput = Omit<StreamOptions, 'signal'>
@@ -77,11 +80,9 @@ export function buildChatRequest(input: ChatRequestInput, dialect: ChatDialect):
   }
 }
 
-/** One TTL for every breakpoint, as on the Anthropic provider: mixed TTLs must be ordered, a uniform one never is. */
+/** The shared marker (see `../shared/cache-control`), on servers whose dialect takes breakpoints for this model. */
 function cacheControlFor(input: ChatRequestInput, dialect: ChatDialect): CacheControl | undefined {
-  if (input.cache === false || !dialect.cacheBreakpoints(input.model))
-    return undefined
-  return input.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' }
+  return dialect.cacheBreakpoints(input.model) ? sharedCacheControl(input) : undefined
 }
 
 function systemMessage(system: string, cacheControl: CacheControl | undefined): SystemMessage {
@@ -173,18 +174,7 @@ function convertMessage(message: SessionMessage, answering: readonly SessionCont
     const wire = assistantMessage(blocks, context)
     return wire ? [wire] : []
   }
-  return userTurn(blocks, callPositions(answering), context)
-}
-
-/** Each tool call's position among the calls of an assistant message (a repeated id takes its last one). */
-function callPositions(blocks: readonly SessionContentBlock[] | undefined): ReadonlyMap<string, number> {
-  const order = new Map<string, number>()
-  let position = 0
-  for (const block of blocks ?? []) {
-    if (block.type === 'tool_call')
-      order.set(block.id, position++)
-  }
-  return order
+  return userTurn(blocks, answering, context)
 }
 
 function sameBlocks(a: readonly SessionContentBlock[] | undefined, b: readonly SessionContentBlock[] | undefined): boolean {
@@ -195,10 +185,10 @@ function carriesMedia(message: ChatMessage): boolean {
   return Array.isArray(message.content) && message.content.some(part => part.type !== 'text')
 }
 
-function userTurn(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap<string, number>, context: BuildContext): ChatMessage[] {
+function userTurn(blocks: readonly SessionContentBlock[], answering: readonly SessionContentBlock[] | undefined, context: BuildContext): ChatMessage[] {
   const out: ChatMessage[] = []
   const userParts: ContentPart[] = []
-  for (const result of orderedResults(blocks, callOrder)) {
+  for (const result of orderToolResults(blocks, answering)) {
     const wireId = wireToolCallId(result.callId, context.dialect.toolCallIds)
     const { message, attachments } = toolResultWire(result, wireId, context.rules)
     out.push(context.asParts ? toolMessageAsParts(message) : message)
@@ -213,13 +203,6 @@ function userTurn(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap
   if (userParts.length > 0)
     out.push(userMessage(userParts, context.asParts))
   return out
-}
-
-/** Results in the order of the calls they answer; results for unknown calls keep their place after them. */
-function orderedResults(blocks: readonly SessionContentBlock[], callOrder: ReadonlyMap<string, number>): ToolResultBlock[] {
-  const results = blocks.filter((block): block is ToolResultBlock => block.type === 'tool_result')
-  const rank = (block: ToolResultBlock) => callOrder.get(block.callId) ?? Number.MAX_SAFE_INTEGER
-  return results.map((block, index) => ({ block, index })).sort((a, b) => rank(a.block) - rank(b.block) || a.index - b.index).map(entry => entry.block)
 }
 
 /** Plain text as one string where no breakpoint may be needed: the most widely accepted form. */

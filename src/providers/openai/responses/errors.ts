@@ -7,9 +7,8 @@
 
 import type { ClassifiedErrorKind } from '../../../errors'
 import { ClassifiedError, matchesContextExceeded } from '../../../errors'
-import { classifyChatError } from '../../openai-chat/errors'
-
-const RETRYABLE_KINDS: ReadonlySet<ClassifiedErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'network', 'timeout'])
+import { isRetryableKind } from '../../shared/error-classification'
+import { classifyOpenAISdkError } from '../../shared/openai-sdk-errors'
 
 /** Codes of `error` / `response.failed` events. Anything `invalid_…` or about images is the request's fault. */
 const KIND_BY_CODE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
@@ -29,12 +28,12 @@ const KIND_BY_CODE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
 /**
  * Classify anything `responses.create` or the stream iteration threw. HTTP,
  * connection and abort failures look the same for every API of the family, so
- * the Chat Completions classifier decides them; once the request's signal is
+ * the shared `openai` SDK classifier decides them; once the request's signal is
  * aborted every failure is an abort (the SDK even ends an aborted stream quietly).
  * `url`, the endpoint the request went to, is named in connection failures.
  */
 export function classifyResponsesError(error: unknown, provider: string, signal?: AbortSignal, url?: string): ClassifiedError {
-  return classifyChatError(error, { provider, signal, url })
+  return classifyOpenAISdkError(error, { provider, signal, url })
 }
 
 function kindForCode(code: string | null | undefined): ClassifiedErrorKind | undefined {
@@ -77,5 +76,5 @@ export function unsupportedContentError(what: string, provider: string): Classif
 }
 
 function make(message: string, kind: ClassifiedErrorKind, provider: string, cause: unknown): ClassifiedError {
-  return new ClassifiedError(message, { kind, retryable: RETRYABLE_KINDS.has(kind), provider, cause })
+  return new ClassifiedError(message, { kind, retryable: isRetryableKind(kind), provider, cause })
 }

@@ -4,14 +4,13 @@
  */
 
 import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../../session/content'
+import type { DocumentSource } from '../../shared/content-rules'
 import type { FunctionCallOutputItem, UserContentPart } from './wire-types'
 import { inlineDocumentText } from '../../documents'
+import { compactSummaryText, isAcceptedImageType, isBase64Pdf, markToolError, omittedUnresolved, omittedUnsupported, pdfFileName } from '../../shared/content-rules'
+import { dataUrl } from '../../shared/data-url'
 import { fitToolCallId } from '../../tool-call-ids'
 import { unsupportedContentError } from './errors'
-
-const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
-
-/** Non-`text/*` media types whose base64 documents are decoded and inlined as text. */
 
 /** The Responses API's limit on `call_id`. */
 const MAX_CALL_ID_LENGTH = 64
@@ -38,7 +37,7 @@ export function userContentPart(block: SessionContentBlock, provider: string): U
     case 'image':
       if (block.data === undefined)
         throw unsupportedContentError(`an unresolved image reference (${block.ref})`, provider)
-      if (!IMAGE_MEDIA_TYPES.has(block.mediaType))
+      if (!isAcceptedImageType(block.mediaType))
         throw unsupportedContentError(`images of type ${block.mediaType}`, provider)
       return imagePart(block.mediaType, block.data)
     case 'document':
@@ -47,38 +46,22 @@ export function userContentPart(block: SessionContentBlock, provider: string): U
     case 'video':
       throw unsupportedContentError(`${block.type} content (${block.mediaType})`, provider)
     case 'compact-summary':
-      return { type: 'input_text', text: summaryText(block.summary) }
+      return { type: 'input_text', text: compactSummaryText(block.summary) }
     default:
       return undefined
   }
-}
-
-export function summaryText(summary: string): string {
-  return `Summary of the earlier conversation:\n${summary}`
 }
 
 function imagePart(mediaType: string, data: string): UserContentPart {
   return { type: 'input_image', image_url: dataUrl(mediaType, data), detail: 'auto' }
 }
 
-function dataUrl(mediaType: string, data: string): string {
-  return `data:${mediaType};base64,${data}`
-}
-
-interface DocumentLike {
-  data?: string
-  ref?: string
-  encoding: 'base64' | 'text'
-  mediaType: string
-  name?: string
-}
-
 /** PDFs travel as files; text documents are inlined under a header naming them. */
-function documentPart(part: DocumentLike, provider: string): UserContentPart {
+function documentPart(part: DocumentSource, provider: string): UserContentPart {
   if (part.data === undefined)
     throw unsupportedContentError(`an unresolved document reference (${part.ref})`, provider)
-  if (part.encoding === 'base64' && part.mediaType === 'application/pdf')
-    return { type: 'input_file', filename: part.name ?? 'document.pdf', file_data: dataUrl(part.mediaType, part.data) }
+  if (isBase64Pdf(part))
+    return pdfPart(part, part.data)
   const text = inlineDocumentText(part, part.data)
   if (text === undefined)
     throw unsupportedContentError(`documents of type ${part.mediaType}`, provider)
@@ -122,17 +105,21 @@ export function toolResultWire(block: ToolResultBlock): ToolResultWire {
     }
     text = lines.filter(Boolean).join('\n')
   }
-  const output = block.isError ? `[tool error] ${text}` : text
+  const output = block.isError ? markToolError(text) : text
   return { output: { type: 'function_call_output', call_id: callId, output }, companions }
 }
 
 /** Images and PDFs cannot sit in a string output; they ride in the companion message. */
 function companionPart(part: ToolResultContent): UserContentPart | undefined {
-  if (part.type === 'image' && part.data !== undefined && IMAGE_MEDIA_TYPES.has(part.mediaType))
+  if (part.type === 'image' && part.data !== undefined && isAcceptedImageType(part.mediaType))
     return imagePart(part.mediaType, part.data)
-  if (part.type === 'document' && part.data !== undefined && part.encoding === 'base64' && part.mediaType === 'application/pdf')
-    return { type: 'input_file', filename: part.name ?? 'document.pdf', file_data: dataUrl(part.mediaType, part.data) }
+  if (part.type === 'document' && part.data !== undefined && isBase64Pdf(part))
+    return pdfPart(part, part.data)
   return undefined
+}
+
+function pdfPart(part: DocumentSource, data: string): UserContentPart {
+  return { type: 'input_file', filename: pdfFileName(part), file_data: dataUrl(part.mediaType, data) }
 }
 
 function outputLine(part: ToolResultContent): string {
@@ -140,15 +127,13 @@ function outputLine(part: ToolResultContent): string {
     case 'text':
       return part.text
     case 'image':
-      return part.data === undefined
-        ? `[image omitted: ${part.name ?? part.ref} was not resolved]`
-        : `[image omitted: ${part.mediaType} is not supported here]`
+      return part.data === undefined ? omittedUnresolved('image', part) : omittedUnsupported('image', part.mediaType)
     case 'document':
       if (part.data === undefined)
-        return `[document omitted: ${part.name ?? part.ref} was not resolved]`
-      return inlineDocumentText(part, part.data) ?? `[document omitted: ${part.mediaType} is not supported here]`
+        return omittedUnresolved('document', part)
+      return inlineDocumentText(part, part.data) ?? omittedUnsupported('document', part.mediaType)
     case 'audio':
     case 'video':
-      return `[${part.type} omitted: ${part.mediaType} is not supported here]`
+      return omittedUnsupported(part.type, part.mediaType)
   }
 }

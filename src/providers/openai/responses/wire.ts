@@ -6,18 +6,20 @@
  * conversation is sent every turn, reasoning included, as encrypted items.
  */
 
-import type { SessionContentBlock, SessionMessage, ToolResultBlock } from '../../../session/content'
-import type { ChatReasoningEffort } from '../../openai-chat/dialect'
+import type { SessionContentBlock, SessionMessage } from '../../../session/content'
+import type { ChatReasoningEffort } from '../../shared/reasoning-effort'
 import type { ThinkingLevel } from '../../thinking'
 import type { StreamOptions, ToolSpec } from '../../types'
 import type { ReasoningFollower, ReasoningSignature } from './reasoning'
 import type { ResponsesFunctionTool, ResponsesInputItem, UserContentPart } from './wire-types'
-import { openaiReasoningEfforts } from '../../openai-chat/openai-models'
-import { fitEffort } from '../../openai-chat/reasoning'
+import { compactSummaryText } from '../../shared/content-rules'
+import { openaiReasoningEfforts } from '../../shared/openai-models'
+import { fitEffort } from '../../shared/reasoning-effort'
+import { orderToolResults } from '../../shared/result-order'
 import { invalidToolInput } from '../../tool-json'
 import { wellFormedBlock, wellFormedText, wellFormedTool } from '../../well-formed'
 import { decodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
-import { responsesCallId, summaryText, toolResultWire, userContentPart } from './wire-content'
+import { responsesCallId, toolResultWire, userContentPart } from './wire-content'
 
 /** The request body minus `stream`, which the caller adds. Field order is fixed. */
 export interface ResponsesRequestBody {
@@ -111,15 +113,17 @@ function functionTool(spec: ToolSpec): ResponsesFunctionTool {
 /** The conversation as a flat list of input items, message by message. */
 export function responsesInput(messages: readonly SessionMessage[], provider: string): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = []
-  let callOrder: readonly string[] = []
+  let previous: SessionMessage | undefined
   for (const message of messages) {
     if (message.role === 'assistant') {
       items.push(...assistantItems(message.content))
-      callOrder = message.content.flatMap(block => block.type === 'tool_call' ? [block.id] : [])
     }
     else {
-      items.push(...userItems(message.content, callOrder, provider))
+      // Results are ordered by the calls of the assistant message right before (see `../../shared/result-order`).
+      const answering = previous?.role === 'assistant' ? previous.content : undefined
+      items.push(...userItems(message.content, answering, provider))
     }
+    previous = message
   }
   return items
 }
@@ -167,7 +171,7 @@ function assistantItems(blocks: readonly SessionContentBlock[]): ResponsesInputI
           emit(assistantMessage(block.text), { type: 'message' })
         break
       case 'compact-summary':
-        emit(assistantMessage(summaryText(block.summary)), undefined)
+        emit(assistantMessage(compactSummaryText(block.summary)), undefined)
         break
       case 'tool_call':
         emit({ type: 'function_call', call_id: responsesCallId(block.id), name: block.name, arguments: callArguments(block.input) }, { type: 'function_call', callId: block.id })
@@ -208,25 +212,18 @@ function callArguments(input: Record<string, unknown>): string {
  * results' images and PDFs (a string output cannot carry them) followed by the
  * message's own content.
  */
-function userItems(blocks: readonly SessionContentBlock[], callOrder: readonly string[], provider: string): ResponsesInputItem[] {
-  const results: { rank: number, block: ToolResultBlock }[] = []
+function userItems(raw: readonly SessionContentBlock[], answering: readonly SessionContentBlock[] | undefined, provider: string): ResponsesInputItem[] {
+  const blocks = raw.map(wellFormedBlock)
   const own: UserContentPart[] = []
-  for (const raw of blocks) {
-    const block = wellFormedBlock(raw)
-    if (block.type === 'tool_result') {
-      const index = callOrder.indexOf(block.callId)
-      results.push({ rank: index < 0 ? callOrder.length : index, block })
-      continue
-    }
-    const part = userContentPart(block, provider)
+  for (const block of blocks) {
+    const part = block.type === 'tool_result' ? undefined : userContentPart(block, provider)
     if (part)
       own.push(part)
   }
 
   const items: ResponsesInputItem[] = []
   const companions: UserContentPart[] = []
-  // A stable sort: results answering no call of the previous message keep their relative order, last.
-  for (const { block } of results.sort((a, b) => a.rank - b.rank)) {
+  for (const block of orderToolResults(blocks, answering)) {
     const wire = toolResultWire(block)
     items.push(wire.output)
     companions.push(...wire.companions)

@@ -10,7 +10,7 @@
  * this table does not know is assumed to follow the newest known family.
  */
 
-import type { ChatReasoningEffort } from './dialect'
+import type { ChatReasoningEffort } from './reasoning-effort'
 
 const O_SERIES: readonly ChatReasoningEffort[] = ['low', 'medium', 'high']
 const GPT_5: readonly ChatReasoningEffort[] = ['minimal', 'low', 'medium', 'high']
