@@ -6,17 +6,17 @@
  * @module zidane/types
  */
 
-export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './agent/behavior'
-export type { AgentClock } from './agent/clock'
-export { DEFAULT_AGENT_CLOCK } from './agent/clock'
+export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
+export type { AgentClock } from './core/clock'
+export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type { Agent } from './agent/create-agent'
-export type { ModelTarget, ModelTargetSpec } from './agent/model-targets'
+export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
-export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './agent/stats'
-export { flattenTurns, statsByModel } from './agent/stats'
+export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './core/stats'
+export { flattenTurns, statsByModel } from './core/stats'
 export type { QueuedUserMessage } from './agent/steering'
-export type { StopReason } from './agent/stop-reason'
+export type { StopReason } from './core/stop-reason'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
 export type * from './agent/stream-events'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
@@ -75,7 +75,7 @@ export type {
   ToolSpec,
   TurnResult,
 } from './providers/types'
-export type * from './session/content'
+export type * from './core/content'
 export type { CreateSessionOptions, LoadSessionOptions, Session } from './session/session'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'

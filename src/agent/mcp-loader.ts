@@ -1,7 +1,7 @@
 import type { AgentHookBus } from '../hooks/bus'
 import type { McpElicitationHandler } from '../mcp/elicitation'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig } from '../mcp/types'
-import type { AgentBehavior } from './behavior'
+import type { AgentBehavior } from '../knobs/behavior'
 import type { AgentOptions } from './options'
 import type { FrozenPromptSections } from './system-freeze'
 import { debugLog } from '../debug'
@@ -10,8 +10,8 @@ import { connectMcpServers } from '../mcp/connect'
 import { elicitThroughAskUser } from '../mcp/elicitation'
 import { fitWireName, wireMcpToolName } from '../mcp/naming'
 import { askUserCallbackOf } from '../tools/interaction'
-import { BEHAVIOR_DEFAULTS, boundByWall } from './behavior'
-import { withTimeout } from './operation-timeout'
+import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
+import { withTimeout } from '../core/timeout'
 
 const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 120_000
 

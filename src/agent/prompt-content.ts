@@ -1,4 +1,4 @@
-import type { PromptPart, SessionContentBlock } from '../session/content'
+import type { PromptPart, SessionContentBlock } from '../core/content'
 import type { SystemNoteText } from './options'
 
 /** Text a reader would see: anything but whitespace. */

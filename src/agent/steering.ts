@@ -1,7 +1,7 @@
-import type { PromptPart } from '../session/content'
+import type { PromptPart } from '../core/content'
 import type { MessageQueue } from './message-queue'
 import type { SystemNoteText } from './options'
-import type { PendingTurn, RunContext } from './run-context'
+import type { PendingTurn, RunContext } from '../loop/run-context'
 import { promptContent } from './prompt-content'
 
 /** A user message waiting in `agent.steer` or `agent.followUp`. */

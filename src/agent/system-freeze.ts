@@ -1,7 +1,7 @@
-import type { SessionTurn } from '../session/content'
-import type { AgentClock } from './clock'
+import type { SessionTurn } from '../core/content'
+import type { AgentClock } from '../core/clock'
 import type { SystemNoteText } from './options'
-import { DEFAULT_AGENT_CLOCK } from './clock'
+import { DEFAULT_AGENT_CLOCK } from '../core/clock'
 
 /**
  * Named sections the SDK appends to the base system prompt (a tools catalog,

@@ -1,5 +1,5 @@
 import type { BehaviorPolicy } from './policy'
-import { activeLimit } from '../agent/behavior'
+import { activeLimit } from '../knobs/behavior'
 import { AgentBudgetExceededError } from '../errors'
 
 /**

@@ -1,7 +1,7 @@
 import type { Hookable, HookCallback } from 'hookable'
 import type { AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
 import { createHooks } from 'hookable'
-import { withTimeout } from '../agent/operation-timeout'
+import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { OperationTimeoutError } from '../errors'
 

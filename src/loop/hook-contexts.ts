@@ -1,4 +1,4 @@
-import type { RunContext } from '../agent/run-context'
+import type { RunContext } from './run-context'
 import type { McpToolHookContext, ToolAfterContext, ToolHookContext, TurnAfterContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
 

@@ -1,7 +1,7 @@
-import type { RunContext } from '../agent/run-context'
+import type { RunContext } from './run-context'
 import type { StreamOptions, TurnResult } from '../providers/types'
 import type { WatchdogKind } from './watchdog'
-import { activeLimit, BEHAVIOR_DEFAULTS } from '../agent/behavior'
+import { activeLimit, BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import {
   AgentBudgetExceededError,
   AgentContextExceededError,

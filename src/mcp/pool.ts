@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { McpServerConfig } from './types'
-import { withTimeout } from '../agent/operation-timeout'
+import { withTimeout } from '../core/timeout'
 import { createMcpClient } from './elicitation'
 import { createTransport, transportPid } from './transports'
 

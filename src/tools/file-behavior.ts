@@ -4,7 +4,7 @@
  * ignored (falls back to the default) instead of changing what a tool does.
  */
 
-import type { AgentBehavior } from '../agent/behavior'
+import type { AgentBehavior } from '../knobs/behavior'
 import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
 
 /** Slice limits `read_file` applies when a call omits them. */

@@ -1,5 +1,5 @@
-import type { ModelTargetSpec } from '../agent/model-targets'
-import type { AgentStats, ChildRunStats, TurnUsage } from '../agent/stats'
+import type { ModelTargetSpec } from '../providers/model-targets'
+import type { AgentStats, ChildRunStats, TurnUsage } from '../core/stats'
 import type { SpawnHookContext } from '../hooks/hook-map'
 import type { ChildAgent } from './spawn-child'
 import type { SpawnedChild, SpawnStateTracker, SpawnToolState } from './spawn-state'

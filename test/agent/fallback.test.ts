@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
-import { resolveModelTargets } from '../../src/agent/model-targets'
+import { resolveModelTargets } from '../../src/providers/model-targets'
 import { AgentProviderError } from '../../src/errors'
 import { scriptedProvider } from '../../src/testing'
 

@@ -1,4 +1,4 @@
-import type { AgentBehavior } from '../../src/agent/behavior'
+import type { AgentBehavior } from '../../src/knobs/behavior'
 import type { TurnAfterContext } from '../../src/hooks/hook-map'
 import type { ToolContext } from '../../src/tools/types'
 import { describe, expect, it } from 'vitest'

@@ -4,7 +4,7 @@
  * (like the loop makes them), and agent runs with the file policies attached.
  */
 
-import type { AgentBehavior } from '../../src/agent/behavior'
+import type { AgentBehavior } from '../../src/knobs/behavior'
 import type { AgentOptions } from '../../src/agent/options'
 import type { ToolAfterContext } from '../../src/hooks/hook-map'
 import type { Session } from '../../src/session/session'

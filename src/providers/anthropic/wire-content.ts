@@ -11,7 +11,7 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { SessionContentBlock, ToolResultContent } from '../../session/content'
+import type { SessionContentBlock, ToolResultContent } from '../../core/content'
 import { inlineDocumentText, isTextualMediaType } from '../documents'
 import { fitToolCallId } from '../tool-call-ids'
 import { unsupportedContentError } from './errors'

@@ -14,7 +14,7 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { SessionMessage } from '../../session/content'
+import type { SessionMessage } from '../../core/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
 import { wellFormedBlock, wellFormedText, wellFormedTool } from '../well-formed'

@@ -5,7 +5,7 @@
  * cannot disagree.
  */
 
-import type { AgentBehavior } from '../../agent/behavior'
+import type { AgentBehavior } from '../../knobs/behavior'
 import type { ContextCapabilities } from '../../contexts/types'
 
 /** Fields of `AgentBehavior` the shell tools read. */

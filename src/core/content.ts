@@ -4,7 +4,7 @@
  * nothing here knows any vendor's format.
  */
 
-import type { TurnUsage } from '../agent/stats'
+import type { TurnUsage } from './stats'
 import type { SystemPromptSnapshot } from '../agent/system-freeze'
 
 /** Tool-result content blocks (what a tool may return besides a plain string). */

@@ -8,7 +8,7 @@
 import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
 import type { ModelCatalog } from '../providers/catalog/types'
 import type { ReadFileDefaults } from '../tools/file-behavior'
-import { definedOnly } from './defined-only'
+import { definedOnly } from '../core/defined-only'
 
 /** Retry-with-backoff around one provider call. */
 export interface RetryConfig {
