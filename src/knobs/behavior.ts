@@ -5,9 +5,8 @@
  * that reads it, next to the code that acts on it.
  */
 
-import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
 import type { ModelCatalog } from '../providers/catalog/types'
-import type { ReadFileDefaults } from '../tools/file-behavior'
+import type { ReadFileDefaults, WriteFileExistingPolicy } from './file-knobs'
 import { definedOnly } from '../core/defined-only'
 
 /** Retry-with-backoff around one provider call. */

@@ -5,15 +5,7 @@
  */
 
 import type { AgentBehavior } from '../knobs/behavior'
-import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
-
-/** Slice limits `read_file` applies when a call omits them. */
-export interface ReadFileDefaults {
-  /** Lines per read when the call gives no `limit`. */
-  limit?: number
-  /** Bytes of text per read. Images and PDFs keep the attachment caps. */
-  maxBytes?: number
-}
+import type { ReadFileDefaults, WriteFileExistingPolicy } from '../knobs/file-knobs'
 
 /** Fields of `AgentBehavior` the file tools read. */
 export type FileToolBehavior = Pick<AgentBehavior, 'readLineNumbers' | 'readFileDefaults' | 'dedupReads' | 'requireReadBeforeEdit' | 'trackShellReads' | 'writeFileExistingPolicy'>

@@ -1,11 +1,10 @@
+import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
+import type { ToolResultContent } from '../core/content'
+import type { ChildRunStats } from '../core/stats'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ModelTargetSpec } from '../providers/model-targets'
-import type { ChildRunStats } from '../core/stats'
-import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
-import type { AgentHookName } from '../hooks/hook-map'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider, ToolSpec } from '../providers/types'
-import type { ToolResultContent } from '../core/content'
 import type { Session } from '../session/session'
 import type { ToolStateView } from '../tool-state/types'
 
@@ -58,10 +57,17 @@ export interface ToolContext {
   reportOutcome: (outcome: ToolOutcome) => void
 }
 
+/**
+ * The events a subagent tool fires through `SubagentHost.emit`. Spelled as
+ * patterns rather than the agent's hook names because tools sit below the
+ * hook bus; the bus still only reaches handlers of events it knows.
+ */
+export type SubagentEventName = `spawn:${string}` | `child:${string}`
+
 /** The run-side seam for tools that run subagents. */
 export interface SubagentHost {
   /** Fire an event on this agent's hook bus (`spawn:*`, and `child:*` re-emissions); observers only, not awaited. */
-  emit: (name: AgentHookName, ctx: object) => void
+  emit: (name: SubagentEventName, ctx: object) => void
   /** Add a finished child's stats to this run's `stats.children` and totals. */
   reportChild: (child: ChildRunStats) => void
   /** A fresh label for a child of this agent's session: `child-1`, `child-2`, … */
