@@ -6,17 +6,10 @@
  * @module zidane/types
  */
 
-export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
-export type { AgentClock } from './core/clock'
-export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type { Agent } from './agent/create-agent'
-export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
-export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './core/stats'
-export { flattenTurns, statsByModel } from './core/stats'
 export type { QueuedUserMessage } from './agent/steering'
-export type { StopReason } from './core/stop-reason'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
 export type * from './agent/stream-events'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
@@ -37,7 +30,12 @@ export type {
   TaskHandle,
   TaskStallInfo,
 } from './contexts/types'
-
+export type { AgentClock } from './core/clock'
+export { DEFAULT_AGENT_CLOCK } from './core/clock'
+export type * from './core/content'
+export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './core/stats'
+export { flattenTurns, statsByModel } from './core/stats'
+export type { StopReason } from './core/stop-reason'
 export type {
   AgentAbortedError,
   AgentBudgetExceededError,
@@ -57,12 +55,15 @@ export type {
   SessionStoreError,
   WorkingDirectoryError,
 } from './errors'
+
 export type { AgentHookBus } from './hooks/bus'
 export type * from './hooks/hook-map'
+export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { McpElicitationContext } from './mcp/elicitation'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'
+export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'
 export type { ThinkingLevel } from './providers/thinking'
 export type {
   Provider,
@@ -75,7 +76,6 @@ export type {
   ToolSpec,
   TurnResult,
 } from './providers/types'
-export type * from './core/content'
 export type { CreateSessionOptions, LoadSessionOptions, Session } from './session/session'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'

@@ -1,6 +1,6 @@
+import type { AgentStats } from '../core/stats'
 import type { RunHookMap } from '../hooks/hook-map'
 import type { AgentRunOptions } from './options'
-import type { AgentStats } from '../core/stats'
 import type { AgentStreamEvent } from './stream-events'
 import { AgentAbortedError } from '../errors'
 import { EventBuffer } from './event-buffer'

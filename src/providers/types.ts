@@ -1,5 +1,5 @@
-import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../core/content'
+import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { ThinkingLevel } from './thinking'
 
 /** A tool as the model sees it: the (wire) name, a description and a JSON Schema for its input. */

@@ -6,8 +6,8 @@
 
 export { catalogChangeNotes, latestSystemSnapshot, systemSnapshotTurn } from '../agent/system-freeze'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from '../agent/system-freeze'
-export { filterUnresolvedToolUses } from '../wire/pairing'
 export type { SessionTurn } from '../core/content'
+export { filterUnresolvedToolUses } from '../wire/pairing'
 /**
  * `zidane/session`: conversations that outlive a run and survive a crash.
  *
