@@ -12,7 +12,6 @@ export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
 export type * from './agent/stream-events'
-export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
 export type { SandboxProvider } from './contexts/sandbox'
 export type {
@@ -55,8 +54,8 @@ export type {
   SessionStoreError,
   WorkingDirectoryError,
 } from './errors'
-
 export type { AgentHookBus } from './hooks/bus'
+
 export type * from './hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { McpElicitationContext } from './mcp/elicitation'
@@ -77,6 +76,7 @@ export type {
   TurnResult,
 } from './providers/types'
 export type { CreateSessionOptions, LoadSessionOptions, Session } from './session/session'
+export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './session/system-freeze'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'

@@ -9,10 +9,10 @@ import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
+import type { SystemFreezeOptions } from '../session/system-freeze'
 import type { SessionRunAgent } from '../session/types'
 import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
-import type { SystemFreezeOptions } from './system-freeze'
 import type { McpConnector } from './types'
 
 /** Options for `createAgent`. */
