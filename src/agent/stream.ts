@@ -105,10 +105,11 @@ export function streamRun(run: (options: AgentRunOptions) => Promise<AgentStats>
 function mergeHooks(own: RunHookMap | undefined, added: RunHookMap): RunHookMap {
   if (!own)
     return added
-  const merged: RunHookMap = { ...own }
+  // Entries are copied name by name, so one loose view of both maps is enough here.
+  const merged: Record<string, unknown> = { ...own }
   for (const [name, handler] of Object.entries(added)) {
     const existing = merged[name]
     merged[name] = existing === undefined ? handler : [...[existing].flat(), ...[handler].flat()]
   }
-  return merged
+  return merged as RunHookMap
 }

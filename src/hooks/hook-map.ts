@@ -361,5 +361,9 @@ export type HookContext<K extends AgentHookName> = Parameters<AgentHooks[K]>[0]
 /** Hooks given as options: one handler or a list per event. */
 export type AgentHookMap = { [K in AgentHookName]?: AgentHooks[K] | AgentHooks[K][] }
 
-/** Loosely typed per-run hook registrations (`AgentRunOptions.hooks`); names are checked at run time. */
-export type RunHookMap = Record<string, ((ctx: any) => unknown) | ((ctx: any) => unknown)[]>
+/**
+ * Per-run hook registrations (`AgentRunOptions.hooks`): keyed by event name,
+ * each handler typed by its event, like `AgentHookMap`. Names are also checked
+ * at run time, for callers that build the map dynamically.
+ */
+export type RunHookMap = AgentHookMap
