@@ -2,13 +2,12 @@ import type { TaskStallInfo } from '../contexts/types'
 import type { PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
 import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
+import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { ClassifiedError, PairingRepair } from '../errors'
 import type { McpElicitationContext } from '../mcp/elicitation'
 import type { McpAuthRequiredContext, McpCloseContext, McpToolsFilterContext } from '../mcp/types'
-import type { ToolResult } from '../providers/types'
 import type { SessionEndStatus } from '../session/types'
 import type { ToolStateOp } from '../tool-state/types'
-import type { ToolOutcome, ToolOutput } from '../tools/types'
 
 /** Ids shared by every run-scoped hook context. */
 export interface RunHookContext {

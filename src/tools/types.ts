@@ -1,6 +1,6 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
-import type { ToolResultContent } from '../core/content'
 import type { ChildRunStats } from '../core/stats'
+import type { ToolOutcome, ToolOutput, ValidationResult } from '../core/tool-io'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
@@ -8,16 +8,7 @@ import type { Provider, ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
 import type { ToolStateView } from '../tool-state/types'
 
-/** What a mutating tool did, reported through `ctx.reportOutcome` and surfaced on `tool:after`. */
-export type ToolOutcome = 'created' | 'updated' | 'edited' | 'noop' | 'failed'
-
-/** What a tool returns: plain text, or blocks when it has media to keep. */
-export type ToolOutput = string | ToolResultContent[]
-
-/** Outcome of checking a tool's input before it runs. `value` is what `execute` receives. */
-export type ValidationResult<T = Record<string, unknown>>
-  = | { ok: true, value: T }
-    | { ok: false, error: string }
+export type { ToolOutcome, ToolOutput, ValidationResult }
 
 /** Everything a tool may know about the call it is serving. */
 export interface ToolContext {

@@ -184,6 +184,14 @@ describe('layering of src/', () => {
     expect(violations, `upward imports:\n${violations.join('\n')}`).toEqual([])
   })
 
+  it('keeps core/ a leaf: it imports nothing but itself and errors.ts, and errors.ts imports nothing', () => {
+    const outside = [...graph].flatMap(([file, deps]) => file.startsWith('core/') || file === 'errors.ts'
+      ? deps.filter(dep => !dep.startsWith('core/') && !(dep === 'errors.ts' && file !== 'errors.ts')).map(dep => `${file} imports ${dep}`)
+      : [])
+    expect(outside).toEqual([])
+    expect([...graph.keys()].filter(file => file.startsWith('core/')).length).toBeGreaterThan(5)
+  })
+
   it('lets the longest entry of the table win', () => {
     const table = [['x/'], ['x/top.ts']]
     expect(layerOf('x/low.ts', table)).toBe(0)
