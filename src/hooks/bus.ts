@@ -4,12 +4,14 @@ import { createHooks } from 'hookable'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { OperationTimeoutError } from '../errors'
+import { mayReach, trackRegistrations } from './registrations'
 
 /** `agent.hooks`: a hookable instance typed by the agent's event map. */
 export type AgentHookBus = Hookable<AgentHooks>
 
+/** A fresh bus that keeps count of its registrations, so unheard hooks can be skipped cheaply. */
 export function createHookBus(): AgentHookBus {
-  return createHooks<AgentHooks>()
+  return trackRegistrations(createHooks<AgentHooks>())
 }
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
@@ -82,34 +84,16 @@ export function registerHookMap(bus: AgentHookBus, hooks: AgentHookMap | RunHook
   }
 }
 
-/** The parts of hookable's instance state that say whether a call would reach anyone. */
-interface HookableState {
-  _hooks?: Record<string, readonly unknown[] | undefined>
-  _before?: readonly unknown[]
-  _after?: readonly unknown[]
-}
-
 /**
  * Whether calling `name` would reach anyone: one of its handlers, or a
  * `beforeEach` / `afterEach` observer (those see every call). The loop checks
  * this before building a hook's context, so a hook nobody listens to costs
- * neither an object nor an async hop. Answers `true` whenever hookable's state
- * does not look as expected: a hookable upgrade can make this slower, never
- * make it skip a handler.
+ * neither an object nor an async hop. The answer comes from counting what was
+ * registered through the bus's public methods (`trackRegistrations`); a bus
+ * built elsewhere always answers `true`.
  */
 export function hasHookHandlers(bus: AgentHookBus, name: AgentHookName): boolean {
-  const state = bus as unknown as HookableState
-  const table = state._hooks
-  if (typeof table !== 'object' || table === null)
-    return true
-  if (isNonEmpty(state._before) || isNonEmpty(state._after))
-    return true
-  const handlers = table[name]
-  return handlers !== undefined && (!Array.isArray(handlers) || handlers.length > 0)
-}
-
-function isNonEmpty(list: readonly unknown[] | undefined): boolean {
-  return list !== undefined && (!Array.isArray(list) || list.length > 0)
+  return mayReach(bus, name)
 }
 
 export interface BoundedHookOptions {
