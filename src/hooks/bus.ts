@@ -4,7 +4,12 @@ import { createHooks } from 'hookable'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { OperationTimeoutError } from '../errors'
+import { MCP_HOOK_NAMES } from '../mcp/hooks'
+import { SESSION_HOOK_NAMES } from '../session/hooks'
+import { TOOL_HOOK_NAMES } from '../tools/hooks'
+import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
 import { mayReach, trackRegistrations } from './registrations'
+import { RUN_HOOK_NAMES } from './run-hooks'
 
 /** `agent.hooks`: a hookable instance typed by the agent's event map. */
 export type AgentHookBus = Hookable<AgentHooks>
@@ -14,45 +19,20 @@ export function createHookBus(): AgentHookBus {
   return trackRegistrations(createHooks<AgentHooks>())
 }
 
-const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
-  'agent:start',
-  'agent:done',
-  'agent:abort',
-  'agent:error',
-  'turn:before',
-  'turn:after',
-  'system:transform',
-  'context:transform',
-  'stream:start',
-  'stream:text',
-  'stream:thinking',
-  'stream:end',
-  'stream:retry',
-  'usage',
-  'tool:gate',
-  'tool:before',
-  'tool:transform',
-  'tool:after',
-  'tool:error',
-  'tool-results:after',
-  'session:start',
-  'session:turns',
-  'session:end',
-  'steer:inject',
-  'pairing:repair',
-  'tool-state:commit-failed',
-  'model:fallback',
-  'background:stall',
-  'mcp:tools:filter',
-  'mcp:tool:transform',
-  'mcp:tool:after',
-  'mcp:close',
-  'mcp:auth:required',
-  'mcp:elicitation',
-  'spawn:before',
-  'spawn:complete',
-  'spawn:error',
-])
+/**
+ * Every event name, from the lists each domain keeps next to its event types.
+ * The `satisfies` makes a missing or extra name a compile error, so an event
+ * added to `AgentHooks` is known at run time without a second hand-kept list.
+ */
+const OWN_HOOK_NAMES = {
+  ...RUN_HOOK_NAMES,
+  ...TOOL_HOOK_NAMES,
+  ...SESSION_HOOK_NAMES,
+  ...MCP_HOOK_NAMES,
+  ...SPAWN_HOOK_NAMES,
+} as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
+
+const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))
 
 /** Whether `name` is an event of the agent or of a subagent (`child:<event>`). */
 export function isKnownHook(name: string): boolean {

@@ -1,7 +1,7 @@
 import type { AgentStats, ChildRunStats, TurnUsage } from '../core/stats'
-import type { SpawnHookContext } from '../hooks/hook-map'
 import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ChildAgent } from './spawn-child'
+import type { SpawnHookContext } from './spawn-hooks'
 import type { SpawnedChild, SpawnStateTracker, SpawnToolState } from './spawn-state'
 import type { ToolContext, ToolDef } from './types'
 import { z } from 'zod'
