@@ -148,10 +148,11 @@ describe('layering of src/', () => {
       `const e = await import('./e')`,
       `type F = typeof import('./f')`,
       `import './g'`,
-      `// import { h } from './h'`,
-      `const s = "from './i'"`,
+      `import h = require('./h')`,
+      `// import { i } from './i'`,
+      `const s = "from './j'"`,
     ].join('\n')
-    expect(importSpecifiers(text).sort()).toEqual(['./a', './b', './c', './d', './e', './f', './g'])
+    expect(importSpecifiers(text).sort()).toEqual(['./a', './b', './c', './d', './e', './f', './g', './h'])
   })
 
   it('resolves every relative import', () => {
