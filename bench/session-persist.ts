@@ -11,7 +11,7 @@
  * (target ≤ 1.5×); a store that rewrote the session would grow linearly.
  */
 
-import type { SessionTurn } from '../src/session/content'
+import type { SessionTurn } from '../src/core/content'
 import type { SessionStore } from '../src/session/types'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -6,20 +6,12 @@
  * @module zidane/types
  */
 
-export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './agent/behavior'
-export type { AgentClock } from './agent/clock'
-export { DEFAULT_AGENT_CLOCK } from './agent/clock'
 export type { Agent } from './agent/create-agent'
-export type { ModelTarget, ModelTargetSpec } from './agent/model-targets'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
-export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './agent/stats'
-export { flattenTurns, statsByModel } from './agent/stats'
 export type { QueuedUserMessage } from './agent/steering'
-export type { StopReason } from './agent/stop-reason'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
 export type * from './agent/stream-events'
-export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './agent/system-freeze'
 export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
 export type { SandboxProvider } from './contexts/sandbox'
 export type {
@@ -37,7 +29,12 @@ export type {
   TaskHandle,
   TaskStallInfo,
 } from './contexts/types'
-
+export type { AgentClock } from './core/clock'
+export { DEFAULT_AGENT_CLOCK } from './core/clock'
+export type * from './core/content'
+export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './core/stats'
+export { flattenTurns, statsByModel } from './core/stats'
+export type { StopReason } from './core/stop-reason'
 export type {
   AgentAbortedError,
   AgentBudgetExceededError,
@@ -58,11 +55,14 @@ export type {
   WorkingDirectoryError,
 } from './errors'
 export type { AgentHookBus } from './hooks/bus'
+
 export type * from './hooks/hook-map'
+export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { McpElicitationContext } from './mcp/elicitation'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'
+export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'
 export type { ThinkingLevel } from './providers/thinking'
 export type {
   Provider,
@@ -75,8 +75,8 @@ export type {
   ToolSpec,
   TurnResult,
 } from './providers/types'
-export type * from './session/content'
 export type { CreateSessionOptions, LoadSessionOptions, Session } from './session/session'
+export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './session/system-freeze'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'

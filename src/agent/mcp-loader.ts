@@ -1,22 +1,19 @@
 import type { AgentHookBus } from '../hooks/bus'
+import type { AgentBehavior } from '../knobs/behavior'
 import type { McpElicitationHandler } from '../mcp/elicitation'
-import type { ConnectMcpServersOptions, McpConnection, McpServerConfig } from '../mcp/types'
-import type { AgentBehavior } from './behavior'
+import type { ConnectMcpServersOptions, McpConnection } from '../mcp/types'
+import type { FrozenPromptSections } from '../session/system-freeze'
 import type { AgentOptions } from './options'
-import type { FrozenPromptSections } from './system-freeze'
+import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
 import { connectMcpServers } from '../mcp/connect'
 import { elicitThroughAskUser } from '../mcp/elicitation'
 import { fitWireName, wireMcpToolName } from '../mcp/naming'
 import { askUserCallbackOf } from '../tools/interaction'
-import { BEHAVIOR_DEFAULTS, boundByWall } from './behavior'
-import { withTimeout } from './operation-timeout'
 
 const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 120_000
-
-/** Connects MCP servers; `connectMcpServers` unless the host brings its own. */
-export type McpConnector = (servers: McpServerConfig[], options: ConnectMcpServersOptions) => Promise<McpConnection>
 
 /**
  * The agent's MCP servers: connected once, on the first run that needs them,

@@ -1,20 +1,19 @@
 import type { ExecutionContext } from '../contexts/types'
+import type { AgentClock } from '../core/clock'
+import type { PromptPart, SystemNoteText } from '../core/content'
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
+import type { AgentBehavior } from '../knobs/behavior'
 import type { McpCredentialStore } from '../mcp/oauth/types'
-import type { McpServerPool } from '../mcp/pool'
-import type { McpServerConfig } from '../mcp/types'
+import type { McpServerConfig, McpServerPool } from '../mcp/types'
+import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
-import type { PromptPart, SystemNote } from '../session/content'
 import type { Session } from '../session/session'
+import type { SystemFreezeOptions } from '../session/system-freeze'
 import type { SessionRunAgent } from '../session/types'
 import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
-import type { AgentBehavior } from './behavior'
-import type { AgentClock } from './clock'
-import type { McpConnector } from './mcp-loader'
-import type { ModelTargetSpec } from './model-targets'
-import type { SystemFreezeOptions } from './system-freeze'
+import type { McpConnector } from './types'
 
 /** Options for `createAgent`. */
 export interface AgentOptions {
@@ -132,8 +131,7 @@ export interface AgentRunOptions {
   systemFreeze?: SystemFreezeOptions
 }
 
-/** A note for the model: a `SystemNote` marker plus its text. */
-export type SystemNoteText = SystemNote & { text: string }
+export type { SystemNoteText }
 
 /** What `agent.steer` and `agent.followUp` take besides the prompt. */
 export interface QueuedMessageOptions {

@@ -1,5 +1,4 @@
-import type { PromptPart, SessionContentBlock } from '../session/content'
-import type { SystemNoteText } from './options'
+import type { PromptPart, SessionContentBlock, SystemNoteText } from '../core/content'
 
 /** Text a reader would see: anything but whitespace. */
 const VISIBLE = /\S/

@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
+import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolDisclosure, ToolRegistry } from '../tools/registry'
 import type { ToolMap } from '../tools/types'
-import type { AgentBehavior } from './behavior'
 import { createToolRegistry } from '../tools/registry'
 import { backgroundAvailability, isShellTool, resolveShellSpec, shellBehaviorOf, taskTools } from '../tools/shell'
 

@@ -1,40 +1,41 @@
 import type { BehaviorPolicy, PolicyContext } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
+import type { SessionTurn } from '../core/content'
+import type { AgentStats, ChildRunStats } from '../core/stats'
+import type { StopReason } from '../core/stop-reason'
 import type { AgentHookBus } from '../hooks/bus'
+import type { AgentHookName } from '../hooks/hook-map'
+import type { RunContext } from '../loop/run-context'
 import type { Provider } from '../providers/types'
-import type { SessionTurn } from '../session/content'
 import type { Session } from '../session/session'
+import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
 import type { SubagentHost, SubagentParent } from '../tools/types'
 import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
-import type { RunContext } from './run-context'
-import type { AgentStats, ChildRunStats } from './stats'
 import type { SteeringQueues } from './steering'
-import type { StopReason } from './stop-reason'
-import type { FrozenPromptSections } from './system-freeze'
 import { setMaxListeners } from 'node:events'
 import { BUILT_IN_POLICIES } from '../behavior'
+import { DEFAULT_AGENT_CLOCK } from '../core/clock'
+import { definedOnly } from '../core/defined-only'
+import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
+import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { hookTimeout, runIds } from '../loop/stream-turn'
+import { startWallDeadline, untilWall } from '../loop/wall-deadline'
+import { resolveModelTargets } from '../providers/model-targets'
+import { composeSystemPrompt } from '../session/system-freeze'
 import { filterUnresolvedToolUses } from '../wire/pairing'
-import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from './behavior'
-import { DEFAULT_AGENT_CLOCK } from './clock'
-import { definedOnly } from './defined-only'
 import { mcpInstructionsSection } from './mcp-loader'
-import { resolveModelTargets } from './model-targets'
-import { withTimeout } from './operation-timeout'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
 import { isBlankPrompt, promptContent } from './prompt-content'
 import { prepareRunTools } from './run-tools'
 import { onAbort } from './signal-fanout'
 import { attachSteering } from './steering'
-import { composeSystemPrompt } from './system-freeze'
 import { planToolDisclosure } from './tool-disclosure'
-import { startWallDeadline, untilWall } from './wall-deadline'
 
 /** What an agent hands each of its runs. */
 export interface RunEnvironment {
@@ -373,7 +374,7 @@ function subagentHost(hooks: AgentHookBus, children: ChildRunStats[], session: S
   let lastLabel: number | undefined
   return {
     parent,
-    emit: (name, ctx) => fireHook(hooks, name, ctx as never),
+    emit: (name, ctx) => fireHook(hooks, name as AgentHookName, ctx as never),
     reportChild: child => children.push(child),
     nextChildLabel: () => {
       // Labels are unique within the session, so `resume: 'child-2'` names one run.

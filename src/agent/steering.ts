@@ -1,7 +1,6 @@
-import type { PromptPart } from '../session/content'
+import type { PromptPart, SystemNoteText } from '../core/content'
+import type { PendingTurn, RunContext } from '../loop/run-context'
 import type { MessageQueue } from './message-queue'
-import type { SystemNoteText } from './options'
-import type { PendingTurn, RunContext } from './run-context'
 import { promptContent } from './prompt-content'
 
 /** A user message waiting in `agent.steer` or `agent.followUp`. */

@@ -1,7 +1,7 @@
+import type { PromptPart } from '../core/content'
+import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { ClassifiedError } from '../errors'
-import type { PromptPart } from '../session/content'
 import type { ToolOutcome, ToolOutput } from '../tools/types'
-import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from './stats'
 
 /** What every event of `agent.stream()` carries: which run emitted it, and how deep in the subagent tree. */
 export interface AgentEventBase {

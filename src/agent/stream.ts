@@ -1,6 +1,6 @@
+import type { AgentStats } from '../core/stats'
 import type { RunHookMap } from '../hooks/hook-map'
 import type { AgentRunOptions } from './options'
-import type { AgentStats } from './stats'
 import type { AgentStreamEvent } from './stream-events'
 import { AgentAbortedError } from '../errors'
 import { EventBuffer } from './event-buffer'
@@ -105,10 +105,11 @@ export function streamRun(run: (options: AgentRunOptions) => Promise<AgentStats>
 function mergeHooks(own: RunHookMap | undefined, added: RunHookMap): RunHookMap {
   if (!own)
     return added
-  const merged: RunHookMap = { ...own }
+  // Entries are copied name by name, so one loose view of both maps is enough here.
+  const merged: Record<string, unknown> = { ...own }
   for (const [name, handler] of Object.entries(added)) {
     const existing = merged[name]
     merged[name] = existing === undefined ? handler : [...[existing].flat(), ...[handler].flat()]
   }
-  return merged
+  return merged as RunHookMap
 }

@@ -1,10 +1,10 @@
+import type { SessionTurn } from '../core/content'
+import type { AgentBehavior } from '../knobs/behavior'
 import type { McpConnection } from '../mcp/types'
-import type { SessionTurn } from '../session/content'
+import type { FrozenPromptSections } from '../session/system-freeze'
 import type { ToolDisclosure } from '../tools/registry'
 import type { ToolCatalogEntry } from '../tools/tool-search'
 import type { ToolDef, ToolMap } from '../tools/types'
-import type { AgentBehavior } from './behavior'
-import type { FrozenPromptSections } from './system-freeze'
 import { CALL_TOOL_NAME, createCallTool, createToolSearchTool, renderCatalogSection, TOOL_SEARCH_NAME, unlockSetOf } from '../tools/tool-search'
 
 /** What lazy disclosure changes in one run: extra tools, the registry's disclosure, a prompt section. */

@@ -1,6 +1,6 @@
 import type { BehaviorPolicy } from './policy'
-import { activeLimit } from '../agent/behavior'
 import { AgentBudgetExceededError } from '../errors'
+import { activeLimit } from '../knobs/behavior'
 
 /**
  * Run budgets (`maxCostUsd`, `maxTotalTokens`, `maxWallMs`), checked after

@@ -1,10 +1,10 @@
-import type { AgentBehavior } from '../agent/behavior'
-import type { AgentClock } from '../agent/clock'
-import type { TurnUsage } from '../agent/stats'
-import type { StopReason } from '../agent/stop-reason'
 import type { ExecutionContext } from '../contexts/types'
+import type { AgentClock } from '../core/clock'
+import type { InjectedTurnReason } from '../core/content'
+import type { TurnUsage } from '../core/stats'
+import type { StopReason } from '../core/stop-reason'
 import type { AgentHookBus } from '../hooks/bus'
-import type { InjectedTurnReason } from '../session/content'
+import type { AgentBehavior } from '../knobs/behavior'
 import type { Session } from '../session/session'
 
 /** What a policy may read about the run it is attached to. */

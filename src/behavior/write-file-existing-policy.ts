@@ -1,21 +1,10 @@
 import type { ToolGateContext } from '../hooks/hook-map'
+import type { WriteFileExistingPolicy } from '../knobs/file-knobs'
 import type { BehaviorPolicy } from './policy'
 import { debugLog } from '../debug'
 import { fileToolBehaviorOf } from '../tools/file-behavior'
 import { displayPath } from '../tools/file-content'
 import { pathMatcher } from '../tools/glob-pattern'
-
-export type WriteFileExistingMode = 'allow' | 'block-with-edit-recipe'
-
-/**
- * What `write_file` may do to a path that already exists. Path lists are
- * globs, matched against the path relative to the working directory and
- * against the absolute path; `denyPaths` wins over `allowPaths`, and both win
- * over `mode` (default `'allow'`).
- */
-export type WriteFileExistingPolicy
-  = | WriteFileExistingMode
-    | { mode?: WriteFileExistingMode, allowPaths?: readonly string[], denyPaths?: readonly string[] }
 
 function matchesAny(patterns: readonly string[] | undefined, paths: readonly string[]): boolean {
   return (patterns ?? []).some((pattern) => {

@@ -1,56 +1,38 @@
 import type { Hookable, HookCallback } from 'hookable'
 import type { AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
 import { createHooks } from 'hookable'
-import { withTimeout } from '../agent/operation-timeout'
+import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { OperationTimeoutError } from '../errors'
+import { MCP_HOOK_NAMES } from '../mcp/hooks'
+import { SESSION_HOOK_NAMES } from '../session/hooks'
+import { TOOL_HOOK_NAMES } from '../tools/hooks'
+import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
+import { mayReach, trackRegistrations } from './registrations'
+import { RUN_HOOK_NAMES } from './run-hooks'
 
 /** `agent.hooks`: a hookable instance typed by the agent's event map. */
 export type AgentHookBus = Hookable<AgentHooks>
 
+/** A fresh bus that keeps count of its registrations, so unheard hooks can be skipped cheaply. */
 export function createHookBus(): AgentHookBus {
-  return createHooks<AgentHooks>()
+  return trackRegistrations(createHooks<AgentHooks>())
 }
 
-const KNOWN_HOOKS: ReadonlySet<string> = new Set<AgentHookName>([
-  'agent:start',
-  'agent:done',
-  'agent:abort',
-  'agent:error',
-  'turn:before',
-  'turn:after',
-  'system:transform',
-  'context:transform',
-  'stream:start',
-  'stream:text',
-  'stream:thinking',
-  'stream:end',
-  'stream:retry',
-  'usage',
-  'tool:gate',
-  'tool:before',
-  'tool:transform',
-  'tool:after',
-  'tool:error',
-  'tool-results:after',
-  'session:start',
-  'session:turns',
-  'session:end',
-  'steer:inject',
-  'pairing:repair',
-  'tool-state:commit-failed',
-  'model:fallback',
-  'background:stall',
-  'mcp:tools:filter',
-  'mcp:tool:transform',
-  'mcp:tool:after',
-  'mcp:close',
-  'mcp:auth:required',
-  'mcp:elicitation',
-  'spawn:before',
-  'spawn:complete',
-  'spawn:error',
-])
+/**
+ * Every event name, from the lists each domain keeps next to its event types.
+ * The `satisfies` makes a missing or extra name a compile error, so an event
+ * added to `AgentHooks` is known at run time without a second hand-kept list.
+ */
+const OWN_HOOK_NAMES = {
+  ...RUN_HOOK_NAMES,
+  ...TOOL_HOOK_NAMES,
+  ...SESSION_HOOK_NAMES,
+  ...MCP_HOOK_NAMES,
+  ...SPAWN_HOOK_NAMES,
+} as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
+
+const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))
 
 /** Whether `name` is an event of the agent or of a subagent (`child:<event>`). */
 export function isKnownHook(name: string): boolean {
@@ -82,34 +64,16 @@ export function registerHookMap(bus: AgentHookBus, hooks: AgentHookMap | RunHook
   }
 }
 
-/** The parts of hookable's instance state that say whether a call would reach anyone. */
-interface HookableState {
-  _hooks?: Record<string, readonly unknown[] | undefined>
-  _before?: readonly unknown[]
-  _after?: readonly unknown[]
-}
-
 /**
  * Whether calling `name` would reach anyone: one of its handlers, or a
  * `beforeEach` / `afterEach` observer (those see every call). The loop checks
  * this before building a hook's context, so a hook nobody listens to costs
- * neither an object nor an async hop. Answers `true` whenever hookable's state
- * does not look as expected: a hookable upgrade can make this slower, never
- * make it skip a handler.
+ * neither an object nor an async hop. The answer comes from counting what was
+ * registered through the bus's public methods (`trackRegistrations`); a bus
+ * built elsewhere always answers `true`.
  */
 export function hasHookHandlers(bus: AgentHookBus, name: AgentHookName): boolean {
-  const state = bus as unknown as HookableState
-  const table = state._hooks
-  if (typeof table !== 'object' || table === null)
-    return true
-  if (isNonEmpty(state._before) || isNonEmpty(state._after))
-    return true
-  const handlers = table[name]
-  return handlers !== undefined && (!Array.isArray(handlers) || handlers.length > 0)
-}
-
-function isNonEmpty(list: readonly unknown[] | undefined): boolean {
-  return list !== undefined && (!Array.isArray(list) || list.length > 0)
+  return mayReach(bus, name)
 }
 
 export interface BoundedHookOptions {

@@ -1,4 +1,4 @@
-import type { RetryConfig } from '../agent/behavior'
+import type { RetryConfig } from '../knobs/behavior'
 
 export interface ResolvedRetry {
   maxAttempts: number

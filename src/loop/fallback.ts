@@ -1,4 +1,4 @@
-import type { RunContext } from '../agent/run-context'
+import type { RunContext } from './run-context'
 import type { StreamedTurn, TurnRequest } from './stream-turn'
 import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { callHookBounded } from '../hooks/bus'

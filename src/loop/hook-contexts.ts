@@ -1,6 +1,6 @@
-import type { RunContext } from '../agent/run-context'
 import type { McpToolHookContext, ToolAfterContext, ToolHookContext, TurnAfterContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
+import type { RunContext } from './run-context'
 
 /*
  * The hook contexts built on every turn and for every tool call, written out as single object

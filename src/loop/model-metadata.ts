@@ -5,7 +5,7 @@
  * attempt: a fallback to another provider or model reads that target's entry.
  */
 
-import type { RunContext } from '../agent/run-context'
+import type { RunContext } from './run-context'
 import type { TurnRequest } from './stream-turn'
 import { extendContext } from '../hooks/context'
 import { resolveModelOverrides } from '../providers/catalog/catalog'

@@ -1,7 +1,6 @@
-import type { RunContext } from '../agent/run-context'
 import type { StreamOptions, TurnResult } from '../providers/types'
+import type { RunContext } from './run-context'
 import type { WatchdogKind } from './watchdog'
-import { activeLimit, BEHAVIOR_DEFAULTS } from '../agent/behavior'
 import {
   AgentBudgetExceededError,
   AgentContextExceededError,
@@ -11,6 +10,7 @@ import {
 } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
+import { activeLimit, BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { backoffDelay, resolveRetry, sleep } from './backoff'
 import { startStreamWatchdog } from './watchdog'
 

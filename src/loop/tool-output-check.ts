@@ -1,4 +1,4 @@
-import type { ToolResultContent } from '../session/content'
+import type { ToolResultContent } from '../core/content'
 import type { ToolOutput } from '../tools/types'
 
 /** A tool's (or a hook's) return value made into something every wire can carry. */

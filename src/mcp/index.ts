@@ -25,9 +25,9 @@ export type { McpCredentialStore, McpStoredCredentials } from './oauth'
 export { createPinnedFetch, MAX_PINNED_REDIRECTS } from './pinned-fetch'
 export type { PinnedFetchOptions } from './pinned-fetch'
 export { createMcpServerPool, isPoolableServer } from './pool'
-export type { McpPoolAcquireOptions, McpPooledServerInfo, McpPooledServerState, McpServerLease, McpServerPool, McpServerPoolOptions } from './pool'
 export { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS, mapCallResult, McpToolError, toToolOutput } from './tools'
 export type { McpCallControl, McpCallFn, McpCallResult, McpToolDefOptions } from './tools'
+export type { McpPoolAcquireOptions, McpPooledServerInfo, McpPooledServerState, McpServerLease, McpServerPool, McpServerPoolOptions } from './types'
 export type {
   ConnectMcpServersOptions,
   McpAuthRequiredContext,

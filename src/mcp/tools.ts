@@ -1,4 +1,4 @@
-import type { ToolResultContent } from '../session/content'
+import type { ToolResultContent } from '../core/content'
 import type { ToolDef, ToolOutput } from '../tools/types'
 import type { McpToolSchema } from './types'
 import { OperationTimeoutError } from '../errors'

@@ -1,8 +1,9 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ExecutionContext } from '../contexts/types'
 import type { ToolMap } from '../tools/types'
 import type { McpElicitationHandler } from './elicitation'
 import type { McpCredentialStore } from './oauth/types'
-import type { McpServerPool } from './pool'
 
 /** One tool as an MCP server lists it (the `tools/list` payload), or as a host cached it. */
 export interface McpToolSchema {
@@ -208,4 +209,77 @@ export interface ConnectMcpServersOptions {
   pool?: McpServerPool
   /** Identity of the session this connection serves; `shared: false` servers get one process per key. */
   poolKey?: string
+}
+
+/** How a pool shares and retires server processes. */
+export interface McpServerPoolOptions {
+  /**
+   * Keep a process running this many milliseconds after its last connection
+   * released it, so a session that reconnects soon reuses it. Default 0: the
+   * process is closed as soon as the last connection lets go.
+   */
+  idleMs?: number
+}
+
+/**
+ * - `starting`: spawned, `initialize` still running.
+ * - `ready`: serving at least one connection.
+ * - `idle`: no connection holds it; waiting out `idleMs`.
+ */
+export type McpPooledServerState = 'starting' | 'ready' | 'idle'
+
+/** Diagnostics for one pooled process. A snapshot: it does not change afterwards. */
+export interface McpPooledServerInfo {
+  command: string
+  args: string[]
+  /** The session key, for a `shared: false` process (absent when shared by every session). */
+  poolKey?: string
+  pid?: number
+  /** Connections currently holding the process (including ones still waiting for it to start). */
+  refs: number
+  state: McpPooledServerState
+}
+
+/** What one connection passes when it borrows a pooled server. */
+export interface McpPoolAcquireOptions {
+  /** The connection's session key (see `ConnectMcpServersOptions.poolKey`). */
+  poolKey?: string
+  /** Announced in `initialize`; the connection that starts the process decides it. */
+  clientInfo: { name: string, version: string }
+  /** Bound on spawning and `initialize`, for the connection that starts the process. */
+  connectTimeoutMs: number
+  /** Bound on closing the process, taken from the connection that starts it. */
+  closeTimeoutMs: number
+  /** Receives the process's stderr while this connection holds it. */
+  onStderr?: (chunk: string) => void
+  /** Called if the process goes away while this connection holds it. */
+  onClose?: () => void
+}
+
+/** One connection's hold on a pooled server. */
+export interface McpServerLease {
+  /** The pool's client: shared, so never close it or replace its handlers. Call `release()` instead. */
+  readonly client: Client
+  readonly transport: Transport
+  readonly pid?: number
+  /** Last few kilobytes of the process's stderr. */
+  stderrTail: () => string
+  /** Drop this hold. Closing the last one closes the process (after `idleMs`). Idempotent. */
+  release: () => Promise<void>
+}
+
+/** Shares host-spawned stdio MCP server processes between connections. */
+export interface McpServerPool {
+  /** Number of pooled processes (starting, in use, or idle). */
+  readonly size: number
+  /** One snapshot per pooled process. */
+  servers: () => McpPooledServerInfo[]
+  /**
+   * Borrow the process matching `config` (and `poolKey` when `shared` is false),
+   * starting it when there is none. Used by `connectMcpServers`; the config
+   * must be expanded and valid, and eligible (`isPoolableServer`).
+   */
+  acquire: (config: McpServerConfig, options: McpPoolAcquireOptions) => Promise<McpServerLease>
+  /** Close every pooled process, each bounded by its close timeout. Later acquires fail. Idempotent. */
+  close: () => Promise<void>
 }

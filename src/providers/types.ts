@@ -1,5 +1,6 @@
-import type { TurnFinishReason, TurnUsage } from '../agent/stats'
-import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../session/content'
+import type { SessionContentBlock, SessionMessage } from '../core/content'
+import type { TurnFinishReason, TurnUsage } from '../core/stats'
+import type { ToolResult } from '../core/tool-io'
 import type { ThinkingLevel } from './thinking'
 
 /** A tool as the model sees it: the (wire) name, a description and a JSON Schema for its input. */
@@ -16,12 +17,7 @@ export interface ToolCall {
   input: Record<string, unknown>
 }
 
-/** The answer to one tool call, paired by `callId`. */
-export interface ToolResult {
-  callId: string
-  output: string | ToolResultContent[]
-  isError?: boolean
-}
+export type { ToolResult }
 
 /** What a provider can do; the loop and wire transforms read it instead of checking names. */
 export interface ProviderCapabilities {

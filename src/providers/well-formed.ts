@@ -15,7 +15,7 @@
  * `isWellFormed` answers at once for one-byte strings, which most text is.
  */
 
-import type { SessionContentBlock } from '../session/content'
+import type { SessionContentBlock } from '../core/content'
 import type { ToolSpec } from './types'
 
 /** Node 20 has both methods; the compiler's ES2023 library does not declare them yet. */

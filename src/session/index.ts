@@ -4,10 +4,8 @@
  * @module zidane/session
  */
 
-export { catalogChangeNotes, latestSystemSnapshot, systemSnapshotTurn } from '../agent/system-freeze'
-export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from '../agent/system-freeze'
+export type { SessionTurn } from '../core/content'
 export { filterUnresolvedToolUses } from '../wire/pairing'
-export type { SessionTurn } from './content'
 /**
  * `zidane/session`: conversations that outlive a run and survive a crash.
  *
@@ -18,5 +16,7 @@ export { createSession, loadSession } from './session'
 export type { CreateSessionOptions, LoadSessionOptions, Session } from './session'
 export { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler } from './stores'
 export type * from './stores'
+export { catalogChangeNotes, latestSystemSnapshot, systemSnapshotTurn } from './system-freeze'
+export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './system-freeze'
 export { SESSION_FORMAT_VERSION } from './types'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './types'

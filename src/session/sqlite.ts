@@ -19,7 +19,7 @@
  */
 
 import type Database from 'better-sqlite3'
-import type { SessionTurn } from './content'
+import type { SessionTurn } from '../core/content'
 import type { CorruptRecords } from './stores/corrupt-records'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from './types'
 import { mkdirSync } from 'node:fs'

@@ -1,4 +1,4 @@
-import type { ToolResultContent } from './content'
+import type { ToolResultContent } from '../core/content'
 
 const utf8 = new TextEncoder()
 // eslint-disable-next-line no-control-regex

@@ -1,6 +1,6 @@
-import type { StopReason } from '../agent/stop-reason'
+import type { SessionTurn } from '../core/content'
+import type { StopReason } from '../core/stop-reason'
 import type { SessionRecordLocation } from '../errors'
-import type { SessionTurn } from './content'
 
 /**
  * Version of the stored session format. Every store writes it, and every

@@ -1,6 +1,6 @@
-import type { TurnFinishReason, TurnUsage } from '../agent/stats'
+import type { SessionContentBlock } from '../core/content'
+import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { Provider, ProviderCapabilities, StreamCallbacks, StreamOptions, ToolCall, TurnResult } from '../providers/types'
-import type { SessionContentBlock } from '../session/content'
 import { ClassifiedError } from '../errors'
 import { sleep } from '../loop/backoff'
 

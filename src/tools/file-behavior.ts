@@ -4,16 +4,8 @@
  * ignored (falls back to the default) instead of changing what a tool does.
  */
 
-import type { AgentBehavior } from '../agent/behavior'
-import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
-
-/** Slice limits `read_file` applies when a call omits them. */
-export interface ReadFileDefaults {
-  /** Lines per read when the call gives no `limit`. */
-  limit?: number
-  /** Bytes of text per read. Images and PDFs keep the attachment caps. */
-  maxBytes?: number
-}
+import type { AgentBehavior } from '../knobs/behavior'
+import type { ReadFileDefaults, WriteFileExistingPolicy } from '../knobs/file-knobs'
 
 /** Fields of `AgentBehavior` the file tools read. */
 export type FileToolBehavior = Pick<AgentBehavior, 'readLineNumbers' | 'readFileDefaults' | 'dedupReads' | 'requireReadBeforeEdit' | 'trackShellReads' | 'writeFileExistingPolicy'>

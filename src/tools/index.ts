@@ -4,12 +4,13 @@
  * @module zidane/tools
  */
 
+export type { ReadFileDefaults } from '../knobs/file-knobs'
 export { createEditTool, edit } from './edit'
 export type { EditInput, EditToolOptions } from './edit'
 export { createFetchUrlTool, DEFAULT_FETCH_MAX_OUTPUT_CHARS, DEFAULT_FETCH_MAX_REDIRECTS, DEFAULT_FETCH_MAX_RESPONSE_BYTES, DEFAULT_FETCH_TIMEOUT_MS, FetchRefusedError, fetchUrl } from './fetch-url'
 export type { FetchCacheOptions, FetchUrlInput, FetchUrlToolOptions, HostResolver, ResolvedAddress } from './fetch-url'
 export { fileToolBehaviorOf } from './file-behavior'
-export type { FileToolBehavior, ReadFileDefaults } from './file-behavior'
+export type { FileToolBehavior } from './file-behavior'
 export { createGlobTool, glob } from './glob'
 export type { GlobInput, GlobToolOptions } from './glob'
 export { createGrepTool, grep } from './grep'
@@ -37,7 +38,7 @@ export { tool } from './tool'
 export type { ToolFromSchemaOptions, ZodSchemaLike, ZodSchemaOutput } from './tool'
 export { CALL_TOOL_NAME, createCallTool, createToolSearchTool, DEFAULT_TOOL_SEARCH_LIMIT, renderCatalogSection, searchCatalog, TOOL_SEARCH_NAME, unwrapCallTool } from './tool-search'
 export type { CatalogSectionOptions, ToolCatalogEntry, ToolSearchToolOptions } from './tool-search'
-export type { SubagentHost, SubagentParent, ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './types'
+export type { SubagentEventName, SubagentHost, SubagentParent, ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './types'
 export { braveBackend, createWebSearchTool, DEFAULT_WEB_SEARCH_LIMIT, duckDuckGoBackend, formatSearchResults, MAX_WEB_SEARCH_LIMIT, tavilyBackend, webSearch } from './web-search'
 export type { BraveBackendOptions, DuckDuckGoBackendOptions, TavilyBackendOptions, WebSearchBackend, WebSearchInput, WebSearchOptions, WebSearchResult, WebSearchToolOptions } from './web-search'
 export { createWriteFileTool, writeFile } from './write-file'

@@ -3,7 +3,7 @@
  * or PDF as an attachment, read through the agent's execution context.
  */
 
-import type { ToolResultContent } from '../session/content'
+import type { ToolResultContent } from '../core/content'
 import type { ToolDescriptionOverride } from './prompts'
 import type { ReadSlice } from './read-state'
 import type { ToolContext, ToolDef, ToolOutput } from './types'

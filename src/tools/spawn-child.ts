@@ -1,12 +1,12 @@
-import type { AgentBehavior } from '../agent/behavior'
-import type { ModelTargetSpec } from '../agent/model-targets'
 import type { AgentOptions, AgentRunOptions } from '../agent/options'
 import type { ExecutionContext } from '../contexts/types'
+import type { AgentBehavior } from '../knobs/behavior'
+import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
 import type { ToolContext, ToolMap } from './types'
-import { resolveBehavior } from '../agent/behavior'
-import { resolveModelTargets } from '../agent/model-targets'
+import { resolveBehavior } from '../knobs/behavior'
+import { resolveModelTargets } from '../providers/model-targets'
 
 /**
  * What a subagent is made of. Every field is optional: what is left out comes

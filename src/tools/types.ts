@@ -1,24 +1,14 @@
-import type { AgentBehavior } from '../agent/behavior'
-import type { ModelTargetSpec } from '../agent/model-targets'
-import type { ChildRunStats } from '../agent/stats'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
-import type { AgentHookName } from '../hooks/hook-map'
+import type { ChildRunStats } from '../core/stats'
+import type { ToolOutcome, ToolOutput, ValidationResult } from '../core/tool-io'
+import type { AgentBehavior } from '../knobs/behavior'
+import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider, ToolSpec } from '../providers/types'
-import type { ToolResultContent } from '../session/content'
 import type { Session } from '../session/session'
 import type { ToolStateView } from '../tool-state/types'
 
-/** What a mutating tool did, reported through `ctx.reportOutcome` and surfaced on `tool:after`. */
-export type ToolOutcome = 'created' | 'updated' | 'edited' | 'noop' | 'failed'
-
-/** What a tool returns: plain text, or blocks when it has media to keep. */
-export type ToolOutput = string | ToolResultContent[]
-
-/** Outcome of checking a tool's input before it runs. `value` is what `execute` receives. */
-export type ValidationResult<T = Record<string, unknown>>
-  = | { ok: true, value: T }
-    | { ok: false, error: string }
+export type { ToolOutcome, ToolOutput, ValidationResult }
 
 /** Everything a tool may know about the call it is serving. */
 export interface ToolContext {
@@ -58,10 +48,17 @@ export interface ToolContext {
   reportOutcome: (outcome: ToolOutcome) => void
 }
 
+/**
+ * The events a subagent tool fires through `SubagentHost.emit`. Spelled as
+ * patterns rather than the agent's hook names because tools sit below the
+ * hook bus; the bus still only reaches handlers of events it knows.
+ */
+export type SubagentEventName = `spawn:${string}` | `child:${string}`
+
 /** The run-side seam for tools that run subagents. */
 export interface SubagentHost {
   /** Fire an event on this agent's hook bus (`spawn:*`, and `child:*` re-emissions); observers only, not awaited. */
-  emit: (name: AgentHookName, ctx: object) => void
+  emit: (name: SubagentEventName, ctx: object) => void
   /** Add a finished child's stats to this run's `stats.children` and totals. */
   reportChild: (child: ChildRunStats) => void
   /** A fresh label for a child of this agent's session: `child-1`, `child-2`, … */

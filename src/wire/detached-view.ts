@@ -1,4 +1,4 @@
-import type { SessionMessage } from '../session/content'
+import type { SessionMessage } from '../core/content'
 import { sameItems } from './messages'
 
 /** A wire view a hook may edit in place, and the way back to the original objects. */

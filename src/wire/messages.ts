@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage, SessionTurn } from '../session/content'
+import type { SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
 
 /**
  * The provider-neutral wire view of a conversation: user and assistant turns

@@ -1,5 +1,5 @@
+import type { SessionContentBlock, SessionMessage, SessionTurn, ToolResultBlock } from '../core/content'
 import type { PairingRepair } from '../errors'
-import type { SessionContentBlock, SessionMessage, SessionTurn, ToolResultBlock } from '../session/content'
 
 /**
  * The output of the synthetic error result the pairing pass gives a tool call

@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage } from '../session/content'
+import type { SessionContentBlock, SessionMessage } from '../core/content'
 
 /**
  * Whether a wire view already has the shape `repairToolPairing` produces, so

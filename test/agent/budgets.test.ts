@@ -1,4 +1,4 @@
-import type { AgentClock } from '../../src/agent/clock'
+import type { AgentClock } from '../../src/core/clock'
 import type { ToolResult } from '../../src/providers/types'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'

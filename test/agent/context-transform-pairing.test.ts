@@ -1,5 +1,5 @@
+import type { SessionMessage } from '../../src/core/content'
 import type { PairingRepair } from '../../src/errors'
-import type { SessionMessage } from '../../src/session/content'
 import type { ScriptedTurn } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
-import { resolveModelTargets } from '../../src/agent/model-targets'
 import { AgentProviderError } from '../../src/errors'
+import { resolveModelTargets } from '../../src/providers/model-targets'
 import { scriptedProvider } from '../../src/testing'
 
 const failing = (kind: 'auth' | 'server' = 'auth') => ({ error: { kind, message: `${kind} failure`, retryable: kind === 'server' } })

@@ -52,6 +52,7 @@ describe('per-run attachment', () => {
   it('removes its signal listener even when a per-run hook name is refused', async () => {
     const controller = new AbortController()
     const agent = createAgent({ provider: scriptedProvider([{ text: 'x' }]) })
+    // @ts-expect-error an unknown event name is refused by the type too; this checks the run-time refusal
     await expect(agent.run({ prompt: 'go', signal: controller.signal, hooks: { 'no:such-hook': () => {} } })).rejects.toThrow(/Unknown hook/)
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
     const stats = await agent.run({ prompt: 'go', signal: controller.signal })

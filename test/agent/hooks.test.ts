@@ -322,6 +322,7 @@ describe('per-run hooks', () => {
     const provider = scriptedProvider([{ text: 'ok' }])
     const agent = createAgent({ provider })
     let calls = 0
+    // @ts-expect-error an unknown event name is refused by the type too; this checks the run-time refusal
     await expect(agent.run({ prompt: 'p', hooks: { 'turn:after': () => void calls++, 'turn:afterr': () => {} } })).rejects.toThrow(/Unknown hook "turn:afterr"/)
     expect(agent.running).toBe(false)
     expect(provider.requests).toHaveLength(0)

@@ -1,5 +1,5 @@
-import type { AgentBehavior } from '../../src/agent/behavior'
 import type { TurnAfterContext } from '../../src/hooks/hook-map'
+import type { AgentBehavior } from '../../src/knobs/behavior'
 import type { ToolContext } from '../../src/tools/types'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'

@@ -1,4 +1,4 @@
-import type { AgentBehavior } from '../../src/agent/behavior'
+import type { AgentBehavior } from '../../src/knobs/behavior'
 import type { ScriptedTurn } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'

@@ -1,4 +1,4 @@
-import type { ToolResultBlock, ToolResultContent } from '../../src/session/content'
+import type { ToolResultBlock, ToolResultContent } from '../../src/core/content'
 import type { ToolDef } from '../../src/tools/types'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

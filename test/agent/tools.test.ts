@@ -1,4 +1,4 @@
-import type { ToolResultBlock } from '../../src/session/content'
+import type { ToolResultBlock } from '../../src/core/content'
 import type { ToolDef } from '../../src/tools/types'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'

@@ -1,7 +1,7 @@
 /** Shared inputs and recorders for the Anthropic provider tests. */
 
+import type { SessionContentBlock, SessionMessage } from '../../src/core/content'
 import type { StreamCallbacks, StreamOptions } from '../../src/providers/types'
-import type { SessionContentBlock, SessionMessage } from '../../src/session/content'
 
 export function user(...content: SessionContentBlock[]): SessionMessage {
   return { role: 'user', content }

@@ -1,4 +1,4 @@
-import type { SessionContentBlock } from '../../src/session/content'
+import type { SessionContentBlock } from '../../src/core/content'
 import { describe, expect, it } from 'vitest'
 import { ClassifiedError } from '../../src/errors'
 import { buildAnthropicRequest } from '../../src/providers/anthropic'

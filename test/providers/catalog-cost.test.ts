@@ -1,4 +1,4 @@
-import type { TurnUsage } from '../../src/agent/stats'
+import type { TurnUsage } from '../../src/core/stats'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fillEstimatedCost, setModelCatalog } from '../../src/providers/catalog'
 

@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../src/core/content'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildChatRequest } from '../../src/providers/openai-chat'

@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../src/core/content'
 import { describe, expect, it } from 'vitest'
 import { ClassifiedError } from '../../src/errors'
 import { buildChatRequest, wireToolCallId } from '../../src/providers/openai-chat'

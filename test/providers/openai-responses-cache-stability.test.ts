@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage } from '../../src/core/content'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildResponsesRequest, encodeReasoningSignature } from '../../src/providers/openai/responses'

@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage } from '../../src/core/content'
 import type { FakeOpenAI } from '../support/fake-openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { encodeReasoningSignature, responsesInput } from '../../src/providers/openai/responses'

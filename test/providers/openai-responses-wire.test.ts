@@ -1,5 +1,5 @@
+import type { SessionContentBlock } from '../../src/core/content'
 import type { ThinkingLevel } from '../../src/providers/thinking'
-import type { SessionContentBlock } from '../../src/session/content'
 import type { FakeOpenAI } from '../support/fake-openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ClassifiedError } from '../../src/errors'

@@ -1,4 +1,4 @@
-import type { SessionMessage } from '../../src/session/content'
+import type { SessionMessage } from '../../src/core/content'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { anthropicToolUseId, buildAnthropicRequest } from '../../src/providers/anthropic'

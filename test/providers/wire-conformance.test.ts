@@ -6,9 +6,9 @@
  * rules of `src/providers/shared` must hold on every wire.
  */
 
+import type { SessionContentBlock, SessionMessage } from '../../src/core/content'
 import type { ChatDialect } from '../../src/providers/openai-chat'
 import type { StreamOptions } from '../../src/providers/types'
-import type { SessionContentBlock, SessionMessage } from '../../src/session/content'
 import type { CorpusCase } from './wire-corpus'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

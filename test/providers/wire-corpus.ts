@@ -6,7 +6,7 @@
  * place throws instead of passing.
  */
 
-import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../src/core/content'
 import { encodeReasoningSignature } from '../../src/providers/openai/responses'
 import { compactSummaryText, omittedUnresolved, omittedUnsupported } from '../../src/providers/shared/content-rules'
 

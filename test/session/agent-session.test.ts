@@ -1,4 +1,4 @@
-import type { SessionTurn } from '../../src/session/content'
+import type { SessionTurn } from '../../src/core/content'
 import type { SessionStore } from '../../src/session/types'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'

@@ -5,7 +5,7 @@
  * wire stays paired.
  */
 
-import type { SessionTurn } from '../../src/session/content'
+import type { SessionTurn } from '../../src/core/content'
 import type { SessionData, SessionStore } from '../../src/session/types'
 import { appendFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,4 +1,4 @@
-import type { SessionTurn } from '../../src/session/content'
+import type { SessionTurn } from '../../src/core/content'
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

@@ -4,7 +4,7 @@
  * every other store unchanged. Later format versions must keep this passing.
  */
 
-import type { SessionContentBlock } from '../../src/session/content'
+import type { SessionContentBlock } from '../../src/core/content'
 import type { SessionData, SessionStore } from '../../src/session/types'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'

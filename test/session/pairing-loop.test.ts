@@ -1,4 +1,4 @@
-import type { SessionTurn } from '../../src/session/content'
+import type { SessionTurn } from '../../src/core/content'
 import { describe, expect, it } from 'vitest'
 import { createAgent, SYNTHETIC_TOOL_RESULT_PLACEHOLDER } from '../../src'
 import { AgentToolPairingError } from '../../src/errors'

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
-import type { SessionTurn } from '../../src/session/content'
+import type { SessionTurn } from '../../src/core/content'
 import type { SessionStore } from '../../src/session/types'
 import { createServer } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-import type { SessionTurn } from '../../src/session/content'
+import type { SessionTurn } from '../../src/core/content'
 import type { SessionRun } from '../../src/session/types'
 
 /** A user prompt turn. */

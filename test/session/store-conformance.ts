@@ -3,7 +3,7 @@
  * runs against a fresh store per test: `describeStoreConformance('file', () => createFileStore({ dir }))`.
  */
 
-import type { SessionTurn } from '../../src/session/content'
+import type { SessionTurn } from '../../src/core/content'
 import type { SessionStore } from '../../src/session/types'
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'

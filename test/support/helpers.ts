@@ -1,13 +1,13 @@
+import type { AgentOptions, AgentRunOptions } from '../../src/agent/options'
+import type { BehaviorPolicy } from '../../src/behavior/policy'
 /**
  * Small helpers shared by the offline agent tests. Nothing here talks to a
  * network or reads a clock for assertions: timing comes from the script.
  */
-import type { AgentClock } from '../../src/agent/clock'
-import type { AgentOptions, AgentRunOptions } from '../../src/agent/options'
-import type { RunContext } from '../../src/agent/run-context'
-import type { AgentStats } from '../../src/agent/stats'
-import type { BehaviorPolicy } from '../../src/behavior/policy'
-import type { SessionContentBlock, SessionMessage, SessionTurn } from '../../src/session/content'
+import type { AgentClock } from '../../src/core/clock'
+import type { SessionContentBlock, SessionMessage, SessionTurn } from '../../src/core/content'
+import type { AgentStats } from '../../src/core/stats'
+import type { RunContext } from '../../src/loop/run-context'
 import type { ScriptedTurn } from '../../src/testing'
 import type { ToolDef } from '../../src/tools/types'
 import { MessageQueue } from '../../src/agent/message-queue'

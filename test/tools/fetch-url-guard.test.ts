@@ -1,4 +1,4 @@
-import type { ToolResultBlock } from '../../src/session/content'
+import type { ToolResultBlock } from '../../src/core/content'
 import type { ResolvedAddress } from '../../src/tools/fetch-url'
 import { describe, expect, it, vi } from 'vitest'
 import { createAgent } from '../../src'

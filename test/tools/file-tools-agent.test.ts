@@ -1,4 +1,4 @@
-import type { ToolResultBlock } from '../../src/session/content'
+import type { ToolResultBlock } from '../../src/core/content'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'

@@ -4,9 +4,9 @@
  * (like the loop makes them), and agent runs with the file policies attached.
  */
 
-import type { AgentBehavior } from '../../src/agent/behavior'
 import type { AgentOptions } from '../../src/agent/options'
 import type { ToolAfterContext } from '../../src/hooks/hook-map'
+import type { AgentBehavior } from '../../src/knobs/behavior'
 import type { Session } from '../../src/session/session'
 import type { FileToolBehavior } from '../../src/tools/file-behavior'
 import type { ToolContext, ToolDef, ToolOutcome, ToolOutput } from '../../src/tools/types'

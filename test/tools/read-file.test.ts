@@ -1,4 +1,4 @@
-import type { ToolResultContent } from '../../src/session/content'
+import type { ToolResultContent } from '../../src/core/content'
 import { describe, expect, it } from 'vitest'
 import { createReadFileTool, readFile } from '../../src/tools/read-file'
 import { fileBehavior, harness, newSession, tempDirs, workspace } from './file-tools-support'

@@ -1,4 +1,4 @@
-import type { ToolResultBlock } from '../../src/session/content'
+import type { ToolResultBlock } from '../../src/core/content'
 import type { ToolContext, ToolDef } from '../../src/tools/types'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'

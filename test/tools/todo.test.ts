@@ -1,4 +1,4 @@
-import type { ToolResultBlock } from '../../src/session/content'
+import type { ToolResultBlock } from '../../src/core/content'
 import type { ScriptedTurn } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'

@@ -1,4 +1,4 @@
-import type { AgentBehavior } from '../../src/agent/behavior'
+import type { AgentBehavior } from '../../src/knobs/behavior'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { activeLimit, resolveBehavior } from '../../src/agent/behavior'
+import { activeLimit, resolveBehavior } from '../../src/knobs/behavior'
 
 describe('resolveBehavior', () => {
   it('lets each run key win and merges extensions one level deep', () => {

@@ -1,6 +1,6 @@
-import type { AgentStats, TurnUsage } from '../../src/agent/stats'
+import type { AgentStats, TurnUsage } from '../../src/core/stats'
 import { describe, expect, it } from 'vitest'
-import { flattenTurns, statsByModel } from '../../src/agent/stats'
+import { flattenTurns, statsByModel } from '../../src/core/stats'
 
 function stats(turnUsage: TurnUsage[] | undefined, children: AgentStats['children'] = undefined): AgentStats {
   return { turns: turnUsage?.length ?? 0, totalIn: 0, totalOut: 0, totalCacheRead: 0, totalCacheCreation: 0, elapsed: 0, text: '', stopReason: 'completed', turnUsage, children }

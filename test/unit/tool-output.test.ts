@@ -1,4 +1,4 @@
-import type { ToolResultContent } from '../../src/session/content'
+import type { ToolResultContent } from '../../src/core/content'
 import { describe, expect, it } from 'vitest'
 import { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from '../../src/session/tool-output'
 

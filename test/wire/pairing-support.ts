@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage } from '../../src/core/content'
 
 /** Small builders and a strict pairing checker shared by the pairing tests. */
 

@@ -1,4 +1,4 @@
-import type { SessionContentBlock, SessionMessage, SessionTurn } from '../../src/session/content'
+import type { SessionContentBlock, SessionMessage, SessionTurn } from '../../src/core/content'
 import { describe, expect, it } from 'vitest'
 import { filterUnresolvedToolUses, repairToolPairing, SYNTHETIC_TOOL_RESULT_PLACEHOLDER } from '../../src/wire/pairing'
 import { pairingProblems } from '../support/helpers'

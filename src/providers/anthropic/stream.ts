@@ -5,8 +5,8 @@
  */
 
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
-import type { TurnFinishReason, TurnUsage } from '../../agent/stats'
-import type { SessionContentBlock } from '../../session/content'
+import type { SessionContentBlock } from '../../core/content'
+import type { TurnFinishReason, TurnUsage } from '../../core/stats'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../types'
 import { ToolJsonBuffer } from '../tool-json'
 import { truncatedStreamError } from './errors'

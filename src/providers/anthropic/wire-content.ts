@@ -11,7 +11,7 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { SessionContentBlock, ToolResultContent } from '../../session/content'
+import type { SessionContentBlock, ToolResultContent } from '../../core/content'
 import type { DocumentSource } from '../shared/content-rules'
 import { inlineDocumentText, isTextualMediaType } from '../documents'
 import { compactSummaryText, isAcceptedImageType, isBase64Pdf, omittedUnresolved, omittedUnsupported } from '../shared/content-rules'

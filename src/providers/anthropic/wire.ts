@@ -14,7 +14,7 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { SessionContentBlock, SessionMessage } from '../../session/content'
+import type { SessionContentBlock, SessionMessage } from '../../core/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
 import { cacheControlFor } from '../shared/cache-control'

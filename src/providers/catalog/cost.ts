@@ -1,4 +1,4 @@
-import type { TurnUsage } from '../../agent/stats'
+import type { TurnUsage } from '../../core/stats'
 import type { ModelCatalogLayers, ModelPricing } from './types'
 import { resolveModelInfo } from './catalog'
 

@@ -21,7 +21,7 @@
  * and usage-only chunks are skipped over. docs/providers/openai.md lists what is tolerated.
  */
 
-import type { SessionContentBlock } from '../../session/content'
+import type { SessionContentBlock } from '../../core/content'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../types'
 import type { ChatWireUsage } from './usage'
 import { randomUUID } from 'node:crypto'

@@ -12,7 +12,7 @@
  * reasoning part when the API reports it.
  */
 
-import type { TurnFinishReason, TurnUsage } from '../../agent/stats'
+import type { TurnFinishReason, TurnUsage } from '../../core/stats'
 
 /** Usage as the family reports it; every field optional because servers differ. */
 export interface ChatWireUsage {

@@ -4,7 +4,7 @@
  * it. Pure and field-order stable: the same block always gives the same bytes.
  */
 
-import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../session/content'
+import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../core/content'
 import type { DocumentSource } from '../shared/content-rules'
 import type { ToolResultImageMode } from './dialect'
 import type { ContentPart, FilePart, ImagePart, TextPart, ToolMessage } from './wire-types'

@@ -5,7 +5,7 @@
  * That is what keeps prompt caches (automatic or `cache_control`) warm.
  */
 
-import type { SessionContentBlock, SessionMessage } from '../../session/content'
+import type { SessionContentBlock, SessionMessage } from '../../core/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { ChatDialect } from './dialect'
 import type { ContentRules } from './wire-content'

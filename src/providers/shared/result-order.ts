@@ -5,7 +5,7 @@
  * every builder sends them that way.
  */
 
-import type { SessionContentBlock, ToolResultBlock } from '../../session/content'
+import type { SessionContentBlock, ToolResultBlock } from '../../core/content'
 
 /**
  * The tool results among `blocks`, in the order of the calls in `answering`

@@ -18,7 +18,7 @@
  */
 
 import type { FileHandle } from 'node:fs/promises'
-import type { SessionTurn } from '../content'
+import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'

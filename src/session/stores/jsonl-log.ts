@@ -20,7 +20,7 @@
  * format version must still load `test/fixtures/sessions/v1/`.
  */
 
-import type { SessionTurn } from '../content'
+import type { SessionTurn } from '../../core/content'
 import type { SessionData, SessionLoadOptions, SessionRun } from '../types'
 import type { CorruptRecords } from './corrupt-records'
 import { SessionStoreError } from '../../errors'

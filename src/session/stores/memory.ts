@@ -1,4 +1,4 @@
-import type { SessionTurn } from '../content'
+import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
 import { SessionStoreError } from '../../errors'
 import { SESSION_FORMAT_VERSION } from '../types'

@@ -11,7 +11,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { SessionTurn } from '../content'
+import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionRun, SessionStore } from '../types'
 import type { ErrorBody, ProtocolErrorCode } from './remote-protocol'
 import { errorBody, IDEMPOTENCY_HEADER, statusOfCode } from './remote-protocol'

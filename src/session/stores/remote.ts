@@ -10,7 +10,7 @@
  * else fails at once with the server's `SessionStoreError` code, or `http`.
  */
 
-import type { SessionTurn } from '../content'
+import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
 import type { ErrorBody } from './remote-protocol'
 import { randomUUID } from 'node:crypto'

@@ -5,8 +5,8 @@
  * cannot disagree.
  */
 
-import type { AgentBehavior } from '../../agent/behavior'
 import type { ContextCapabilities } from '../../contexts/types'
+import type { AgentBehavior } from '../../knobs/behavior'
 
 /** Fields of `AgentBehavior` the shell tools read. */
 export type ShellBehavior = Pick<AgentBehavior, 'tasksDir' | 'disableBackgroundTasks' | 'backgroundOutputCap' | 'backgroundStallWatchdogMs' | 'shellLongTimeoutMs'>

@@ -11,8 +11,8 @@
  */
 
 import type { ResponseOutputItem, ResponseStreamEvent, ResponseUsage, Response as WireResponse } from 'openai/resources/responses/responses'
-import type { TurnFinishReason, TurnUsage } from '../../../agent/stats'
-import type { SessionContentBlock } from '../../../session/content'
+import type { SessionContentBlock } from '../../../core/content'
+import type { TurnFinishReason, TurnUsage } from '../../../core/stats'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../../types'
 import type { ReasoningFollower } from './reasoning'
 import { ToolJsonBuffer } from '../../tool-json'

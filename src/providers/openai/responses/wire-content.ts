@@ -3,7 +3,7 @@
  * field-order stable: the same block always serializes to the same bytes.
  */
 
-import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../../session/content'
+import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../../../core/content'
 import type { DocumentSource } from '../../shared/content-rules'
 import type { FunctionCallOutputItem, UserContentPart } from './wire-types'
 import { inlineDocumentText } from '../../documents'

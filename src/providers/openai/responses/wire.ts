@@ -6,7 +6,7 @@
  * conversation is sent every turn, reasoning included, as encrypted items.
  */
 
-import type { SessionContentBlock, SessionMessage } from '../../../session/content'
+import type { SessionContentBlock, SessionMessage } from '../../../core/content'
 import type { ChatReasoningEffort } from '../../shared/reasoning-effort'
 import type { ThinkingLevel } from '../../thinking'
 import type { StreamOptions, ToolSpec } from '../../types'

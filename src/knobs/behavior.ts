@@ -5,10 +5,9 @@
  * that reads it, next to the code that acts on it.
  */
 
-import type { WriteFileExistingPolicy } from '../behavior/write-file-existing-policy'
 import type { ModelCatalog } from '../providers/catalog/types'
-import type { ReadFileDefaults } from '../tools/file-behavior'
-import { definedOnly } from './defined-only'
+import type { ReadFileDefaults, WriteFileExistingPolicy } from './file-knobs'
+import { definedOnly } from '../core/defined-only'
 
 /** Retry-with-backoff around one provider call. */
 export interface RetryConfig {

@@ -4,8 +4,7 @@
  * nothing here knows any vendor's format.
  */
 
-import type { TurnUsage } from '../agent/stats'
-import type { SystemPromptSnapshot } from '../agent/system-freeze'
+import type { TurnUsage } from './stats'
 
 /** Tool-result content blocks (what a tool may return besides a plain string). */
 export interface ToolResultTextContent { type: 'text', text: string }
@@ -126,3 +125,21 @@ export interface SessionTurn {
   /** On a `role: 'system'` turn: a frozen system prompt (`content` holds its text). */
   systemSnapshot?: SystemPromptSnapshot
 }
+
+/**
+ * Named sections the SDK appends to the base system prompt (a tools catalog,
+ * server instructions, …), in the order they are appended. Keeping them apart
+ * lets a host tell the model what changed without editing a frozen prompt.
+ */
+export type FrozenPromptSections = Readonly<Record<string, string>>
+
+/** What a `role: 'system'` snapshot turn records besides the prompt text. */
+export interface SystemPromptSnapshot {
+  /** Which prompt this is, for hosts that keep several (default `'default'`). */
+  key: string
+  capturedAt: number
+  sections?: FrozenPromptSections
+}
+
+/** A note for the model: a `SystemNote` marker plus its text. */
+export type SystemNoteText = SystemNote & { text: string }

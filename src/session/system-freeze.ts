@@ -1,22 +1,8 @@
-import type { SessionTurn } from '../session/content'
-import type { AgentClock } from './clock'
-import type { SystemNoteText } from './options'
-import { DEFAULT_AGENT_CLOCK } from './clock'
+import type { AgentClock } from '../core/clock'
+import type { FrozenPromptSections, SessionTurn, SystemNoteText, SystemPromptSnapshot } from '../core/content'
+import { DEFAULT_AGENT_CLOCK } from '../core/clock'
 
-/**
- * Named sections the SDK appends to the base system prompt (a tools catalog,
- * server instructions, …), in the order they are appended. Keeping them apart
- * lets a host tell the model what changed without editing a frozen prompt.
- */
-export type FrozenPromptSections = Readonly<Record<string, string>>
-
-/** What a `role: 'system'` snapshot turn records besides the prompt text. */
-export interface SystemPromptSnapshot {
-  /** Which prompt this is, for hosts that keep several (default `'default'`). */
-  key: string
-  capturedAt: number
-  sections?: FrozenPromptSections
-}
+export type { FrozenPromptSections, SystemPromptSnapshot }
 
 /**
  * Keep a conversation's system prompt byte-stable across runs and agent

@@ -1,6 +1,6 @@
-import type { ModelCatalogLayers } from '../providers/catalog/types'
-import type { Provider } from '../providers/types'
-import { resolveModelInfo, resolveModelOverrides } from '../providers/catalog/catalog'
+import type { ModelCatalogLayers } from './catalog/types'
+import type { Provider } from './types'
+import { resolveModelInfo, resolveModelOverrides } from './catalog/catalog'
 
 /** One entry of a run's model list: a model id, optionally pinned to one provider by name. */
 export interface ModelTargetSpec {

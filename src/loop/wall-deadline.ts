@@ -1,6 +1,6 @@
-import type { AgentBehavior } from './behavior'
+import type { AgentBehavior } from '../knobs/behavior'
 import { AgentBudgetExceededError } from '../errors'
-import { activeLimit } from './behavior'
+import { activeLimit } from '../knobs/behavior'
 
 /**
  * The real-time backstop of `maxWallMs`. The budget policy checks the run's

@@ -1,0 +1,86 @@
+import type { TaskStallInfo } from '../contexts/types'
+import type { HookHandler, StreamHookContext, TransformHookHandler } from '../core/hook-context'
+import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
+import type { ToolStateOp } from '../tool-state/types'
+
+/** The tool call a `tool:*` hook fires for. */
+export interface ToolHookContext extends Omit<StreamHookContext, 'depth'> {
+  /** Subagent depth; omitted at the top level (read a missing value as 0). */
+  depth?: number
+  callId: string
+  /** Canonical tool name; match policies against this. */
+  name: string
+  /** Name the model sees (the alias when one is set). */
+  displayName: string
+  input: Record<string, unknown>
+}
+
+/** `tool:gate`: decide whether a call runs, is refused, or is answered without running. */
+export interface ToolGateContext extends ToolHookContext {
+  /** Set to refuse the call; the model sees `Blocked: <reason>`. */
+  block?: boolean
+  reason?: string
+  /** Set to answer the call with this result without running the tool. */
+  result?: ToolOutput
+}
+
+/** `tool:transform`: change the result the model will read. */
+export interface ToolTransformContext extends ToolHookContext {
+  /** Assign to change what the model receives. */
+  result: ToolOutput
+  isError: boolean
+  outputBytes: number
+}
+
+/** `tool:after`: the final result of one call. */
+export interface ToolAfterContext extends ToolHookContext {
+  result: ToolOutput
+  isError: boolean
+  outcome?: ToolOutcome
+  outputBytes: number
+  durationMs: number
+}
+
+/** `tool:error`: the tool threw (the model gets an error result). */
+export interface ToolErrorContext extends ToolHookContext {
+  error: unknown
+}
+
+/** `tool-results:after`: every result of a turn, recorded in call order. */
+export interface ToolResultsAfterContext extends StreamHookContext {
+  results: ToolResult[]
+}
+
+/** `tool-state:commit-failed`: a call succeeded but its state writes were lost. */
+export interface ToolStateCommitFailedContext extends ToolHookContext {
+  error: unknown
+  /** The writes that were dropped, in the order the tool made them. */
+  ops: readonly ToolStateOp[]
+}
+
+/** A background task went silent (`backgroundStallWatchdogMs`); it may be waiting on a prompt. */
+export type BackgroundStallContext = TaskStallInfo
+
+/** The events of one tool call, from the gate to its recorded result. */
+export interface ToolHooks {
+  'tool:gate': TransformHookHandler<ToolGateContext>
+  'tool:before': HookHandler<ToolHookContext>
+  'tool:transform': TransformHookHandler<ToolTransformContext>
+  'tool:after': HookHandler<ToolAfterContext>
+  'tool:error': HookHandler<ToolErrorContext>
+  'tool-results:after': HookHandler<ToolResultsAfterContext>
+  'tool-state:commit-failed': HookHandler<ToolStateCommitFailedContext>
+  'background:stall': HookHandler<BackgroundStallContext>
+}
+
+/** The tool events by name; `satisfies` keeps it in step with `ToolHooks`. */
+export const TOOL_HOOK_NAMES = {
+  'tool:gate': true,
+  'tool:before': true,
+  'tool:transform': true,
+  'tool:after': true,
+  'tool:error': true,
+  'tool-results:after': true,
+  'tool-state:commit-failed': true,
+  'background:stall': true,
+} as const satisfies Record<keyof ToolHooks, true>
