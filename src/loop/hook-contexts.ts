@@ -31,25 +31,12 @@ export function turnAfterContext(
 
 /*
  * Tool hook contexts carry `depth` only inside a subagent: the contract omits
- * it at the top level. Each builder has a literal per case, so that either
- * way the keys keep one order (and objects one shape).
+ * it at the top level. It is written last, onto the literal, so the top-level
+ * shape never has the key.
  */
 
 export function toolHookContext(run: RunContext, turnId: string, call: ToolCall, name: string, displayName: string): ToolHookContext {
-  if (run.depth > 0) {
-    return {
-      runId: run.runId,
-      depth: run.depth,
-      parentRunId: run.parentRunId,
-      parentCallId: run.parentCallId,
-      turnId,
-      callId: call.id,
-      name,
-      displayName,
-      input: call.input,
-    }
-  }
-  return {
+  const ctx: ToolHookContext = {
     runId: run.runId,
     parentRunId: run.parentRunId,
     parentCallId: run.parentCallId,
@@ -59,32 +46,17 @@ export function toolHookContext(run: RunContext, turnId: string, call: ToolCall,
     displayName,
     input: call.input,
   }
+  if (run.depth > 0)
+    ctx.depth = run.depth
+  return ctx
 }
 
 export function toolAfterContext(
   base: ToolHookContext,
   after: Pick<ToolAfterContext, 'result' | 'isError' | 'outcome' | 'outputBytes' | 'durationMs'>,
 ): ToolAfterContext {
-  if (base.depth === undefined) {
-    return {
-      runId: base.runId,
-      parentRunId: base.parentRunId,
-      parentCallId: base.parentCallId,
-      turnId: base.turnId,
-      callId: base.callId,
-      name: base.name,
-      displayName: base.displayName,
-      input: base.input,
-      result: after.result,
-      isError: after.isError,
-      outcome: after.outcome,
-      outputBytes: after.outputBytes,
-      durationMs: after.durationMs,
-    }
-  }
-  return {
+  const ctx: ToolAfterContext = {
     runId: base.runId,
-    depth: base.depth,
     parentRunId: base.parentRunId,
     parentCallId: base.parentCallId,
     turnId: base.turnId,
@@ -98,27 +70,15 @@ export function toolAfterContext(
     outputBytes: after.outputBytes,
     durationMs: after.durationMs,
   }
+  if (base.depth !== undefined)
+    ctx.depth = base.depth
+  return ctx
 }
 
 /** The `mcp:tool:*` view of a tool call: the same ids, plus the server and the server's own tool name. */
 export function mcpToolHookContext(base: ToolHookContext, origin: { server: string, tool: string }): McpToolHookContext {
-  if (base.depth === undefined) {
-    return {
-      runId: base.runId,
-      parentRunId: base.parentRunId,
-      parentCallId: base.parentCallId,
-      turnId: base.turnId,
-      callId: base.callId,
-      server: origin.server,
-      tool: origin.tool,
-      name: base.name,
-      displayName: base.displayName,
-      input: base.input,
-    }
-  }
-  return {
+  const ctx: McpToolHookContext = {
     runId: base.runId,
-    depth: base.depth,
     parentRunId: base.parentRunId,
     parentCallId: base.parentCallId,
     turnId: base.turnId,
@@ -129,4 +89,7 @@ export function mcpToolHookContext(base: ToolHookContext, origin: { server: stri
     displayName: base.displayName,
     input: base.input,
   }
+  if (base.depth !== undefined)
+    ctx.depth = base.depth
+  return ctx
 }
