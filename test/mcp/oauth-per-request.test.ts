@@ -2,7 +2,7 @@ import type { McpServerConfig } from '../../src/mcp'
 import type { ProtectedMcpServer, ProtectedServerOptions, TestAuthServer } from './oauth-support'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MAX_AUTHORIZATIONS_PER_REQUEST, McpAuthRequiredError } from '../../src/mcp'
-import { browser, startAuthServer, startProtectedMcpServer } from './oauth-support'
+import { browser, listening, startAuthServer, startProtectedMcpServer } from './oauth-support'
 import { toolContext, trackConnections } from './support'
 
 const LOOPBACK_WITH_PORT = /^http:\/\/127\.0\.0\.1:\d+\/callback$/
@@ -25,16 +25,6 @@ afterEach(async () => {
 
 function server(extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return { name: 'calc', transport: 'streamable-http', url: mcpServer.url, auth: 'oauth', ...extra }
-}
-
-async function listening(url: string): Promise<boolean> {
-  try {
-    await fetch(url)
-    return true
-  }
-  catch {
-    return false
-  }
 }
 
 /** Exactly one dynamic registration, naming the port-carrying loopback URI every authorization used. */

@@ -415,6 +415,17 @@ export async function startProtectedMcpServer(auth: TestAuthServer, options: Pro
   return state
 }
 
+/** Whether anything still listens on a loopback URL's port. */
+export async function listening(url: string): Promise<boolean> {
+  try {
+    await fetch(url)
+    return true
+  }
+  catch {
+    return false
+  }
+}
+
 /** A free loopback port (bound and released). */
 export async function freePort(): Promise<number> {
   const server = createServer()

@@ -13,7 +13,7 @@ import {
   mcpCredentialKey,
   normalizeServerConfig,
 } from '../../src/mcp'
-import { browser, freePort, startAuthServer, startProtectedMcpServer } from './oauth-support'
+import { browser, freePort, listening, startAuthServer, startProtectedMcpServer } from './oauth-support'
 import { toolContext, trackConnections } from './support'
 
 let auth: TestAuthServer
@@ -32,17 +32,6 @@ afterEach(async () => {
 
 function server(extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return { name: 'calc', transport: 'streamable-http', url: mcpServer.url, auth: 'oauth', ...extra }
-}
-
-/** Whether anything still listens on a loopback URL's port. */
-async function listening(url: string): Promise<boolean> {
-  try {
-    await fetch(url)
-    return true
-  }
-  catch {
-    return false
-  }
 }
 
 describe('oauth: dynamic registration', () => {
