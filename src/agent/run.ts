@@ -142,6 +142,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       wall,
       pending: [],
       keepGoing: false,
+      wireStages: [],
     }
 
     // Handler order on each event: the agent's own hooks, then the policies,

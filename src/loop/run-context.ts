@@ -13,6 +13,7 @@ import type { Session } from '../session/session'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
 import type { SubagentHost } from '../tools/types'
+import type { WireStage } from '../wire/stage'
 import type { WallDeadline } from './wall-deadline'
 
 /** A user turn waiting to be added before the next model call. */
@@ -90,4 +91,6 @@ export interface RunContext {
   keepGoing: boolean
   /** Set by a policy to end the run at this turn boundary. */
   stopRequest?: StopReason
+  /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
+  readonly wireStages: readonly WireStage[]
 }
