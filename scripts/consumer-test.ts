@@ -153,9 +153,9 @@ const { createServer } = await import('node:http')
 const { readFileSync } = await import('node:fs')
 const { openaiCompat } = await import('zidane/providers/openai-compat')
 const openaiVersion = JSON.parse(readFileSync(new URL('./node_modules/openai/package.json', import.meta.url), 'utf8')).version
-const frame = chunk => 'data: ' + JSON.stringify(chunk) + '\r\n\r\n'
+const frame = chunk => 'data: ' + JSON.stringify(chunk) + '\\r\\n\\r\\n'
 const bodies = [
-  [{ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] }, { choices: [{ index: 0, delta: { content: 'lo' } }] }, { choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } }].map(frame).join('') + 'data: [DONE]\r\n\r\n',
+  [{ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] }, { choices: [{ index: 0, delta: { content: 'lo' } }] }, { choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } }].map(frame).join('') + 'data: [DONE]\\r\\n\\r\\n',
   frame({ choices: [{ index: 0, delta: { content: 'cut' } }] }),
 ]
 const server = createServer((request, response) => {

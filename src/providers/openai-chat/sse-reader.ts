@@ -1,7 +1,6 @@
 /**
  * The messages of a server-sent event stream, read straight from a response
- * body: the `data` of each message, in order, and whether the body ended on
- * its own.
+ * body: the `data` of each message, in order.
  *
  * zidane reads Chat Completions bodies itself rather than through the
  * `openai` client's `Stream`, which drops the `[DONE]` line (see
