@@ -1,8 +1,9 @@
 // Install the packed package into fresh projects, as a user would, and check
 // that it works there: the declarations compile under `tsc --init` defaults
 // with `skipLibCheck: false`, every README and docs sample type-checks, every
-// subpath loads through `import` and through `require`, and `tool()` works
-// with the host's zod. Runs:
+// subpath loads through `import` and through `require`, `tool()` works
+// with the host's zod, and a Chat Completions turn streams through the newest
+// `openai` client the dependency range allows. Runs:
 //   newest  - the newest zod 4.x and the newest better-sqlite3 that runs on Node 20
 //   lowest  - the lowest supported zod 4 and @types/node, no better-sqlite3,
 //             under the plain `tsc --init` defaults
@@ -146,6 +147,39 @@ if (${sqlite}) {
   assert.ok(loaded && loaded.turns.length === 2, 'the prompt and the answer are stored')
   await store.close?.()
 }
+// A streamed Chat Completions turn through the openai client this install resolved (the newest in range),
+// against a local server: a body that ends with [DONE] and no finish_reason is a stop, one without it was cut off.
+const { createServer } = await import('node:http')
+const { readFileSync } = await import('node:fs')
+const { openaiCompat } = await import('zidane/providers/openai-compat')
+const openaiVersion = JSON.parse(readFileSync(new URL('./node_modules/openai/package.json', import.meta.url), 'utf8')).version
+const frame = chunk => 'data: ' + JSON.stringify(chunk) + '\\r\\n\\r\\n'
+const bodies = [
+  [{ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] }, { choices: [{ index: 0, delta: { content: 'lo' } }] }, { choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } }].map(frame).join('') + 'data: [DONE]\\r\\n\\r\\n',
+  frame({ choices: [{ index: 0, delta: { content: 'cut' } }] }),
+]
+const server = createServer((request, response) => {
+  request.resume()
+  request.on('end', () => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' })
+    response.end(bodies.shift() ?? '')
+  })
+})
+await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+try {
+  const compat = openaiCompat({ baseURL: 'http://127.0.0.1:' + server.address().port + '/v1', defaultModel: 'm', name: 'local' })
+  const streamed = await createAgent({ provider: compat }).run({ prompt: 'hi' })
+  assert.equal(streamed.text, 'Hello')
+  assert.equal(streamed.totalIn, 5)
+  const texts = []
+  const cut = await compat.stream({ model: 'm', system: 's', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], thinking: 'off', signal: new AbortController().signal }, { onText: text => texts.push(text), onThinking: () => {} }).then(() => undefined, error => error)
+  assert.deepEqual(texts, ['cut'])
+  assert.equal(cut?.kind, 'network', 'a body without [DONE] is a cut-off stream')
+}
+finally {
+  server.close()
+}
+console.log('streamed Chat Completions turn ok with openai ' + openaiVersion)
 console.log('runtime checks passed')
 `
 }

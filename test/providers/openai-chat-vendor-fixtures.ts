@@ -98,3 +98,36 @@ export function noisyGatewayStream(): unknown[] {
     { ...base, choices: [], usage: { prompt_tokens: 21, completion_tokens: 3, total_tokens: 24, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } }, obfuscation: 'x0' },
   ]
 }
+
+/**
+ * Mistral's API, one turn: a role chunk, then (for a tool call) a single
+ * chunk holding the whole call, its nine-character id and its complete
+ * arguments, which also finishes with `tool_calls` and carries usage; or, for
+ * text, content deltas and a last chunk that finishes with `stop` and carries
+ * usage. Chunk ids are 32 hex digits; Mistral sends no `type` on the call.
+ */
+export function mistralStream(turn: { callId: string, name: string, args: string } | { text: string[] }): unknown[] {
+  const id = 'e5cc70bb28c444948073e77776eb30ef'
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+    ({ id, object: 'chat.completion.chunk', created: CREATED, model: 'mistral-large-latest', choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra })
+  const usage = { prompt_tokens: 91, total_tokens: 119, completion_tokens: 28 }
+  if ('callId' in turn)
+    return [chunk({ role: 'assistant', content: '' }), chunk({ tool_calls: [{ id: turn.callId, function: { name: turn.name, arguments: turn.args }, index: 0 }] }, 'tool_calls', { usage })]
+  const last = turn.text.length - 1
+  return [chunk({ role: 'assistant', content: '' }), ...turn.text.map((piece, n) => n < last ? chunk({ content: piece }) : chunk({ content: piece }, 'stop', { usage }))]
+}
+
+/**
+ * A gateway that keeps usage in its own extension object (`x_gateway.usage`,
+ * beside its routing data) on the last chunk and never sends the standard
+ * `usage` field, even when asked.
+ */
+export function gatewayExtensionUsageStream(): unknown[] {
+  const id = 'gen-1764000000-Jq7vZr2LmX8pKc4tWb9n'
+  const base = { id, object: 'chat.completion.chunk', created: CREATED, model: 'llama-3.3-70b' }
+  return [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: { content: 'Forty-two.' }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], x_gateway: { upstream: 'pool-b', usage: { prompt_tokens: 412, completion_tokens: 5, total_tokens: 417 } } },
+  ]
+}

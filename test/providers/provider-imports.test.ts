@@ -13,6 +13,10 @@ import { describe, expect, it } from 'vitest'
 const PROVIDERS = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/providers')
 const VENDORS = ['anthropic', 'openai-chat', 'openai', 'openai-compat', 'openrouter', 'cerebras'] as const
 const IMPORT = /^(?:import|export)[^'"]*from '([^']+)'/gm
+/** An import from `openai` or `@anthropic-ai/sdk`: the names it takes and the module. */
+const VENDOR_IMPORT = /^(?:import|export)([^'"]*)from '((?:openai|@anthropic-ai\/sdk)(?:\/[^']*)?)'/gm
+/** A name with a leading underscore among imported names (`_x`, `{ a, _x }`, `_x as y`). */
+const PRIVATE_NAME = /(?:^|[\s{,])_\w/
 
 function filesUnder(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap(entry =>
@@ -39,6 +43,13 @@ describe('provider import rules', () => {
   ] as const)('the %s builder imports no other vendor folder', (folder, own) => {
     const crossing = importedFolders(folder).filter(({ target }) => (VENDORS as readonly string[]).includes(target) && !(own as readonly string[]).includes(target))
     expect(crossing).toEqual([])
+  })
+
+  it('takes only public names from the vendor clients', () => {
+    // Underscore-named exports and `internal/` modules are the clients' own business: any release in range may rename them.
+    const vendorImports = filesUnder(PROVIDERS).flatMap(file => Array.from(readFileSync(file, 'utf8').matchAll(VENDOR_IMPORT), ([, names, specifier]) => ({ file: relative(PROVIDERS, file), names, specifier })))
+    expect(vendorImports.length).toBeGreaterThan(0)
+    expect(vendorImports.filter(({ names, specifier }) => PRIVATE_NAME.test(names) || specifier.includes('/internal'))).toEqual([])
   })
 
   it('finds the imports it checks', () => {

@@ -6,13 +6,12 @@
  * `finish_reason` on any choice: the last chunk carries usage, then `[DONE]`,
  * then the body ends. Such a stream is complete; one whose connection closed
  * half-way is not, and the chunks alone cannot tell the two apart. The
- * `openai` client's `Stream` reads the `[DONE]` line and drops it, so the body
- * is read here instead, with the client's own SSE parser (`_iterSSEMessages`,
- * which its `Stream` is built on): the terminator is recognised exactly as the
- * client recognises it, and no extra layer touches the bytes (a watching
- * `TransformStream` cost more CPU per turn than the rest of the reader). The
- * rest follows the client's `Stream`: each message is JSON, a message carrying
- * `error` is thrown as the client's `APIError`, anything after `[DONE]` is ignored.
+ * `openai` client's `Stream` reads the `[DONE]` line and drops it, so the raw
+ * body is read here instead, by zidane's own event-stream parser
+ * (`sse-reader.ts`: the client's parser is internal and may be renamed in any
+ * release of the range zidane accepts). The rest follows the client's
+ * `Stream`: each message is JSON, a message carrying `error` is thrown as the
+ * client's `APIError`, anything after `[DONE]` is ignored.
  *
  * A connection that drops before `[DONE]` either fails the body read (thrown,
  * and classified as a network error) or ends the body early, in which case
@@ -20,8 +19,8 @@
  */
 
 import { APIError } from 'openai'
-import { _iterSSEMessages } from 'openai/core/streaming'
 import { ClassifiedError } from '../../errors'
+import { readEventData } from './sse-reader'
 
 /** The parsed chunks, to iterate once, and what the body said about its end. */
 export interface ChatChunks {
@@ -40,20 +39,19 @@ export function readChatChunks(response: Response, provider: string): ChatChunks
 }
 
 async function* parseMessages(response: Response, provider: string, state: { done: boolean }): AsyncGenerator<unknown> {
-  // The controller only matters to the parser when there is no body at all.
-  for await (const message of _iterSSEMessages(response, new AbortController())) {
+  for await (const message of readEventData(response.body)) {
     if (state.done)
       continue
-    if (message.data.startsWith('[DONE]')) {
+    if (message.startsWith('[DONE]')) {
       state.done = true
       continue
     }
     let data: unknown
     try {
-      data = JSON.parse(message.data)
+      data = JSON.parse(message)
     }
     catch {
-      throw notJsonError(provider, message.data)
+      throw notJsonError(provider, message)
     }
     const error = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined
     if (error)
