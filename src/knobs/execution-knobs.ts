@@ -20,7 +20,8 @@ export const EXECUTION_DEFAULTS = Object.freeze({
   destroyTimeoutMs: 30_000,
 } satisfies ExecutionKnobs)
 
-const concurrency: KnobCheck = value => typeof value === 'number' && !Number.isNaN(value) ? undefined : { path: '', expected: 'a number (values below 1 become 1)' }
+// Any number: values below 1, and NaN, run the calls one at a time.
+const concurrency: KnobCheck = value => typeof value === 'number' ? undefined : { path: '', expected: 'a number (values below 1 become 1)' }
 
 /** The execution slice. */
 export const EXECUTION_KNOBS = defineKnobs<ExecutionKnobs, typeof EXECUTION_DEFAULTS>('execution', EXECUTION_DEFAULTS, {
