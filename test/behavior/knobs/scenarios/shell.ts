@@ -41,11 +41,13 @@ async function shellRun(behavior: AgentBehavior, turns: ScriptedTurn[], tasks = 
 
 const toolNames = async (behavior: AgentBehavior, tasks = true) => (await shellRun(behavior, [], tasks)).provider.requests[0].tools.map(t => t.name)
 
+const TASK_ID = /task (\S+?)[ .]/
+
 /** Start a background task, then wait for it with `wait_task` (the id is read from the first result). */
 function backgroundThenWait(command: string, waitMs: number): ScriptedTurn[] {
   return [
     { toolCalls: [{ name: 'shell', input: { command, run_in_background: true } }] },
-    { respond: request => ({ toolCalls: [{ name: 'wait_task', input: { task_id: /task (\S+?)[ .]/.exec(lastToolResult(request))![1], timeout: waitMs } }] }) },
+    { respond: request => ({ toolCalls: [{ name: 'wait_task', input: { task_id: TASK_ID.exec(lastToolResult(request))![1], timeout: waitMs } }] }) },
   ]
 }
 
