@@ -58,7 +58,7 @@ export interface AgentBehavior extends
   HostKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
-export const KNOB_SLICES: readonly KnobSlice<object>[] = Object.freeze([
+export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
   LIMIT_KNOBS,
   PROVIDER_KNOBS,
   RETRY_KNOBS,
@@ -71,7 +71,7 @@ export const KNOB_SLICES: readonly KnobSlice<object>[] = Object.freeze([
   WEB_KNOBS,
   SESSION_KNOBS,
   HOST_KNOBS,
-] as KnobSlice<object>[])
+] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
 export const KNOBS: Readonly<Record<keyof AgentBehavior & string, KnobMeta>> = Object.freeze(
@@ -127,6 +127,8 @@ function valueAt(value: unknown, path: string): unknown {
  * it cannot act on.
  */
 export function resolveBehavior(agent: AgentBehavior | undefined, run: AgentBehavior | undefined): AgentBehavior {
+  // The run's own keys first: merging could hide a bad `extensions` (spreading a non-object yields `{}`).
+  validateBehavior(run, 'run')
   const merged: AgentBehavior = run ? { ...agent, ...definedOnly(run) } : { ...agent }
   if (run && (agent?.extensions || run.extensions))
     merged.extensions = { ...agent?.extensions, ...run.extensions }

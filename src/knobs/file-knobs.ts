@@ -31,7 +31,7 @@ export type WriteFileExistingPolicy
 export interface FileKnobs {
   /** `read_file` prefixes lines with `cat -n`-style numbers (a call's `lineNumbers` wins). Default true. */
   readLineNumbers?: boolean
-  /** `read_file` slice limits for calls that give none. Default: 2000 lines, 100 KiB. */
+  /** `read_file` slice limits for calls that give none. Default: the tool's (2000 lines, 100 KiB). */
   readFileDefaults?: ReadFileDefaults
   /** An identical re-read of an unchanged file returns a short stub (needs a session). Default true. */
   dedupReads?: boolean
