@@ -91,7 +91,7 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   ...SESSION_KNOBS.defaults,
 })
 
-const KNOB_ENTRIES = Object.entries(KNOBS) as [string, KnobMeta][]
+const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))
 
 /**
  * Throw `AgentBehaviorError` for the first knob whose value zidane cannot act
@@ -103,9 +103,11 @@ export function validateBehavior(behavior: AgentBehavior | undefined, where: 'cr
   if (typeof behavior !== 'object' || behavior === null)
     throw new AgentBehaviorError('', behavior, 'an object', where)
   const raw = behavior as Record<string, unknown>
-  for (const [name, meta] of KNOB_ENTRIES) {
+  // Walk the keys that are set (usually a handful), not every declared knob: this runs once per run.
+  for (const name of Object.keys(raw)) {
     const value = raw[name]
-    if (value === undefined)
+    const meta = KNOB_BY_NAME.get(name)
+    if (value === undefined || meta === undefined)
       continue
     const problem = meta.check(value)
     if (problem)
