@@ -31,7 +31,7 @@ const ALL: [string, KnobMeta][] = Object.entries(KNOBS).flatMap(([name, meta]) =
 ])
 
 const ROW = /^\| `([\w.]+)` \| ([^|]+) \|/gm
-const rows = new Map([...page.matchAll(ROW)].map(match => [match[1], match[2].trim()]))
+const rows = new Map(Array.from(page.matchAll(ROW), match => [match[1], match[2].trim()]))
 
 describe('docs/behavior.md', () => {
   it('has a row for every knob and field, and no row for anything else', () => {
@@ -56,9 +56,9 @@ function ownerOf(iface: string): Record<string, KnobMeta> | undefined {
   return knob && KNOBS[knob].fields?.knobs
 }
 
-const INTERFACE = /export interface (\w+)[^{]*\{([\s\S]*?)\n\}/g
+const INTERFACE = /export interface (\w+) \{([\s\S]*?)\n\}/g
 const MEMBER = /\/\*\*([\s\S]*?)\*\/\s*(\w+)\?:/g
-const SAYS_DEFAULT = /Default:? (`[^`]+`|[^.;,(\n]+?)(?=[.;,(\n]|$)/
+const SAYS_DEFAULT = /Default:? (`[^`]+`|[^.;,(\n]+)/
 
 describe('doc comments of the slices', () => {
   const files = readdirSync(`${root}src/knobs`).filter(file => file.endsWith('-knobs.ts'))
