@@ -274,3 +274,42 @@ export class WorkingDirectoryError extends Error {
     this.code = code
   }
 }
+
+/**
+ * A behavior knob holds a value zidane cannot act on: the wrong type, out of
+ * range, or an option that does not exist. Thrown by `createAgent()` for the
+ * agent's `behavior` and by `run()` for the run's merged behavior, before
+ * anything starts, so a typo in a limit never runs unbounded.
+ */
+export class AgentBehaviorError extends TypeError {
+  override name = 'AgentBehaviorError'
+  /** The knob's path, e.g. `retry.maxAttempts`. */
+  readonly knob: string
+  /** The value that was set. */
+  readonly value: unknown
+  /** What the knob accepts. */
+  readonly expected: string
+  /** Which call found it. */
+  readonly where: 'createAgent' | 'run'
+  constructor(knob: string, value: unknown, expected: string, where: 'createAgent' | 'run') {
+    super(`${where === 'run' ? 'agent.run()' : 'createAgent()'}: behavior${knob === '' ? '' : `.${knob}`} must be ${expected}, got ${describeValue(value)}`)
+    this.knob = knob
+    this.value = value
+    this.expected = expected
+    this.where = where
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value)
+  if (typeof value === 'function')
+    return 'a function'
+  if (Array.isArray(value))
+    return 'an array'
+  if (value === null)
+    return 'null'
+  if (typeof value === 'object')
+    return 'an object'
+  return String(value)
+}

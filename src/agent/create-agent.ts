@@ -13,7 +13,7 @@ import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
 import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
-import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
+import { BEHAVIOR_DEFAULTS, validateBehavior } from '../knobs/behavior'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { createMcpLoader } from './mcp-loader'
@@ -57,13 +57,15 @@ export interface Agent {
 
 /**
  * Create an agent. Configuration mistakes (duplicate tool names, colliding
- * aliases, unknown hook names) throw here, not in the middle of a run.
+ * aliases, unknown hook names, invalid behavior knobs) throw here, not in the
+ * middle of a run.
  */
 export function createAgent(options: AgentOptions): Agent {
   const providers = options?.provider ? providerList(options.provider) : []
   if (providers.length === 0 || providers.some(provider => typeof provider?.stream !== 'function'))
     throw new TypeError('createAgent() needs a provider (or a non-empty list of providers)')
   createToolRegistry(options.tools, options.toolAliases)
+  validateBehavior(options.behavior, 'createAgent')
 
   const hooks = createHookBus()
   registerHookMap(hooks, options.hooks)

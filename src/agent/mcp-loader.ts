@@ -13,8 +13,6 @@ import { elicitThroughAskUser } from '../mcp/elicitation'
 import { fitWireName, wireMcpToolName } from '../mcp/naming'
 import { askUserCallbackOf } from '../tools/interaction'
 
-const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 120_000
-
 /**
  * The agent's MCP servers: connected once, on the first run that needs them,
  * and closed on destroy. Each run's behavior still applies to the shared
@@ -51,7 +49,7 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
       latest = behavior
       if (!pending) {
         const connect = options.mcpConnector ?? connectMcpServers
-        connectedSeparator = behavior.mcpToolNameSeparator ?? '_'
+        connectedSeparator = behavior.mcpToolNameSeparator ?? BEHAVIOR_DEFAULTS.mcpToolNameSeparator
         const connecting = (async () => connect([...servers], connectOptions(setup, behavior, () => latest)))()
         pending = withTimeout(connecting, connectBound(behavior), 'MCP connect')
           .catch((error: unknown) => {
@@ -61,7 +59,7 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
             throw error
           })
       }
-      const separator = behavior.mcpToolNameSeparator ?? '_'
+      const separator = behavior.mcpToolNameSeparator ?? BEHAVIOR_DEFAULTS.mcpToolNameSeparator
       return separator === connectedSeparator ? pending : pending.then(connection => withSeparator(connection, separator))
     },
     async close(timeoutMs) {
@@ -150,7 +148,7 @@ function withSeparator(connection: McpConnection, separator: McpSeparator): McpC
 
 /** `mcpConnectTimeoutMs` (default 2 minutes), cut short by a lower `maxWallMs`. */
 function connectBound(behavior: AgentBehavior): number {
-  return boundByWall(behavior.mcpConnectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS, behavior)
+  return boundByWall(behavior.mcpConnectTimeoutMs ?? BEHAVIOR_DEFAULTS.mcpConnectTimeoutMs, behavior)
 }
 
 /**
@@ -160,7 +158,7 @@ function connectBound(behavior: AgentBehavior): number {
  * neither do `lazyConnect` servers (reading theirs would force the connect).
  */
 export function mcpInstructionsSection(connection: McpConnection | undefined, behavior: AgentBehavior): FrozenPromptSections {
-  if (!connection || behavior.surfaceMcpInstructions === false)
+  if (!connection || !(behavior.surfaceMcpInstructions ?? BEHAVIOR_DEFAULTS.surfaceMcpInstructions))
     return {}
   const parts = connection.servers.flatMap(server => server.instructions && !server.lazyConnect ? [`## ${server.name}\n\n${server.instructions}`] : [])
   return parts.length === 0 ? {} : { 'mcp-instructions': `# MCP Server Instructions\n\n${parts.join('\n\n')}` }

@@ -5,6 +5,8 @@ import type { FrozenPromptSections } from '../session/system-freeze'
 import type { ToolDisclosure } from '../tools/registry'
 import type { ToolCatalogEntry } from '../tools/tool-search'
 import type { ToolDef, ToolMap } from '../tools/types'
+import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
+import { TOOL_SEARCH_DEFAULTS } from '../knobs/mcp-knobs'
 import { CALL_TOOL_NAME, createCallTool, createToolSearchTool, renderCatalogSection, TOOL_SEARCH_NAME, unlockSetOf } from '../tools/tool-search'
 
 /** What lazy disclosure changes in one run: extra tools, the registry's disclosure, a prompt section. */
@@ -39,7 +41,7 @@ export function planToolDisclosure(
 
   const wireOf = (canonical: string) => aliases?.[canonical] || canonical
   const settings = behavior.toolSearch ?? {}
-  const mode = settings.mode ?? 'dispatch'
+  const mode = settings.mode ?? TOOL_SEARCH_DEFAULTS.mode
   const catalog: ToolCatalogEntry[] = defs.filter(def => deferred.has(def.spec.name)).map(def => ({
     name: def.spec.name,
     wireName: wireOf(def.spec.name),
@@ -69,7 +71,7 @@ export function planToolDisclosure(
   const searchWire = searchTool ? wireOf(searchTool.spec.name) : undefined
   const callWire = mode === 'dispatch' ? wireOf(CALL_TOOL_NAME) : undefined
   const section = renderCatalogSection(catalog, {
-    detail: settings.catalog ?? 'full',
+    detail: settings.catalog ?? TOOL_SEARCH_DEFAULTS.catalog,
     searchTool: searchWire,
     callTool: callWire,
   })
@@ -91,7 +93,7 @@ function isLazy(def: ToolDef, mcp: McpConnection | undefined, behavior: AgentBeh
   if (!def.mcp)
     return false
   const server = mcp?.servers.find(info => info.name === def.mcp!.server)
-  return (server?.disclosure ?? behavior.toolDisclosure ?? 'eager') === 'lazy'
+  return (server?.disclosure ?? behavior.toolDisclosure ?? BEHAVIOR_DEFAULTS.toolDisclosure) === 'lazy'
 }
 
 /** Canonical names of every tool the history called, directly or through an envelope. */

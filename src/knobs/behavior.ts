@@ -1,203 +1,140 @@
 /**
  * Run behavior: limits, recovery policies and provider knobs. Set agent-wide
  * on `AgentOptions.behavior`, override per run on `AgentRunOptions.behavior`.
- * Each field's default lives in `BEHAVIOR_DEFAULTS` or in the policy module
- * that reads it, next to the code that acts on it.
+ * Each family owns a knob slice (`*-knobs.ts`: its keys' types, defaults,
+ * validators and one-line docs); `AgentBehavior` is their composition, and
+ * `BEHAVIOR_DEFAULTS` the union of their defaults.
  */
 
-import type { ModelCatalog } from '../providers/catalog/types'
-import type { ReadFileDefaults, WriteFileExistingPolicy } from './file-knobs'
+import type { KnobMeta, KnobSlice } from './define'
+import type { ExecutionKnobs } from './execution-knobs'
+import type { FileKnobs } from './file-knobs'
+import type { HostKnobs } from './host-knobs'
+import type { LimitKnobs } from './limit-knobs'
+import type { McpKnobs } from './mcp-knobs'
+import type { ProviderKnobs } from './provider-knobs'
+import type { RecoveryKnobs } from './recovery-knobs'
+import type { RetryKnobs } from './retry-knobs'
+import type { SessionKnobs } from './session-knobs'
+import type { ShellKnobs } from './shell-knobs'
+import type { WatchdogKnobs } from './watchdog-knobs'
+import type { WebKnobs } from './web-knobs'
 import { definedOnly } from '../core/defined-only'
+import { AgentBehaviorError } from '../errors'
+import { EXECUTION_KNOBS } from './execution-knobs'
+import { FILE_KNOBS } from './file-knobs'
+import { HOST_KNOBS } from './host-knobs'
+import { LIMIT_KNOBS } from './limit-knobs'
+import { MCP_KNOBS } from './mcp-knobs'
+import { PROVIDER_KNOBS } from './provider-knobs'
+import { RECOVERY_KNOBS } from './recovery-knobs'
+import { RETRY_KNOBS } from './retry-knobs'
+import { SESSION_KNOBS } from './session-knobs'
+import { SHELL_KNOBS } from './shell-knobs'
+import { WATCHDOG_KNOBS } from './watchdog-knobs'
+import { WEB_KNOBS } from './web-knobs'
 
-/** Retry-with-backoff around one provider call. */
-export interface RetryConfig {
-  /** Attempts including the first. `1` turns retry off. Default 3. */
-  maxAttempts?: number
-  /** First backoff delay; each later one doubles before jitter. Default 1000. */
-  initialDelayMs?: number
-  /** Ceiling for any one delay, `retry-after` included. Default 30000. */
-  maxDelayMs?: number
-}
+export type { ToolSearchBehavior } from './mcp-knobs'
+export type { CacheTtl } from './provider-knobs'
+export type { RetryConfig } from './retry-knobs'
 
-/** How long a prompt-cache entry lives: the provider default of five minutes, or an hour. */
-export type CacheTtl = '5m' | '1h'
+/**
+ * Every knob of a run: limits, retries, watchdogs, caching, recovery and tool
+ * settings. Each is off or at its documented default until set. Unknown keys
+ * are ignored (host settings belong under `extensions`).
+ */
+export interface AgentBehavior extends
+  LimitKnobs,
+  ExecutionKnobs,
+  ProviderKnobs,
+  RetryKnobs,
+  WatchdogKnobs,
+  RecoveryKnobs,
+  ShellKnobs,
+  McpKnobs,
+  FileKnobs,
+  WebKnobs,
+  SessionKnobs,
+  HostKnobs {}
 
-/** Settings of the `tool_search` tool that lazy disclosure injects. No effect while every tool is eager. */
-export interface ToolSearchBehavior {
-  /** `false`: inject nothing (the host ships its own discovery tool); the catalog then drops its pointer to `tool_search`. */
-  tool?: false
-  /** Results per search when the model gives no `limit`. Default 20. */
-  limit?: number
-  /**
-   * How a found tool becomes callable. `'dispatch'` (default): through a fixed
-   * `call_tool { name, arguments }` tool, so the tools array never changes and
-   * the prompt cache survives. `'unlock'`: its schema joins the tools array
-   * from the next turn, appended in discovery order (each wave rewrites the cache).
-   */
-  mode?: 'dispatch' | 'unlock'
-  /** What the system-prompt catalog lists per tool: `'full'` (default) name and description, `'names'` names only. */
-  catalog?: 'full' | 'names'
-}
+/** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
+export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
+  LIMIT_KNOBS,
+  PROVIDER_KNOBS,
+  RETRY_KNOBS,
+  WATCHDOG_KNOBS,
+  RECOVERY_KNOBS,
+  EXECUTION_KNOBS,
+  SHELL_KNOBS,
+  MCP_KNOBS,
+  FILE_KNOBS,
+  WEB_KNOBS,
+  SESSION_KNOBS,
+  HOST_KNOBS,
+] as KnobSlice<Record<string, unknown>>[])
 
-/** Every knob of a run: limits, retries, watchdogs, caching, recovery and tool settings. Each is off or at its documented default until set. */
-export interface AgentBehavior {
-  // --- limits -------------------------------------------------------------
-  /** Most loop iterations. Default unlimited. */
-  maxTurns?: number
-  /** Turns left before `maxTurns` at which a one-time wrap-up message is injected. */
-  maxTurnsWarning?: number
-  /** Text of that wrap-up message (string, or built from the counts). */
-  maxTurnsWarningMessage?: string | ((ctx: { maxTurns: number, remaining: number }) => string)
-  /** Run cost ceiling in USD, checked after each turn. `0` disables. */
-  maxCostUsd?: number
-  /** Run ceiling on input + output tokens (cache tokens excluded), checked after each turn. `0` disables. */
-  maxTotalTokens?: number
-  /** Run wall-clock ceiling in ms, read through the run's clock. `0` disables. */
-  maxWallMs?: number
+/** The metadata of every knob, by name. */
+export const KNOBS: Readonly<Record<keyof AgentBehavior & string, KnobMeta>> = Object.freeze(
+  Object.assign({}, ...KNOB_SLICES.map(slice => slice.knobs)),
+)
 
-  // --- tools ---------------------------------------------------------------
-  /** Concurrency-safe tools in flight at once within a turn. Default 10; values below 1 become 1. */
-  maxConcurrentTools?: number
-
-  // --- provider calls ------------------------------------------------------
-  /** Output-token ceiling per response. Default: model-driven. */
-  maxTokens?: number
-  /** Prompt-cache breakpoints. Default true. */
-  cache?: boolean
-  /** Cache entry lifetime. Default `'5m'`. */
-  cacheTtl?: CacheTtl
-  /** Per-turn thinking budget in tokens, overriding the level's default. */
-  thinkingBudget?: number
-  /** Whole-task thinking budget (Anthropic adaptive thinking). */
-  taskBudget?: number
-  /** Send the Anthropic `output_config.effort` hint. Default true. */
-  effortHint?: boolean
-  /** Model-specific options for every run (a run's `modelOptions` wins). */
-  modelOptions?: Record<string, unknown>
-  /** Context window of the serving model, when the host knows it better than the provider. */
-  contextWindow?: number
-  /**
-   * Model metadata overrides (window, output ceiling, prices), keyed
-   * `'provider:modelId'`, or a `{ get, list }` source. A run's catalog is
-   * consulted before the agent's, then `setModelCatalog()`, then the bundled data.
-   */
-  modelCatalog?: ModelCatalog
-  /** Retry policy for retryable provider failures. */
-  retry?: RetryConfig
-
-  // --- watchdogs -----------------------------------------------------------
-  /** Time allowed until the first stream event. Default 300000; `0` disables. */
-  providerStreamStartTimeoutMs?: number
-  /** Longest silence between stream events once streaming. Default off. */
-  providerStreamIdleTimeoutMs?: number
-  /** Time allowed for a whole provider call. Default 1800000; `0` disables. */
-  providerStreamTimeoutMs?: number
-  /** Bound on each awaited hook dispatch. Default 300000; `0` disables. */
-  hookTimeoutMs?: number
-
-  // --- recovery ------------------------------------------------------------
-  /** Most consecutive empty `pause_turn` continuations; `0` means unlimited. Default 0. */
-  maxConsecutivePauseTurns?: number
-  /** Continue a turn cut off by the output cap. Default false. */
-  resumeOnMaxTokens?: boolean
-  /** Most consecutive output-cap continuations; `0` turns the recovery off. Default 8. */
-  maxConsecutiveLengthResumes?: number
-  /** Most consecutive refusal continuations; `0` turns the recovery off. Default 3. */
-  maxConsecutiveRefusalResumes?: number
-
-  // --- execution context and shell ------------------------------------------
-  /** Bound on the execution context's first `spawn()`. Default 300000; `0` disables. */
-  spawnTimeoutMs?: number
-  /** Bound on the execution context's teardown in `agent.destroy()`. Default 30000; `0` disables. */
-  destroyTimeoutMs?: number
-  /** Absolute directory for background task logs; background mode is off without it. */
-  tasksDir?: string
-  /** Hide background mode from `shell` (`'non-durable'`: unless the context's tasks survive a restart). */
-  disableBackgroundTasks?: boolean | 'non-durable'
-  /** Byte cap per background task log; the task keeps running past it. */
-  backgroundOutputCap?: number
-  /** Silence (ms) after which a background task is reported stalled (`background:stall`). */
-  backgroundStallWatchdogMs?: number
-  /** A foreground `shell` timeout above this is refused in favor of background mode, when that is available. */
-  shellLongTimeoutMs?: number
-
-  // --- MCP -------------------------------------------------------------------
-  /** Bound on connecting the agent's MCP servers. Default 120000; `0` disables; a lower `maxWallMs` wins. */
-  mcpConnectTimeoutMs?: number
-  /** Separator of MCP tool names on the wire: `'_'` (`mcp_server_tool`, default) or `'__'`. */
-  mcpToolNameSeparator?: '_' | '__'
-  /** Add the servers' own instructions to the system prompt. Default true. */
-  surfaceMcpInstructions?: boolean
-  /**
-   * How MCP tools reach the model. `'eager'` (default): every schema in the
-   * tools array. `'lazy'`: a name + description catalog in the system prompt,
-   * schemas loaded on demand with `tool_search`. Native tools stay eager; a
-   * server's own `disclosure` wins over this.
-   */
-  toolDisclosure?: 'eager' | 'lazy'
-  /** The `tool_search` tool injected for lazy disclosure (see `ToolSearchBehavior`). */
-  toolSearch?: ToolSearchBehavior
-
-  // --- file tools ------------------------------------------------------------
-  /** `read_file` prefixes lines with `cat -n`-style numbers (a call's `lineNumbers` wins). Default true. */
-  readLineNumbers?: boolean
-  /** `read_file` slice limits for calls that give none. Default: 2000 lines, 100 KiB. */
-  readFileDefaults?: ReadFileDefaults
-  /** An identical re-read of an unchanged file returns a short stub (needs a session). Default true. */
-  dedupReads?: boolean
-  /** `edit` / `multi_edit` refuse files not read in this session, and stale anchors after drift (needs a session). Default false. */
-  requireReadBeforeEdit?: boolean
-  /** Full-file reads through `shell` (`cat`, `head`, …) count as reads for `requireReadBeforeEdit`. Default true. */
-  trackShellReads?: boolean
-  /** Refuse `write_file` over existing files, pointing the model to `read_file` + `edit`. Default `'allow'`. */
-  writeFileExistingPolicy?: WriteFileExistingPolicy
-
-  // --- web tools -------------------------------------------------------------
-  /** Egress allowlist for `fetch_url` and `web_search` (host suffix, case-insensitive; `[]` means unset). */
-  fetchUrlAllowHosts?: readonly string[]
-  /** TTL (ms) of `fetch_url`'s in-process response cache. Default off. */
-  fetchUrlCacheTtlMs?: number
-
-  // --- sessions ------------------------------------------------------------
-  /**
-   * Append each finished turn to the session store as the run goes (default
-   * true): a tool call is stored together with its result, so a crash loses at
-   * most the turn in flight. `false` writes once when the run ends, on every
-   * exit path; the prompt turn is stored up front either way.
-   */
-  persistTurns?: boolean
-  /** Throw `AgentToolPairingError` instead of repairing broken tool-call pairing on the wire. */
-  strictToolPairing?: boolean
-  /** Most pairing repairs one request may need before the run fails with `AgentToolPairingError`. Default off. */
-  maxPairingRepairsPerTurn?: number
-
-  // --- host data -----------------------------------------------------------
-  /** Host-owned settings the SDK never reads; surfaced on `ToolContext.behavior.extensions`. */
-  extensions?: Record<string, unknown>
-}
-
+/** The default of every knob that has one, from the slices (each written once there). */
 export const BEHAVIOR_DEFAULTS = Object.freeze({
-  maxConcurrentTools: 10,
-  providerStreamStartTimeoutMs: 300_000,
-  providerStreamTimeoutMs: 1_800_000,
-  hookTimeoutMs: 300_000,
-  spawnTimeoutMs: 300_000,
-  destroyTimeoutMs: 30_000,
-  cache: true,
-  cacheTtl: '5m' as CacheTtl,
-  effortHint: true,
+  ...PROVIDER_KNOBS.defaults,
+  ...RETRY_KNOBS.defaults,
+  ...WATCHDOG_KNOBS.defaults,
+  ...RECOVERY_KNOBS.defaults,
+  ...EXECUTION_KNOBS.defaults,
+  ...SHELL_KNOBS.defaults,
+  ...MCP_KNOBS.defaults,
+  ...FILE_KNOBS.defaults,
+  ...SESSION_KNOBS.defaults,
 })
+
+const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))
+
+/**
+ * Throw `AgentBehaviorError` for the first knob whose value zidane cannot act
+ * on. Unset (`undefined`) knobs and unknown keys pass.
+ */
+export function validateBehavior(behavior: AgentBehavior | undefined, where: 'createAgent' | 'run'): void {
+  if (behavior === undefined)
+    return
+  if (typeof behavior !== 'object' || behavior === null)
+    throw new AgentBehaviorError('', behavior, 'an object', where)
+  const raw = behavior as Record<string, unknown>
+  // Walk the keys that are set (usually a handful), not every declared knob: this runs once per run.
+  for (const name of Object.keys(raw)) {
+    const value = raw[name]
+    const meta = KNOB_BY_NAME.get(name)
+    if (value === undefined || meta === undefined)
+      continue
+    const problem = meta.check(value)
+    if (problem)
+      throw new AgentBehaviorError(`${name}${problem.path}`, problem.path === '' ? value : valueAt(value, problem.path), problem.expected, where)
+  }
+}
+
+function valueAt(value: unknown, path: string): unknown {
+  let current = value
+  for (const key of path.split('.').slice(1))
+    current = (current as Record<string, unknown>)[key]
+  return current
+}
 
 /**
  * Merge a run's behavior over the agent's: each key of the run wins, except
- * `extensions`, whose keys merge one level deep.
+ * `extensions`, whose keys merge one level deep. The merged behavior is
+ * validated (`validateBehavior`, as `run()`), so a run never starts on a knob
+ * it cannot act on.
  */
 export function resolveBehavior(agent: AgentBehavior | undefined, run: AgentBehavior | undefined): AgentBehavior {
-  if (!run)
-    return { ...agent }
-  const merged: AgentBehavior = { ...agent, ...definedOnly(run) }
-  if (agent?.extensions || run.extensions)
+  // The run's own keys first: merging could hide a bad `extensions` (spreading a non-object yields `{}`).
+  validateBehavior(run, 'run')
+  const merged: AgentBehavior = run ? { ...agent, ...definedOnly(run) } : { ...agent }
+  if (run && (agent?.extensions || run.extensions))
     merged.extensions = { ...agent?.extensions, ...run.extensions }
+  validateBehavior(merged, 'run')
   return merged
 }
 

@@ -1,4 +1,5 @@
 import type { RetryConfig } from '../knobs/behavior'
+import { RETRY_DEFAULTS } from '../knobs/retry-knobs'
 
 export interface ResolvedRetry {
   maxAttempts: number
@@ -6,15 +7,15 @@ export interface ResolvedRetry {
   maxDelayMs: number
 }
 
-/** Fill the retry defaults (3 attempts, 1 s doubling, 30 s cap); bad values fall back to them. */
+/** Fill the retry defaults (`RETRY_DEFAULTS`); bad values fall back to them. */
 export function resolveRetry(config: RetryConfig | undefined): ResolvedRetry {
   const attempts = config?.maxAttempts
   const initial = config?.initialDelayMs
   const cap = config?.maxDelayMs
   return {
-    maxAttempts: attempts !== undefined && Number.isInteger(attempts) && attempts >= 1 ? attempts : 3,
-    initialDelayMs: initial !== undefined && Number.isFinite(initial) && initial >= 0 ? initial : 1000,
-    maxDelayMs: cap !== undefined && Number.isFinite(cap) && cap >= 0 ? cap : 30_000,
+    maxAttempts: attempts !== undefined && Number.isInteger(attempts) && attempts >= 1 ? attempts : RETRY_DEFAULTS.maxAttempts,
+    initialDelayMs: initial !== undefined && Number.isFinite(initial) && initial >= 0 ? initial : RETRY_DEFAULTS.initialDelayMs,
+    maxDelayMs: cap !== undefined && Number.isFinite(cap) && cap >= 0 ? cap : RETRY_DEFAULTS.maxDelayMs,
   }
 }
 

@@ -6,6 +6,7 @@
 
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ReadFileDefaults, WriteFileExistingPolicy } from '../knobs/file-knobs'
+import { FILE_KNOBS } from '../knobs/file-knobs'
 
 /** Fields of `AgentBehavior` the file tools read. */
 export type FileToolBehavior = Pick<AgentBehavior, 'readLineNumbers' | 'readFileDefaults' | 'dedupReads' | 'requireReadBeforeEdit' | 'trackShellReads' | 'writeFileExistingPolicy'>
@@ -19,13 +20,10 @@ export interface ResolvedFileToolBehavior {
   writeFileExistingPolicy: WriteFileExistingPolicy
 }
 
+/** What the file tools act on when no knob is set: the file slice's defaults, and no `read_file` limits of the knob's own. */
 export const FILE_TOOL_BEHAVIOR_DEFAULTS: Readonly<ResolvedFileToolBehavior> = Object.freeze({
-  readLineNumbers: true,
+  ...FILE_KNOBS.defaults,
   readFileDefaults: Object.freeze({}),
-  dedupReads: true,
-  requireReadBeforeEdit: false,
-  trackShellReads: true,
-  writeFileExistingPolicy: 'allow',
 })
 
 function flag(value: unknown, fallback: boolean): boolean {

@@ -1,11 +1,12 @@
 import type { ToolDef } from '../types'
 import type { ToolCatalogEntry } from './catalog'
+import { TOOL_SEARCH_DEFAULTS } from '../../knobs/mcp-knobs'
 import { searchCatalog } from './catalog'
 
 /** Name of the tool the model uses to find and load deferred tools. */
 export const TOOL_SEARCH_NAME = 'tool_search'
 /** Matches returned by `tool_search` when the call gives no limit. */
-export const DEFAULT_TOOL_SEARCH_LIMIT = 20
+export const DEFAULT_TOOL_SEARCH_LIMIT: number = TOOL_SEARCH_DEFAULTS.limit
 const MAX_TOOL_SEARCH_LIMIT = 100
 
 /** Options of `createToolSearchTool`. */
