@@ -157,8 +157,10 @@ function setState(host: PolicyHost, policy: BehaviorPolicy, state: unknown): voi
   host.state.policies[policy.name] = state
 }
 
-function base(host: PolicyHost, policy: BehaviorPolicy) {
-  return { run: host, behavior: host.behavior, state: host.state.policies[policy.name] }
+// Phase contexts are written out as literals, never spread from a shared base: V8 builds a spread object
+// through a slow path, and the after-turn context is built for every policy on every turn.
+function stateOf(host: PolicyHost, policy: BehaviorPolicy): PolicyState {
+  return host.state.policies[policy.name]
 }
 
 /** The request fields a patch may touch, as the loop's request carries them. */
@@ -174,7 +176,7 @@ export interface PatchableRequest {
 export async function adjustRequest<R extends PatchableRequest>(host: PolicyHost, turn: number, request: R): Promise<R> {
   let current = request
   for (const policy of host.policyPhases.request) {
-    const patch: RequestPatch | undefined = take(host, policy, await policy.request!({ ...base(host, policy), turn, request: current }))
+    const patch: RequestPatch | undefined = take(host, policy, await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current }))
     if (!patch)
       continue
     current = { ...current }
@@ -210,7 +212,7 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
   const decided = calls.map(call => call.decided)
   for (const policy of host.policyPhases.gateBatch) {
     const view = calls.map((call, index) => decided[index] === call.decided ? call : { ...call, decided: decided[index] })
-    const result = await policy.gateBatch!({ ...base(host, policy), turnId, calls: view })
+    const result = await policy.gateBatch!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, calls: view })
     if (!result)
       continue
     if (result.state !== undefined)
@@ -227,7 +229,7 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
 export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall, decided?: CallDecision): Promise<CallDecision | undefined> {
   let verdict = decided
   for (const policy of host.policyPhases.gateCall)
-    verdict = foldCallDecision(verdict, take(host, policy, await policy.gateCall!({ ...base(host, policy), turnId, call, decided: verdict })))
+    verdict = foldCallDecision(verdict, take(host, policy, await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })))
   return verdict
 }
 
@@ -241,7 +243,7 @@ export async function observeResult(
 ): Promise<{ output: ToolOutput, isError: boolean }> {
   let { output, isError } = answer
   for (const policy of host.policyPhases.result) {
-    const replace = take(host, policy, await policy.result!({ ...base(host, policy), turnId, call, result: output, isError, outcome: answer.outcome }))
+    const replace = take(host, policy, await policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome }))
     if (!replace)
       continue
     const checked = check(replace.result)
@@ -278,7 +280,20 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, aborte
   let keepGoing = false
   const messages: InjectedMessage[] = []
   for (const policy of host.policyPhases.afterTurn) {
-    const result = await policy.afterTurn!({ ...base(host, policy), ...facts, decided: { ending: end !== undefined, continues: keepGoing } })
+    const returned = policy.afterTurn!({
+      run: host,
+      behavior: host.behavior,
+      state: stateOf(host, policy),
+      turnId: facts.turnId,
+      turn: facts.turn,
+      assistant: facts.assistant,
+      toolResults: facts.toolResults,
+      usage: facts.usage,
+      finishReason: facts.finishReason,
+      decided: { ending: end !== undefined, continues: keepGoing },
+    })
+    // Runs every turn: a policy that answers synchronously (most do, most turns) costs no microtask.
+    const result = isThenable(returned) ? await returned : returned
     const decisions = take<TurnDecision | readonly TurnDecision[]>(host, policy, result)
     if (!decisions)
       continue
@@ -304,6 +319,10 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, aborte
   return { end, keepGoing: end === undefined && keepGoing, messages: end === undefined ? messages : [] }
 }
 
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function'
+}
+
 /** Whether the provider-error phase may see this error: a classified provider failure. */
 export function isProviderFailure(error: unknown): error is AgentProviderError | AgentContextExceededError {
   return error instanceof AgentProviderError || error instanceof AgentContextExceededError
@@ -325,7 +344,7 @@ export async function decideProviderError(
   let stop: TurnDecisionStop | undefined
   let retry = false
   for (const policy of host.policyPhases.providerError) {
-    const decision: ProviderErrorDecision | undefined = take(host, policy, await policy.providerError!({ ...base(host, policy), turn, error, kind, retried }))
+    const decision: ProviderErrorDecision | undefined = take(host, policy, await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried }))
     if (!decision)
       continue
     if (decision.type === 'fail')
