@@ -273,11 +273,12 @@ export type TurnFacts = Omit<TurnPhaseContext<PolicyState>, 'run' | 'behavior' |
  * and an `abort` aborts the run, both at once (no later policy runs); a stop
  * ends the run at this boundary (later policies still run, and see it); of
  * the continuations, the first one wins and later loop-written ones are
- * dropped, while a message a person queued always joins.
+ * dropped, while a message a person queued always joins. `earlier` is
+ * where the fold starts (the loop passes `'aborted'` for an aborted run).
  */
-export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, aborted: boolean): Promise<TurnVerdict> {
-  let end: TurnVerdict['end'] = aborted ? 'aborted' : undefined
-  let keepGoing = false
+export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlier: { end?: TurnVerdict['end'], keepGoing?: boolean } = {}): Promise<TurnVerdict> {
+  let end = earlier.end
+  let keepGoing = earlier.keepGoing === true
   const messages: InjectedMessage[] = []
   for (const policy of host.policyPhases.afterTurn) {
     const returned = policy.afterTurn!({

@@ -75,6 +75,8 @@ export interface AfterTurnStep extends StepTiming {
   /** Default: no tokens, no cost. */
   readonly usage?: Partial<TurnUsage>
   readonly toolResults?: readonly ToolResult[]
+  /** What earlier policies decided this turn, as the policy would see it in `decided` (default: nothing). */
+  readonly decided?: { readonly stop?: StopReason, readonly continues?: boolean }
 }
 
 /** The provider-error phase: the turn failed for good with this error. */
@@ -235,7 +237,7 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
       }
       const facts = { turnId, turn: host.turnCount, assistant, toolResults: [...step.toolResults ?? []], usage, finishReason: step.finishReason ?? 'stop' }
       try {
-        const verdict = await decideAfterTurn(host, facts, false)
+        const verdict = await decideAfterTurn(host, facts, { end: step.decided?.stop, keepGoing: step.decided?.continues })
         return { phase: 'afterTurn', keepGoing: verdict.keepGoing, messages: verdict.messages, ...(verdict.end ? { end: verdict.end } : {}) }
       }
       catch (error) {
