@@ -66,8 +66,8 @@ export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPol
 
 /**
  * One `agent.run()` from start to finish: resolve options, seed the
- * conversation (from the session when there is one), attach policies and
- * per-run hooks, run the loop, record the run, and always detach what was
+ * conversation (from the session when there is one), activate the policies,
+ * attach per-run hooks, run the loop, record the run, and always detach what was
  * attached, whichever way the run ends.
  */
 export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {

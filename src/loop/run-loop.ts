@@ -19,7 +19,8 @@ import { hookTimeout, runIds } from './stream-turn'
 
 /** The verdict of a turn no policy decides on. */
 const NO_VERDICT: TurnVerdict = Object.freeze({ keepGoing: false, messages: Object.freeze([]) })
-/** Where the after-turn fold starts when the run was aborted during the turn. */
+/** Where the after-turn fold starts: nothing decided yet, or a run aborted during the turn. */
+const UNDECIDED = Object.freeze({})
 const ABORTED = Object.freeze({ end: 'aborted' as const })
 
 /**
@@ -91,7 +92,7 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
     // Host hooks first, then the policies' after-turn phase (see docs/architecture/policies.md).
     if (hasHookHandlers(run.hooks, 'turn:after'))
       await callHookBounded(run.hooks, 'turn:after', turnAfterContext(run, turnId, facts), hookOpts)
-    const verdict = run.policyPhases.afterTurn.length > 0 ? await decideAfterTurn(run, facts, run.signal.aborted ? ABORTED : {}) : NO_VERDICT
+    const verdict = run.policyPhases.afterTurn.length > 0 ? await decideAfterTurn(run, facts, run.signal.aborted ? ABORTED : UNDECIDED) : NO_VERDICT
 
     if (run.signal.aborted)
       return 'aborted'
