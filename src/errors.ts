@@ -313,3 +313,23 @@ function describeValue(value: unknown): string {
     return 'an object'
   return String(value)
 }
+
+/** What is wrong with a policy list (`AgentPolicyError.problem`). */
+export type AgentPolicyProblem = 'invalid' | 'duplicate' | 'unknown-after' | 'cycle' | 'state'
+
+/**
+ * A policy `createAgent` (or a run) cannot use: no name or a phase that is not
+ * a function, a duplicate name, an `after` naming no policy of the agent, an
+ * ordering cycle, or a state that is not plain JSON data.
+ */
+export class AgentPolicyError extends TypeError {
+  override name = 'AgentPolicyError'
+  /** The policy at fault (the first one met, for a cycle). */
+  readonly policy: string
+  readonly problem: AgentPolicyProblem
+  constructor(policy: string, problem: AgentPolicyProblem, message: string) {
+    super(message)
+    this.policy = policy
+    this.problem = problem
+  }
+}

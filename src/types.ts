@@ -12,7 +12,7 @@ export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
 export type * from './agent/stream-events'
-export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './behavior/policy'
+export type * from './behavior/policy'
 export type { SandboxProvider } from './contexts/sandbox'
 export type {
   BackgroundTaskStatus,
@@ -41,6 +41,8 @@ export type {
   AgentBusyError,
   AgentContextExceededError,
   AgentLengthResumeExhaustedError,
+  AgentPolicyError,
+  AgentPolicyProblem,
   AgentProviderError,
   AgentToolNotAllowedError,
   AgentToolPairingError,

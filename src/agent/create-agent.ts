@@ -18,7 +18,7 @@ import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
-import { executeRun, providerList } from './run'
+import { agentPolicies, executeRun, providerList } from './run'
 import { streamRun } from './stream'
 
 /** An agent: a provider, tools and behavior, run one conversation at a time. */
@@ -57,8 +57,8 @@ export interface Agent {
 
 /**
  * Create an agent. Configuration mistakes (duplicate tool names, colliding
- * aliases, unknown hook names, invalid behavior knobs) throw here, not in the
- * middle of a run.
+ * aliases, unknown hook names, invalid behavior knobs, a bad policy list)
+ * throw here, not in the middle of a run.
  */
 export function createAgent(options: AgentOptions): Agent {
   const providers = options?.provider ? providerList(options.provider) : []
@@ -70,6 +70,8 @@ export function createAgent(options: AgentOptions): Agent {
   const hooks = createHookBus()
   registerHookMap(hooks, options.hooks)
   const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }
+  // Checked and ordered once: a bad policy list fails here, not in a run.
+  const policies = agentPolicies(queues, options.policies)
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()
   const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${randomUUID()}` })
@@ -103,7 +105,7 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
-        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall }, runOptions)
+        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies }, runOptions)
       }
       finally {
         current = undefined

@@ -4,7 +4,8 @@
  * @module zidane/agent
  */
 
-export type { BehaviorPolicy, PolicyContext, PolicyRunView } from '../behavior/policy'
+export { continueWith, definePolicy, nudge } from '../behavior/policy'
+export type * from '../behavior/policy'
 export type { AgentClock } from '../core/clock'
 export { DEFAULT_AGENT_CLOCK } from '../core/clock'
 export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from '../core/stats'

@@ -1,3 +1,4 @@
+import type { BehaviorPolicy } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { PromptPart, SystemNoteText } from '../core/content'
@@ -72,6 +73,12 @@ export interface AgentOptions {
    * the call succeeds. Default: in memory, for the agent's lifetime.
    */
   toolState?: ToolStateStore
+  /**
+   * Host policies (`BehaviorPolicy`), run after the built-in ones and before
+   * the agent's own steering. Names must be unique and `after` must name
+   * policies the agent has, without a cycle: checked here (`AgentPolicyError`).
+   */
+  policies?: readonly BehaviorPolicy[]
 }
 
 /** Options for one `agent.run()`. */

@@ -1,4 +1,4 @@
-import type { BehaviorPolicy, PolicyContext } from '../behavior/policy'
+import type { BehaviorPolicy } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { SessionTurn } from '../core/content'
 import type { AgentStats, ChildRunStats } from '../core/stats'
@@ -23,7 +23,9 @@ import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
+import { activatePolicies, NO_PHASES, orderPolicies } from '../loop/policy-runner'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
+import { createRunState } from '../loop/run-state'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { startWallDeadline, untilWall } from '../loop/wall-deadline'
 import { resolveModelTargets } from '../providers/model-targets'
@@ -34,7 +36,7 @@ import { DEFAULT_SYSTEM_PROMPT } from './options'
 import { isBlankPrompt, promptContent } from './prompt-content'
 import { prepareRunTools } from './run-tools'
 import { onAbort } from './signal-fanout'
-import { attachSteering } from './steering'
+import { queuePolicies, seedQueuedMessages } from './steering'
 import { planToolDisclosure } from './tool-disclosure'
 
 /** What an agent hands each of its runs. */
@@ -49,13 +51,23 @@ export interface RunEnvironment {
   mcp?: McpLoader
   /** The agent's handler for stalled background tasks (they may outlive the run that started them). */
   onBackgroundStall: (info: TaskStallInfo) => void
+  /** The agent's policies in run order (`agentPolicies`); default: the built-ins and the queue policies. */
   policies?: readonly BehaviorPolicy[]
 }
 
 /**
+ * Every policy of an agent, checked and in run order: the built-ins, the
+ * host's, then the agent's queues (stall notices, steering), each moved after
+ * the ones its `after` names. Throws `AgentPolicyError` for a bad list.
+ */
+export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPolicy[] = []): BehaviorPolicy[] {
+  return orderPolicies([...BUILT_IN_POLICIES, ...host, ...queuePolicies(queues)])
+}
+
+/**
  * One `agent.run()` from start to finish: resolve options, seed the
- * conversation (from the session when there is one), attach policies and
- * per-run hooks, run the loop, record the run, and always detach what was
+ * conversation (from the session when there is one), activate the policies,
+ * attach per-run hooks, run the loop, record the run, and always detach what was
  * attached, whichever way the run ends.
  */
 export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
@@ -141,18 +153,16 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       startedAtMs,
       wall,
       pending: [],
-      keepGoing: false,
+      policyPhases: NO_PHASES,
+      state: createRunState(),
       wireStages: [],
     }
 
-    // Handler order on each event: the agent's own hooks, then the policies,
-    // then steering, then this run's hooks.
-    for (const policy of env.policies ?? BUILT_IN_POLICIES) {
-      const detach = policy.attach(policyContext(run))
-      if (detach)
-        detachers.push(detach)
-    }
-    detachers.push(attachSteering(run, env.queues))
+    // Each policy says once, here, whether it takes part in this run; the
+    // phases of those that do are listed, their states seeded on the run state.
+    const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
+    Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
+    seedQueuedMessages(run, env.queues)
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
@@ -349,25 +359,6 @@ function freezeNotes(options: AgentRunOptions, fresh: string, sections: FrozenPr
   if (freeze?.system === undefined || !freeze.notes)
     return []
   return freeze.notes(fresh, sections)
-}
-
-function policyContext(run: RunContext): PolicyContext {
-  return {
-    hooks: run.hooks,
-    behavior: run.behavior,
-    run,
-    inject: (text, reason) => {
-      run.pending.push({ content: [{ type: 'text', text, origin: 'injected' }], injected: reason })
-    },
-    continueWith: (text, reason) => {
-      run.pending.push({ content: [{ type: 'text', text, origin: 'injected' }], injected: reason })
-      run.keepGoing = true
-    },
-    stop: (reason) => {
-      run.stopRequest ??= reason
-    },
-    abort: run.abort,
-  }
 }
 
 /** The seam the `spawn` tool uses: events on this bus, child stats into this run, session-wide labels, what a child inherits. */

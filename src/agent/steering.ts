@@ -1,3 +1,4 @@
+import type { BehaviorPolicy, SteerDecision } from '../behavior/policy'
 import type { PromptPart, SystemNoteText } from '../core/content'
 import type { PendingTurn, RunContext } from '../loop/run-context'
 import type { MessageQueue } from './message-queue'
@@ -11,6 +12,7 @@ export interface QueuedUserMessage {
   systemNotes?: readonly SystemNoteText[]
 }
 
+/** The agent's message queues, shared by its runs. */
 export interface SteeringQueues {
   /** Joins the conversation at the next turn boundary. */
   steering: MessageQueue<QueuedUserMessage>
@@ -21,40 +23,54 @@ export interface SteeringQueues {
 }
 
 /**
- * Feed the agent's queues into one run. Steered messages join before the next
- * model call (and keep the run going); a follow-up joins when the run would
- * otherwise stop. Messages queued while no run is going join the next run,
- * right after its prompt.
+ * Messages queued while no run was going join the next run right after its
+ * prompt: steered ones, then notices. Follow-ups wait for the run to end.
  */
-export function attachSteering(run: RunContext, queues: SteeringQueues): () => void {
-  takeAll(run, queues.steering, 'steer')
-  takeNotices(run, queues.notices)
-  return run.hooks.hook('turn:after', ({ toolResults }) => {
-    if (run.signal.aborted || run.stopRequest)
-      return
-    takeNotices(run, queues.notices)
-    if (queues.steering.size > 0) {
-      takeAll(run, queues.steering, 'steer')
-      run.keepGoing = true
-      return
-    }
-    const wouldStop = toolResults.length === 0 && !run.keepGoing
-    const next = wouldStop ? queues.followUp.shift() : undefined
-    if (next) {
-      run.pending.push(pendingFrom(next, 'follow-up'))
-      run.keepGoing = true
-    }
-  })
-}
-
-function takeAll(run: RunContext, queue: MessageQueue<QueuedUserMessage>, kind: 'steer' | 'follow-up'): void {
-  for (let message = queue.shift(); message; message = queue.shift())
-    run.pending.push(pendingFrom(message, kind))
-}
-
-function takeNotices(run: RunContext, queue: MessageQueue<PendingTurn>): void {
-  for (let notice = queue.shift(); notice; notice = queue.shift())
+export function seedQueuedMessages(run: RunContext, queues: SteeringQueues): void {
+  for (let message = queues.steering.shift(); message; message = queues.steering.shift())
+    run.pending.push(pendingFrom(message, 'steer'))
+  for (let notice = queues.notices.shift(); notice; notice = queues.notices.shift())
     run.pending.push(notice)
+}
+
+/**
+ * The agent's queues as two policies, run after every other one so they see
+ * what the others decided. `background-stall` passes notices of stalled
+ * background tasks to the model at the next turn (they never keep a run
+ * going). `steering` adds steered messages at each turn boundary (they keep
+ * the run going) and a follow-up only when the run would otherwise end.
+ * Neither adds anything to a turn that ends the run.
+ */
+export function queuePolicies(queues: SteeringQueues): BehaviorPolicy<null>[] {
+  const backgroundStall: BehaviorPolicy<null> = {
+    name: 'background-stall',
+    afterTurn({ decided }) {
+      if (decided.ending || queues.notices.size === 0)
+        return
+      const notices: SteerDecision[] = []
+      for (let notice = queues.notices.shift(); notice; notice = queues.notices.shift())
+        notices.push({ type: 'steer', message: notice })
+      return { decision: notices }
+    },
+  }
+  const steering: BehaviorPolicy<null> = {
+    name: 'steering',
+    afterTurn({ decided, toolResults }) {
+      if (decided.ending)
+        return
+      if (queues.steering.size > 0) {
+        const steered: SteerDecision[] = []
+        for (let message = queues.steering.shift(); message; message = queues.steering.shift())
+          steered.push({ type: 'steer', message: pendingFrom(message, 'steer'), continue: true })
+        return { decision: steered }
+      }
+      const wouldStop = toolResults.length === 0 && !decided.continues
+      const next = wouldStop ? queues.followUp.shift() : undefined
+      if (next)
+        return { decision: { type: 'steer', message: pendingFrom(next, 'follow-up'), continue: true } }
+    },
+  }
+  return [backgroundStall, steering]
 }
 
 function pendingFrom(message: QueuedUserMessage, kind: 'steer' | 'follow-up'): PendingTurn {

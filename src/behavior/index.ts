@@ -7,7 +7,8 @@ import { refusalResume } from './refusal-resume'
 import { trackShellReads } from './track-shell-reads'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
 
-export type { BehaviorPolicy, PolicyContext, PolicyRunView } from './policy'
+export { continueWith, definePolicy, nudge } from './policy'
+export type * from './policy'
 
 /** The policies every run attaches, in order. Each reads its own knobs and stays inert when they are unset. */
 export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([

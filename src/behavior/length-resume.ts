@@ -1,12 +1,23 @@
 import type { BehaviorPolicy } from './policy'
 import { AgentLengthResumeExhaustedError } from '../errors'
 import { CONTINUE_MESSAGE } from './pause-continuation'
+import { continueWith } from './policy'
 
 /** Resumed turns with no text and no tool calls (reasoning that restarts every time) allowed in a row. */
 const MAX_EMPTY_LENGTH_TURNS = 2
 
 /** Text a reader would see: anything but whitespace. */
 const VISIBLE = /\S/
+
+/** The two counters `length-resume` keeps on the run state. */
+export interface LengthResumeState {
+  /** Cut-off turns with visible text continued in a row. */
+  readonly resumes: number
+  /** Cut-off turns with no visible text in a row. */
+  readonly emptyTurns: number
+}
+
+const RESET: LengthResumeState = { resumes: 0, emptyTurns: 0 }
 
 /**
  * `resumeOnMaxTokens`: a turn cut off by the output cap, with no tool call to
@@ -22,34 +33,22 @@ const VISIBLE = /\S/
  * `AgentLengthResumeExhaustedError`. Any turn that is not cut off (or that
  * called tools) resets both.
  */
-export const lengthResume: BehaviorPolicy = {
+export const lengthResume: BehaviorPolicy<LengthResumeState> = {
   name: 'length-resume',
-  attach(ctx) {
-    const cap = ctx.behavior.maxConsecutiveLengthResumes ?? 8
-    if (!ctx.behavior.resumeOnMaxTokens || !(cap > 0))
-      return
-    let resumes = 0
-    let emptyTurns = 0
-    return ctx.hooks.hook('turn:after', ({ finishReason, assistant, toolResults }) => {
-      if (finishReason !== 'length' || toolResults.length > 0) {
-        resumes = 0
-        emptyTurns = 0
-        return
-      }
-      if (!assistant.content.some(block => block.type === 'text' && VISIBLE.test(block.text))) {
-        emptyTurns += 1
-        if (emptyTurns >= MAX_EMPTY_LENGTH_TURNS)
-          throw new AgentLengthResumeExhaustedError(emptyTurns)
-        ctx.continueWith(CONTINUE_MESSAGE, 'continue-length')
-        return
-      }
-      emptyTurns = 0
-      if (resumes >= cap) {
-        ctx.stop('length-exhausted')
-        return
-      }
-      resumes += 1
-      ctx.continueWith(CONTINUE_MESSAGE, 'continue-length')
-    })
+  enabled: behavior => Boolean(behavior.resumeOnMaxTokens) && (behavior.maxConsecutiveLengthResumes ?? 8) > 0,
+  initialState: () => RESET,
+  afterTurn({ behavior, state, finishReason, assistant, toolResults }) {
+    if (finishReason !== 'length' || toolResults.length > 0)
+      return state.resumes === 0 && state.emptyTurns === 0 ? undefined : { state: RESET }
+    if (!assistant.content.some(block => block.type === 'text' && VISIBLE.test(block.text))) {
+      const emptyTurns = state.emptyTurns + 1
+      if (emptyTurns >= MAX_EMPTY_LENGTH_TURNS)
+        return { state: { ...state, emptyTurns }, decision: { type: 'fail', error: new AgentLengthResumeExhaustedError(emptyTurns) } }
+      return { state: { ...state, emptyTurns }, decision: continueWith(CONTINUE_MESSAGE, 'continue-length') }
+    }
+    const cap = behavior.maxConsecutiveLengthResumes ?? 8
+    if (state.resumes >= cap)
+      return { state: { ...state, emptyTurns: 0 }, decision: { type: 'stop', reason: 'length-exhausted' } }
+    return { state: { resumes: state.resumes + 1, emptyTurns: 0 }, decision: continueWith(CONTINUE_MESSAGE, 'continue-length') }
   },
 }

@@ -1,13 +1,24 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
-import type { InjectedTurnReason } from '../core/content'
-import type { TurnUsage } from '../core/stats'
+import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionTurn } from '../core/content'
+import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
-import type { AgentHookBus } from '../hooks/bus'
+import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
+import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
 import type { AgentBehavior } from '../knobs/behavior'
+import type { ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
+import type { WireStage } from '../wire/stage'
 
-/** What a policy may read about the run it is attached to. */
+/**
+ * Plain JSON data: what a policy keeps between phases. It lives on the run's
+ * serializable state (not in a closure), so a paused or journaled run can
+ * carry it over and a test can restore it. A policy's own state type may be
+ * any interface of such data; the runner checks every state it is given.
+ */
+export type PolicyState = null | boolean | number | string | readonly PolicyState[] | { readonly [key: string]: PolicyState }
+
+/** What a policy may read about the run it takes part in. */
 export interface PolicyRunView {
   readonly runId: string
   readonly clock: AgentClock
@@ -23,27 +34,227 @@ export interface PolicyRunView {
   readonly execution: ExecutionContext
 }
 
-/** The handle a policy gets for one run. */
-export interface PolicyContext {
-  readonly hooks: AgentHookBus
-  readonly behavior: Readonly<AgentBehavior>
+/** What every phase of a policy receives: the run, its resolved knobs, and the policy's own state. */
+export interface PolicyPhaseContext<S> {
   readonly run: PolicyRunView
-  /** Add a user message before the next model call, if there is one (a nudge). */
-  inject: (text: string, reason: InjectedTurnReason) => void
-  /** Keep the loop going with this user message even though the model stopped. */
-  continueWith: (text: string, reason: InjectedTurnReason) => void
-  /** End the run at this turn boundary with this reason. */
-  stop: (reason: StopReason) => void
-  /** Abort the run, as `agent.abort()` would. */
-  abort: (reason?: unknown) => void
+  readonly behavior: Readonly<AgentBehavior>
+  /** The policy's state as its last phase left it (its `initialState()` at first). */
+  readonly state: S
 }
 
 /**
- * A behavior policy: a small module that attaches hook handlers for one run
- * and returns a function that detaches them. The loop knows none by name.
+ * What a phase returns: a decision (or none) and, optionally, the policy's
+ * next state. Returning nothing means "no opinion, state unchanged".
  */
-export interface BehaviorPolicy {
+export interface PhaseResult<D, S> {
+  readonly decision?: D
+  /** Replaces the policy's state; omitted, the state stays as it was. */
+  readonly state?: S
+}
+
+/** A phase's return value, sync or async. */
+export type PhaseReturn<D, S> = PhaseResult<D, S> | undefined | void | Promise<PhaseResult<D, S> | undefined | void>
+
+/** End the run at once, as `agent.abort()` would (`stopReason: 'aborted'`). Highest precedence. */
+export interface AbortDecision {
+  readonly type: 'abort'
+  readonly reason?: unknown
+}
+
+/** End the run by throwing this typed error (a budget crossed, a resume chain that cannot end). Ranks with abort. */
+export interface FailDecision {
+  readonly type: 'fail'
+  readonly error: Error
+}
+
+/** End the run cleanly at this turn boundary, with this stop reason. */
+export interface StopDecision {
+  readonly type: 'stop'
+  readonly reason: StopReason
+}
+
+/** Refuse one tool call; the model reads `Blocked: <reason>` as its result. */
+export interface BlockDecision {
+  readonly type: 'block'
+  readonly reason: string
+}
+
+/** Answer one tool call with this result instead of running the tool. */
+export interface SubstituteDecision {
+  readonly type: 'substitute'
+  readonly result: ToolOutput
+  readonly isError?: boolean
+}
+
+/** A user message a policy adds before the next model call. */
+export interface InjectedMessage {
+  readonly content: readonly SessionContentBlock[]
+  /** Set when the loop wrote it (a nudge, a continuation), not a person. */
+  readonly injected?: InjectedTurnReason
+  /** For messages a person queued (`agent.steer`, `agent.followUp`): announced on `steer:inject`. */
+  readonly queued?: { readonly kind: 'steer' | 'follow-up', readonly id?: string, readonly prompt: string | PromptPart[] }
+}
+
+/**
+ * Put a message in front of the model at the next turn. With `continue`, it
+ * also keeps the run going after a turn that called no tools (a
+ * continuation); only the first continuation of a turn is honoured.
+ */
+export interface SteerDecision {
+  readonly type: 'steer'
+  readonly message: InjectedMessage
+  readonly continue?: boolean
+}
+
+/** What a gate may decide about one tool call (an abort ends the whole run). */
+export type CallDecision = BlockDecision | SubstituteDecision | AbortDecision
+
+/** What a result phase may decide: replace the result the model reads. */
+export interface ReplaceResultDecision {
+  readonly type: 'replace'
+  readonly result: ToolOutput
+  readonly isError?: boolean
+}
+
+/** What the after-turn phase may decide. */
+export type TurnDecision = FailDecision | AbortDecision | StopDecision | SteerDecision
+
+/** What the provider-error phase may decide; no decision lets the error end the run as before. */
+export type ProviderErrorDecision = FailDecision | AbortDecision | StopDecision | { readonly type: 'retry' }
+
+/** Fields of the next model request a policy may change. */
+export interface RequestPatch {
+  readonly system?: string
+  readonly maxTokens?: number
+  readonly tools?: readonly ToolSpec[]
+  readonly thinkingBudget?: number
+}
+
+/** The request phase: the model request about to be sent, as earlier policies left it. */
+export interface RequestPhaseContext<S> extends PolicyPhaseContext<S> {
+  readonly turn: number
+  readonly request: Readonly<{ model: string, system: string, maxTokens?: number, tools: readonly ToolSpec[], thinkingBudget?: number }>
+}
+
+/** One tool call as a gate sees it: canonical name, parsed input. */
+export interface GatedCall {
+  readonly callId: string
   readonly name: string
-  /** Register the policy's handlers for one run; the returned function removes them when the run ends. */
-  attach: (ctx: PolicyContext) => (() => void) | void
+  /** The name the model used. */
+  readonly displayName: string
+  readonly input: Readonly<Record<string, unknown>>
+}
+
+/** One call of a batch, with what earlier policies decided about it. */
+export interface BatchCall extends GatedCall {
+  /** The decision of an earlier policy (or a refusal the loop made), if any. */
+  readonly decided?: CallDecision
+}
+
+/** The batch gate: every tool call of one assistant turn, before any of them runs. */
+export interface BatchGateContext<S> extends PolicyPhaseContext<S> {
+  readonly turnId: string
+  readonly calls: readonly BatchCall[]
+}
+
+/** The batch gate's result: decisions by call index (`undefined` leaves a call as it is). */
+export interface BatchGateResult<S> {
+  readonly decisions?: readonly (CallDecision | undefined)[]
+  readonly state?: S
+}
+
+/** The per-call gate, at run time (an earlier call of the same batch has finished by now). */
+export interface CallGateContext<S> extends PolicyPhaseContext<S> {
+  readonly turnId: string
+  readonly call: GatedCall
+  /** An earlier policy's decision about this call, if any. */
+  readonly decided?: CallDecision
+}
+
+/** The result phase: one call's final result, after the host's transforms. */
+export interface ResultPhaseContext<S> extends PolicyPhaseContext<S> {
+  readonly turnId: string
+  readonly call: GatedCall
+  readonly result: ToolOutput
+  readonly isError: boolean
+  readonly outcome?: ToolOutcome
+}
+
+/** What earlier policies decided after this turn, so a later one can defer to them. */
+export interface TurnDecidedSoFar {
+  /** A stop, abort or failure was decided: the run ends at this boundary. */
+  readonly ending: boolean
+  /** A continuation was decided: the run goes on although the model stopped. */
+  readonly continues: boolean
+}
+
+/** The after-turn phase: the turn is recorded, its tool results too. */
+export interface TurnPhaseContext<S> extends PolicyPhaseContext<S> {
+  readonly turnId: string
+  readonly turn: number
+  readonly assistant: SessionTurn
+  readonly toolResults: readonly ToolResult[]
+  readonly usage: TurnUsage
+  readonly finishReason: TurnFinishReason
+  readonly decided: TurnDecidedSoFar
+}
+
+/** The provider-error phase: a turn failed for good (retries and fallbacks spent). */
+export interface ProviderErrorContext<S> extends PolicyPhaseContext<S> {
+  readonly turn: number
+  readonly error: AgentProviderError | AgentContextExceededError
+  /** The classified kind (`'context_exceeded'` for a context overflow). */
+  readonly kind: ClassifiedErrorKind
+  /** Whether this turn was already retried once (a second retry is refused). */
+  readonly retried: boolean
+}
+
+/**
+ * A behavior policy: a small module that takes part in the run through named
+ * phases that return decisions (values, never side effects on the loop). The
+ * runner folds them with a fixed precedence; the loop knows none by name.
+ * Every phase is optional; a policy whose `enabled` says no costs nothing.
+ */
+// The default `any` lets one list hold policies with different state types (phases take the state as a parameter).
+export interface BehaviorPolicy<S = any> {
+  /** Unique among the agent's policies; `after` and the run state refer to it. */
+  readonly name: string
+  /** Policies this one runs after, by name (checked at `createAgent`). */
+  readonly after?: readonly string[]
+  /** Checked once at run start; `false` leaves the policy out of every phase of that run. Default: on. */
+  enabled?: (behavior: Readonly<AgentBehavior>, run: PolicyRunView) => boolean
+  /** The policy's state at run start: plain JSON data. Default: `null`. */
+  initialState?: (behavior: Readonly<AgentBehavior>) => S
+  /** Wire stages this policy adds to every request of the run, collected at run start. */
+  wireStages?: (behavior: Readonly<AgentBehavior>) => readonly WireStage[]
+  /** Adjust the next model request (a patch of its fields). */
+  request?: (ctx: RequestPhaseContext<S>) => PhaseReturn<RequestPatch, S>
+  /** Gate a whole batch of tool calls before any of them runs (atomic budgets). */
+  gateBatch?: (ctx: BatchGateContext<S>) => BatchGateResult<S> | undefined | void | Promise<BatchGateResult<S> | undefined | void>
+  /** Gate one call right before it runs. */
+  gateCall?: (ctx: CallGateContext<S>) => PhaseReturn<CallDecision, S>
+  /** Observe, or replace, one call's final result. */
+  result?: (ctx: ResultPhaseContext<S>) => PhaseReturn<ReplaceResultDecision, S>
+  /** Decide after a turn: continue, nudge, stop, abort or fail (one decision, or several messages). */
+  afterTurn?: (ctx: TurnPhaseContext<S>) => PhaseReturn<TurnDecision | readonly TurnDecision[], S>
+  /** React to a turn that failed at the provider (retry it once, stop, fail, or let it fail). */
+  providerError?: (ctx: ProviderErrorContext<S>) => PhaseReturn<ProviderErrorDecision, S>
+}
+
+/** A message the loop writes (a nudge): joins the next turn, never keeps the run going. */
+export function nudge(text: string, reason: InjectedTurnReason): SteerDecision {
+  return { type: 'steer', message: { content: [{ type: 'text', text, origin: 'injected' }], injected: reason } }
+}
+
+/** A continuation: keep the run going with this message although the model stopped. */
+export function continueWith(text: string, reason: InjectedTurnReason): SteerDecision {
+  return { type: 'steer', message: { content: [{ type: 'text', text, origin: 'injected' }], injected: reason }, continue: true }
+}
+
+/**
+ * Define a policy with its state type inferred from `initialState`. The same
+ * object, typed so the phases read and return that state.
+ */
+export function definePolicy<S = null>(policy: BehaviorPolicy<S>): BehaviorPolicy<S> {
+  return policy
 }

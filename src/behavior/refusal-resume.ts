@@ -1,6 +1,13 @@
 import type { BehaviorPolicy } from './policy'
+import { continueWith } from './policy'
 
+/** The continuation a refused turn gets. */
 export const REFUSAL_CONTINUE_MESSAGE = 'Please continue with the task.'
+
+/** Refusals continued in a row, as `refusal-resume` counts them. */
+export interface RefusalResumeState {
+  readonly resumes: number
+}
 
 /**
  * A refusal (`finishReason: 'content-filter'`) with no tool calls is often
@@ -9,24 +16,15 @@ export const REFUSAL_CONTINUE_MESSAGE = 'Please continue with the task.'
  * and the run then stops with `content-filter`), then stop with
  * `refusal-exhausted`.
  */
-export const refusalResume: BehaviorPolicy = {
+export const refusalResume: BehaviorPolicy<RefusalResumeState> = {
   name: 'refusal-resume',
-  attach(ctx) {
-    const cap = ctx.behavior.maxConsecutiveRefusalResumes ?? 3
-    if (!(cap > 0))
-      return
-    let resumes = 0
-    return ctx.hooks.hook('turn:after', ({ finishReason, toolResults }) => {
-      if (finishReason !== 'content-filter' || toolResults.length > 0) {
-        resumes = 0
-        return
-      }
-      if (resumes >= cap) {
-        ctx.stop('refusal-exhausted')
-        return
-      }
-      resumes += 1
-      ctx.continueWith(REFUSAL_CONTINUE_MESSAGE, 'continue-refusal')
-    })
+  enabled: behavior => (behavior.maxConsecutiveRefusalResumes ?? 3) > 0,
+  initialState: () => ({ resumes: 0 }),
+  afterTurn({ behavior, state, finishReason, toolResults }) {
+    if (finishReason !== 'content-filter' || toolResults.length > 0)
+      return state.resumes === 0 ? undefined : { state: { resumes: 0 } }
+    if (state.resumes >= (behavior.maxConsecutiveRefusalResumes ?? 3))
+      return { decision: { type: 'stop', reason: 'refusal-exhausted' } }
+    return { state: { resumes: state.resumes + 1 }, decision: continueWith(REFUSAL_CONTINUE_MESSAGE, 'continue-refusal') }
   },
 }

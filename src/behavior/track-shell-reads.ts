@@ -7,7 +7,7 @@ import { parseShellReads } from './shell-read-parser'
 /** The footer the shell tool ends a command that exited 0 with. */
 const EXIT_ZERO = /\n\[exit code 0 · [^\]\n]*\]$/
 
-function shellCommandOf(input: Record<string, unknown>): string | undefined {
+function shellCommandOf(input: Readonly<Record<string, unknown>>): string | undefined {
   return typeof input.command === 'string' && input.run_in_background !== true ? input.command : undefined
 }
 
@@ -18,37 +18,35 @@ function shellCommandOf(input: Record<string, unknown>): string | undefined {
  * seen. Entries are recorded as `shell` reads, which `read_file` never
  * dedups against (the model saw the shell's rendering, not `read_file`'s).
  * Every shell command is also noted, so a later drift refusal can name it as
- * the likely writer.
+ * the likely writer. It observes results and decides nothing.
  */
-export const trackShellReads: BehaviorPolicy = {
+export const trackShellReads: BehaviorPolicy<null> = {
   name: 'track-shell-reads',
-  attach(ctx) {
-    const settings = fileToolBehaviorOf(ctx.behavior)
-    const session = ctx.run.session
-    if (!settings.requireReadBeforeEdit || !settings.trackShellReads || !session)
+  enabled(behavior, run) {
+    const settings = fileToolBehaviorOf(behavior)
+    return settings.requireReadBeforeEdit && settings.trackShellReads && run.session !== undefined
+  },
+  async result({ run, call, result, isError }) {
+    const session = run.session
+    if (call.name !== 'shell' || !session)
       return
-    const execution = ctx.run.execution
-
-    return ctx.hooks.hook('tool:after', async (after) => {
-      if (after.name !== 'shell')
-        return
-      const command = shellCommandOf(after.input)
-      if (command === undefined)
-        return
-      noteShellCommand(session, command)
-      if (after.isError || typeof after.result !== 'string' || !EXIT_ZERO.test(after.result))
-        return
-      const reads = parseShellReads(command)
-      if (!reads)
-        return
-      for (const file of reads.files) {
-        const relative = reads.cwd === undefined ? file : joinPath(reads.cwd, file)
-        const path = execution.resolvePath(relative)
-        // Hashed now, after the command: it only read, so these are the bytes it showed.
-        const bytes = await execution.readFile(path).catch(() => undefined)
-        if (bytes)
-          recordRead(session, { path, hash: contentHash(bytes), source: 'shell' })
-      }
-    })
+    const command = shellCommandOf(call.input)
+    if (command === undefined)
+      return
+    noteShellCommand(session, command)
+    if (isError || typeof result !== 'string' || !EXIT_ZERO.test(result))
+      return
+    const reads = parseShellReads(command)
+    if (!reads)
+      return
+    const execution = run.execution
+    for (const file of reads.files) {
+      const relative = reads.cwd === undefined ? file : joinPath(reads.cwd, file)
+      const path = execution.resolvePath(relative)
+      // Hashed now, after the command: it only read, so these are the bytes it showed.
+      const bytes = await execution.readFile(path).catch(() => undefined)
+      if (bytes)
+        recordRead(session, { path, hash: contentHash(bytes), source: 'shell' })
+    }
   },
 }

@@ -1,4 +1,3 @@
-import type { ToolGateContext } from '../hooks/hook-map'
 import type { WriteFileExistingPolicy } from '../knobs/file-knobs'
 import type { BehaviorPolicy } from './policy'
 import { debugLog } from '../debug'
@@ -38,34 +37,30 @@ function recipe(shown: string): string {
 /**
  * `writeFileExistingPolicy`: refuse `write_file` to a path that exists,
  * pointing the model to `read_file` + `edit`. Whole-file rewrites of existing
- * files are where models silently drop code they did not reproduce.
+ * files are where models silently drop code they did not reproduce. A
+ * per-call gate, checked right before the call runs: an earlier call of the
+ * same turn may have created the file.
  */
-export const writeFileExistingPolicy: BehaviorPolicy = {
+export const writeFileExistingPolicy: BehaviorPolicy<null> = {
   name: 'write-file-existing-policy',
-  attach(ctx) {
-    const policy = fileToolBehaviorOf(ctx.behavior).writeFileExistingPolicy
-    if (policy === 'allow')
+  enabled: behavior => fileToolBehaviorOf(behavior).writeFileExistingPolicy !== 'allow',
+  async gateCall({ behavior, run, call, decided }) {
+    const path = call.input.path
+    if (call.name !== 'write_file' || decided?.type === 'block' || typeof path !== 'string' || path === '')
       return
-    const execution = ctx.run.execution
-
-    return ctx.hooks.hook('tool:gate', async (gate: ToolGateContext) => {
-      if (gate.name !== 'write_file' || gate.block || typeof gate.input.path !== 'string' || gate.input.path === '')
+    const execution = run.execution
+    try {
+      const resolved = execution.resolvePath(path)
+      const info = await execution.stat(resolved)
+      if (info?.type !== 'file')
         return
-      try {
-        const resolved = execution.resolvePath(gate.input.path)
-        const info = await execution.stat(resolved)
-        if (info?.type !== 'file')
-          return
-        const shown = displayPath(execution, resolved)
-        if (blocksExistingWrite(policy, [shown, resolved])) {
-          gate.block = true
-          gate.reason = recipe(shown)
-        }
-      }
-      catch (error) {
-        // A gate that throws blocks the call; an unreadable path is the tool's to report.
-        debugLog('write-file-existing-policy could not check a path', error)
-      }
-    })
+      const shown = displayPath(execution, resolved)
+      if (blocksExistingWrite(fileToolBehaviorOf(behavior).writeFileExistingPolicy, [shown, resolved]))
+        return { decision: { type: 'block', reason: recipe(shown) } }
+    }
+    catch (error) {
+      // A gate that throws blocks the call; an unreadable path is the tool's to report.
+      debugLog('write-file-existing-policy could not check a path', error)
+    }
   },
 }

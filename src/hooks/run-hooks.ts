@@ -28,7 +28,7 @@ export interface TurnBeforeContext extends StreamHookContext {
   messages: readonly SessionMessage[]
 }
 
-/** `turn:after`: a turn is recorded and its tool calls answered; policies act here. */
+/** `turn:after`: a turn is recorded and its tool calls answered; the policies decide right after it. */
 export interface TurnAfterContext extends StreamHookContext {
   turn: number
   /** The assistant turn as recorded. */

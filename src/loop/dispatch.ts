@@ -1,3 +1,4 @@
+import type { BatchCall, CallDecision, GatedCall } from '../behavior/policy'
 import type { ToolResultBlock } from '../core/content'
 import type { McpToolAfterContext, McpToolTransformContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
@@ -12,6 +13,7 @@ import { invalidToolInput } from '../providers/tool-json'
 import { toolOutputByteLength } from '../session/tool-output'
 import { checkJsonSchema } from '../tools/json-schema'
 import { mcpToolHookContext, toolAfterContext, toolHookContext } from './hook-contexts'
+import { gateBatch, gateCall, observeResult } from './policy-runner'
 import { runToolCallsInOrder } from './scheduler'
 import { hookTimeout } from './stream-turn'
 import { checkToolOutput } from './tool-output-check'
@@ -30,6 +32,8 @@ const OUT_OF_TIME_WHILE_RUNNING = 'Aborted: the run\'s time budget (maxWallMs) r
  */
 export async function dispatchToolCalls(run: RunContext, turnId: string, calls: readonly ToolCall[]): Promise<ToolResultBlock[]> {
   const prepared = calls.map(call => prepareCall(run, turnId, call))
+  if (run.policyPhases.gateBatch.length > 0)
+    await gateWholeBatch(run, turnId, prepared)
   const maxConcurrent = run.behavior.maxConcurrentTools ?? BEHAVIOR_DEFAULTS.maxConcurrentTools
   return runToolCallsInOrder(
     prepared.length,
@@ -45,6 +49,26 @@ interface PreparedCall {
   safe: boolean
   /** Set when the call is answered with this error before any hook runs. */
   refusal?: string
+  /** What the policies' batch gate decided for this call. */
+  decided?: CallDecision
+}
+
+/**
+ * The batch gate: the policies see every call of the turn before any runs,
+ * in sequence, so a budget counts the whole batch at once. Calls the loop
+ * already refuses (unknown tool, not allowed) are shown to them as blocked.
+ */
+async function gateWholeBatch(run: RunContext, turnId: string, prepared: PreparedCall[]): Promise<void> {
+  const calls: BatchCall[] = prepared.map(({ base, def, refusal }) => {
+    const call = { callId: base.callId, name: base.name, displayName: base.displayName, input: base.input }
+    const reason = !def ? unknownToolMessage(run, base.displayName) : refusal
+    return reason === undefined ? call : { ...call, decided: { type: 'block', reason } }
+  })
+  const decided = await gateBatch(run, turnId, calls)
+  decided.forEach((decision, index) => {
+    if (decision && decision !== calls[index].decided)
+      prepared[index].decided = decision
+  })
 }
 
 /**
@@ -127,9 +151,31 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
     return failure(unknownToolMessage(run, base.displayName))
   if (call.refusal)
     return failure(call.refusal)
+  // Decided by the batch gate: answered here, without the per-call gates.
+  if (call.decided)
+    return decidedAnswer(run, base, call.decided)
 
+  let decided: CallDecision | undefined
+  if (run.policyPhases.gateCall.length > 0) {
+    try {
+      decided = await gateCall(run, base.turnId, gatedCall(base))
+    }
+    catch (error) {
+      return failure(`Blocked: a policy gate failed (${errorMessage(error)})`)
+    }
+    if (decided?.type === 'abort')
+      return decidedAnswer(run, base, decided)
+  }
+  // The host's gate fires after the policies' and sees their verdict; it has the last word.
   if (hasHookHandlers(run.hooks, 'tool:gate')) {
     const gate: ToolGateContext = { ...base }
+    if (decided?.type === 'block') {
+      gate.block = true
+      gate.reason = decided.reason
+    }
+    else if (decided?.type === 'substitute') {
+      gate.result = decided.result
+    }
     try {
       await callHookBounded(run.hooks, 'tool:gate', gate, { timeoutMs: hookTimeout(run), failClosed: true })
     }
@@ -138,10 +184,15 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
     }
     if (gate.block)
       return failure(`Blocked: ${gate.reason || 'the call was refused by policy'}`)
+    if (decided?.type === 'substitute' && gate.result === decided.result)
+      return decidedAnswer(run, base, decided)
     if (gate.result !== undefined) {
       const checked = checkToolOutput(gate.result, base.displayName)
       return { output: checked.output, isError: checked.isError === true, durationMs: 0 }
     }
+  }
+  else if (decided) {
+    return decidedAnswer(run, base, decided)
   }
 
   const unparsed = invalidToolInput(base.input)
@@ -152,6 +203,22 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
     return failure(`Invalid arguments for ${base.displayName}: ${checked.error}`)
 
   return execute(run, base, def, checked.value)
+}
+
+/** The answer a policy's call decision gives: a refusal, a substitute result, or an aborted call. */
+function decidedAnswer(run: RunContext, base: ToolHookContext, decided: CallDecision): Answer {
+  if (decided.type === 'block')
+    return failure(`Blocked: ${decided.reason || 'the call was refused by policy'}`)
+  if (decided.type === 'abort') {
+    run.abort(decided.reason)
+    return failure(abortedMessage(run, false))
+  }
+  const checked = checkToolOutput(decided.result, base.displayName)
+  return { output: checked.output, isError: decided.isError === true || checked.isError === true, durationMs: 0 }
+}
+
+function gatedCall(base: ToolHookContext): GatedCall {
+  return { callId: base.callId, name: base.name, displayName: base.displayName, input: base.input }
 }
 
 async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown): Promise<Answer> {
@@ -240,7 +307,8 @@ async function settleToolState(run: RunContext, base: ToolHookContext, view: Too
 
 /**
  * Let `tool:transform` rewrite the result, then `mcp:tool:transform` for MCP
- * tools; then report the final result on `tool:after` and `mcp:tool:after`.
+ * tools, then the policies' result phase; then report the final result on
+ * `tool:after` and `mcp:tool:after`.
  */
 async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer, mcp: McpOrigin | undefined): Promise<{ output: ToolOutput, isError: boolean }> {
   let { output, isError } = answer
@@ -257,6 +325,14 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
       return { output: transformed.message, isError: true }
     output = transformed.output
     isError ||= transformed.isError
+  }
+  if (run.policyPhases.result.length > 0) {
+    try {
+      ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome }, result => checkToolOutput(result, base.displayName)))
+    }
+    catch (error) {
+      return { output: `Error: a policy's result phase failed (${errorMessage(error)})`, isError: true }
+    }
   }
   const reportAfter = hasHookHandlers(run.hooks, 'tool:after')
   const reportMcpAfter = mcp !== undefined && hasHookHandlers(run.hooks, 'mcp:tool:after')

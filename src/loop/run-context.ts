@@ -1,8 +1,8 @@
+import type { InjectedMessage } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
-import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionTurn } from '../core/content'
+import type { SessionTurn } from '../core/content'
 import type { ChildRunStats, TurnUsage } from '../core/stats'
-import type { StopReason } from '../core/stop-reason'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
@@ -14,20 +14,16 @@ import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
 import type { SubagentHost } from '../tools/types'
 import type { WireStage } from '../wire/stage'
+import type { PolicyPhases } from './policy-runner'
+import type { RunState } from './run-state'
 import type { WallDeadline } from './wall-deadline'
 
-/** A user turn waiting to be added before the next model call. */
-export interface PendingTurn {
-  content: SessionContentBlock[]
-  /** Set when the loop wrote it (a nudge, a continuation), not a person. */
-  injected?: InjectedTurnReason
-  /** For steered and follow-up messages: where it came from and the caller's id (`steer:inject`). */
-  queued?: { kind: 'steer' | 'follow-up', id?: string, prompt: string | PromptPart[] }
-}
+/** A user message waiting to join the next user turn (all of a boundary's messages join as one turn). */
+export type PendingTurn = InjectedMessage
 
 /**
  * Everything one `agent.run()` call works with. The loop owns it; policies
- * see it through `PolicyContext`, and tools through `ToolContext`.
+ * see it through `PolicyRunView`, and tools through `ToolContext`.
  */
 export interface RunContext {
   readonly runId: string
@@ -85,12 +81,12 @@ export interface RunContext {
   /** Real time of the first observable provider signal. */
   firstSignalAtMs?: number
 
-  /** User turns to add before the next model call (added only if the loop goes on). */
+  /** User messages to add, as one turn, before the next model call (added only if the loop goes on). */
   readonly pending: PendingTurn[]
-  /** Set by a policy to keep the loop going after a turn without tool calls. */
-  keepGoing: boolean
-  /** Set by a policy to end the run at this turn boundary. */
-  stopRequest?: StopReason
+  /** The run's enabled policies per phase, in order (set once at run start). */
+  readonly policyPhases: PolicyPhases
+  /** The serializable run state: each enabled policy's state, by name. */
+  readonly state: RunState
   /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
   readonly wireStages: readonly WireStage[]
 }

@@ -2,7 +2,9 @@ import type { SessionTurn, ToolResultBlock } from '../core/content'
 import type { TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolCall, ToolResult } from '../providers/types'
+import type { TurnVerdict } from './policy-runner'
 import type { RunContext } from './run-context'
+import type { StreamedTurn } from './stream-turn'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { fillEstimatedCost } from '../providers/catalog/cost'
@@ -12,17 +14,28 @@ import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
 import { pairForWire } from './pairing-pass'
+import { adjustRequest, decideAfterTurn, decideProviderError, isProviderFailure } from './policy-runner'
 import { hookTimeout, runIds } from './stream-turn'
 
+/** The verdict of a turn no policy decides on. */
+const NO_VERDICT: TurnVerdict = Object.freeze({ keepGoing: false, messages: Object.freeze([]) })
+/** Where the after-turn fold starts: nothing decided yet, or a run aborted during the turn. */
+const UNDECIDED = Object.freeze({})
+const ABORTED = Object.freeze({ end: 'aborted' as const })
+
 /**
- * The agent loop. Each pass: add any queued user messages, stream one
- * assistant turn, answer its tool calls, let policies react (`turn:after`),
- * and stop when the model called no tools, a limit is reached, or the run was
- * aborted. Policies and hooks change what happens through the run context;
- * nothing here knows a policy by name.
+ * The agent loop. Each pass: add any queued user messages (as one turn),
+ * prepare the request (and let policies patch it), stream one assistant turn,
+ * answer its tool calls (gated by the policies), let hooks observe and the
+ * policies decide (`turn:after`, then the after-turn phase), and stop when the
+ * model called no tools, a limit is reached, or the run was aborted. Policies
+ * act through the decisions the runner folds; nothing here knows a policy by
+ * name. See docs/architecture/loop.md.
  */
 export async function runLoop(run: RunContext): Promise<StopReason> {
   const maxTurns = run.behavior.maxTurns ?? Number.POSITIVE_INFINITY
+  // Set while a turn runs again after a provider failure (a policy may retry a turn once).
+  let retrying = false
   while (true) {
     if (run.signal.aborted)
       return 'aborted'
@@ -35,8 +48,23 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
       await appendPendingTurns(run)
     run.turnCount += 1
     const turnId = run.clock.randomUUID()
-    const request = await prepareRequest(run, turnId)
-    const streamed = await streamWithFallback(run, turnId, request)
+    let request = await prepareRequest(run, turnId)
+    if (run.policyPhases.request.length > 0)
+      request = await adjustRequest(run, run.turnCount, request)
+    let streamed: StreamedTurn | undefined
+    try {
+      streamed = await streamWithFallback(run, turnId, request)
+    }
+    catch (error) {
+      const next = await afterProviderFailure(run, error, retrying)
+      if (next !== 'retry')
+        return next
+      // The failed turn never happened: it runs again under the same number.
+      run.turnCount -= 1
+      retrying = true
+      continue
+    }
+    retrying = false
     if (!streamed)
       return 'aborted'
 
@@ -60,24 +88,20 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
     const toolResults = await answerToolCalls(run, turnId, result.toolCalls)
     if (run.session && run.behavior.persistTurns !== false)
       await persistNewTurns(run)
-    if (hasHookHandlers(run.hooks, 'turn:after')) {
-      await callHookBounded(run.hooks, 'turn:after', turnAfterContext(run, turnId, {
-        turn: run.turnCount,
-        assistant,
-        toolResults,
-        usage,
-        finishReason: result.finishReason,
-      }), hookOpts)
-    }
+    const facts = { turnId, turn: run.turnCount, assistant, toolResults, usage, finishReason: result.finishReason }
+    // Host hooks first, then the policies' after-turn phase (see docs/architecture/policies.md).
+    if (hasHookHandlers(run.hooks, 'turn:after'))
+      await callHookBounded(run.hooks, 'turn:after', turnAfterContext(run, turnId, facts), hookOpts)
+    const verdict = run.policyPhases.afterTurn.length > 0 ? await decideAfterTurn(run, facts, run.signal.aborted ? ABORTED : UNDECIDED) : NO_VERDICT
 
     if (run.signal.aborted)
       return 'aborted'
-    if (run.stopRequest)
-      return run.stopRequest
-    if (toolResults.length > 0 || run.keepGoing) {
-      run.keepGoing = false
+    if (verdict.end)
+      return verdict.end
+    if (verdict.messages.length > 0)
+      run.pending.push(...verdict.messages)
+    if (toolResults.length > 0 || verdict.keepGoing)
       continue
-    }
     if (result.finishReason === 'length')
       return 'length'
     if (result.finishReason === 'content-filter')
@@ -135,23 +159,40 @@ async function answerToolCalls(run: RunContext, turnId: string, calls: readonly 
 }
 
 /**
- * Pending user turns join the conversation: the loop's own (marked
- * `injected`), and messages steered in or queued as follow-ups (announced on
- * `steer:inject` with the caller's id).
+ * Pending messages join the conversation as one user turn: the loop's own
+ * (nudges, continuations, notices, blocks marked `injected`) and messages
+ * steered in or queued as follow-ups (each announced on `steer:inject` with
+ * the caller's id). The turn is marked `injected` only when the loop wrote
+ * all of it.
  */
 async function appendPendingTurns(run: RunContext): Promise<void> {
-  for (let next = run.pending.shift(); next; next = run.pending.shift()) {
-    const turn = await appendTurn(run, run.clock.randomUUID(), 'user', next.content, next.injected ? { injected: next.injected } : {})
-    if (next.queued) {
+  const parts = run.pending.splice(0)
+  const injected = parts.every(part => part.injected !== undefined) ? parts[0].injected : undefined
+  const turn = await appendTurn(run, run.clock.randomUUID(), 'user', parts.flatMap(part => part.content), injected ? { injected } : {})
+  for (const part of parts) {
+    if (part.queued) {
       await callHookBounded(run.hooks, 'steer:inject', {
         ...runIds(run),
         turnId: turn.id,
-        kind: next.queued.kind,
-        id: next.queued.id,
-        prompt: next.queued.prompt,
+        kind: part.queued.kind,
+        id: part.queued.id,
+        prompt: part.queued.prompt,
       }, { timeoutMs: hookTimeout(run), failClosed: false })
     }
   }
+}
+
+/**
+ * A turn failed for good at the provider: the policies' provider-error phase
+ * may retry it (once), stop the run, or leave the error to end it as before.
+ */
+async function afterProviderFailure(run: RunContext, error: unknown, retried: boolean): Promise<'retry' | StopReason> {
+  if (run.policyPhases.providerError.length === 0 || !isProviderFailure(error))
+    throw error
+  const next = await decideProviderError(run, run.turnCount, error, retried)
+  if (next === undefined)
+    throw error
+  return next
 }
 
 /**

@@ -1,8 +1,24 @@
 /**
- * `zidane/testing`: a scripted provider for offline tests and examples of code built on zidane.
+ * `zidane/testing`: a scripted provider for offline tests and examples of code built on zidane,
+ * and a harness that runs one policy against scripted phase calls.
  *
  * @module zidane/testing
  */
 
+export { runPolicyScript } from './policy-script'
+export type {
+  AfterTurnStep,
+  GateBatchStep,
+  GateCallStep,
+  PolicyScriptOptions,
+  PolicyScriptOutcome,
+  PolicyScriptResult,
+  PolicyScriptStep,
+  PolicyScriptStepResult,
+  ProviderErrorStep,
+  RequestStep,
+  ResultStep,
+  ScriptedCall,
+} from './policy-script'
 export { scriptedProvider } from './scripted-provider'
 export type { ScriptedProvider, ScriptedProviderOptions, ScriptedTurn } from './scripted-provider'

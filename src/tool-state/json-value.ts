@@ -29,7 +29,8 @@ export function assertStateKey(key: unknown): asserts key is string {
     throw new TypeError(`Tool state keys are strings, got ${typeof key}`)
 }
 
-function describeNonJson(value: unknown, path: string, ancestors: Set<object>): string | undefined {
+/** What keeps `value` from being plain JSON (naming where, from `path`), or `undefined` when it is. */
+export function describeNonJson(value: unknown, path: string, ancestors: Set<object>): string | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':

@@ -60,7 +60,7 @@ describe('per-run attachment', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
   })
 
-  it('runs agent hooks, then policies, then the run\'s own hooks', async () => {
+  it('runs agent hooks, then the run\'s own hooks, then the policies decide', async () => {
     const order: string[] = []
     const agent = createAgent({
       provider: scriptedProvider([{ text: 'x', finishReason: 'pause' }, { text: 'y' }]),
@@ -70,7 +70,7 @@ describe('per-run attachment', () => {
       prompt: 'go',
       hooks: {
         'turn:after': (ctx: { finishReason: string }) => {
-          // The pause policy has already asked to continue when the run's hook sees a pause turn.
+          // Every turn:after handler fires before the policies decide (the pause policy continues this turn after it).
           order.push(`run:${ctx.finishReason}`)
         },
       },

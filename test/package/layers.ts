@@ -20,7 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['mcp/'],
   // 6. The hook bus and the event map composed from every domain below.
   ['hooks/'],
-  // 7. Built-in behavior policies (hook handlers).
+  // 7. The policy interface and the built-in policies (phases that return decisions).
   ['behavior/'],
   // 8. The loop and its run state.
   ['loop/'],

@@ -1,4 +1,5 @@
 import type { AgentOptions, AgentRunOptions } from '../../src/agent/options'
+import type { QueuedUserMessage } from '../../src/agent/steering'
 import type { BehaviorPolicy } from '../../src/behavior/policy'
 /**
  * Small helpers shared by the offline agent tests. Nothing here talks to a
@@ -7,12 +8,11 @@ import type { BehaviorPolicy } from '../../src/behavior/policy'
 import type { AgentClock } from '../../src/core/clock'
 import type { SessionContentBlock, SessionMessage, SessionTurn } from '../../src/core/content'
 import type { AgentStats } from '../../src/core/stats'
-import type { RunContext } from '../../src/loop/run-context'
+import type { PendingTurn, RunContext } from '../../src/loop/run-context'
 import type { ScriptedTurn } from '../../src/testing'
 import type { ToolDef } from '../../src/tools/types'
 import { MessageQueue } from '../../src/agent/message-queue'
-import { executeRun } from '../../src/agent/run'
-import { BUILT_IN_POLICIES } from '../../src/behavior'
+import { agentPolicies, executeRun } from '../../src/agent/run'
 import { createProcessContext } from '../../src/contexts'
 import { createHookBus, registerHookMap } from '../../src/hooks/bus'
 import { createToolStateController } from '../../src/tool-state'
@@ -151,16 +151,19 @@ export async function runCapturingTurns(
   registerHookMap(hooks, agent.hooks)
   const controller = new AbortController()
   let context: RunContext | undefined
+  // Asked once at run start with the run itself as its view; it then stays out of every phase.
   const capture: BehaviorPolicy = {
     name: 'test-capture',
-    attach(ctx) {
-      context = ctx.run as RunContext
+    enabled(_behavior, run) {
+      context = run as RunContext
+      return false
     },
   }
   onStart?.(controller)
   const captured: CapturedRun = { turns: [], controller }
   try {
-    captured.stats = await executeRun({ agent, hooks, controller, queues: { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }, toolState: createToolStateController(), execution: createProcessContext(), onBackgroundStall: () => {}, policies: [...BUILT_IN_POLICIES, capture] }, runOptions)
+    const queues = { steering: new MessageQueue<QueuedUserMessage>(), followUp: new MessageQueue<QueuedUserMessage>(), notices: new MessageQueue<PendingTurn>() }
+    captured.stats = await executeRun({ agent, hooks, controller, queues, toolState: createToolStateController(), execution: createProcessContext(), onBackgroundStall: () => {}, policies: agentPolicies(queues, [...agent.policies ?? [], capture]) }, runOptions)
   }
   catch (error) {
     captured.error = error

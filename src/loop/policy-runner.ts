@@ -1,0 +1,363 @@
+import type {
+  BatchCall,
+  BehaviorPolicy,
+  CallDecision,
+  GatedCall,
+  InjectedMessage,
+  PhaseResult,
+  PolicyRunView,
+  PolicyState,
+  ProviderErrorDecision,
+  RequestPatch,
+  RequestPhaseContext,
+  TurnDecision,
+  TurnPhaseContext,
+} from '../behavior/policy'
+import type { ToolOutcome, ToolOutput } from '../core/tool-io'
+import type { AgentBehavior } from '../knobs/behavior'
+import type { WireStage } from '../wire/stage'
+import type { RunState } from './run-state'
+import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
+import { assertPolicyState } from './run-state'
+
+/**
+ * The policy runner: it calls the policies' phases in order and folds what
+ * they return with one written precedence, so the loop and the dispatcher
+ * only read a verdict. Precedence, highest first: fail and abort (the first
+ * one ends the phase), stop, block, substitute, steer. A turn takes at most
+ * one continuation. See docs/architecture/policies.md.
+ */
+
+/** The phases a run's enabled policies take part in, each list in policy order (decided once at run start). */
+export interface PolicyPhases {
+  readonly request: readonly BehaviorPolicy[]
+  readonly gateBatch: readonly BehaviorPolicy[]
+  readonly gateCall: readonly BehaviorPolicy[]
+  readonly result: readonly BehaviorPolicy[]
+  readonly afterTurn: readonly BehaviorPolicy[]
+  readonly providerError: readonly BehaviorPolicy[]
+}
+
+/** What the runner needs of a run: the view policies read, the knobs, the enabled phases and the state. */
+export interface PolicyHost extends PolicyRunView {
+  readonly behavior: Readonly<AgentBehavior>
+  readonly policyPhases: PolicyPhases
+  readonly state: RunState
+  /** Aborts the run (an `abort` decision). */
+  readonly abort: (reason?: unknown) => void
+}
+
+/** What `activatePolicies` sets up for one run. */
+export interface ActivatedPolicies {
+  readonly phases: PolicyPhases
+  readonly state: RunState
+  readonly wireStages: readonly WireStage[]
+}
+
+/** No policy in any phase (a run before its policies are activated). */
+export const NO_PHASES: PolicyPhases = Object.freeze({ request: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] })
+
+const PHASES = ['request', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
+
+/**
+ * Check a policy list and put it in run order: each policy after the ones its
+ * `after` names, otherwise in list order. Throws `AgentPolicyError` for a
+ * policy without a name or with a phase that is not a function, a duplicate
+ * name, an `after` naming no policy in the list, and a cycle.
+ */
+export function orderPolicies(policies: readonly BehaviorPolicy[]): BehaviorPolicy[] {
+  const byName = new Map<string, number>()
+  policies.forEach((policy, index) => {
+    checkShape(policy, index)
+    if (byName.has(policy.name))
+      throw new AgentPolicyError(policy.name, 'duplicate', `Two policies are named "${policy.name}"; policy names must be unique`)
+    byName.set(policy.name, index)
+  })
+  const waitingOn = policies.map(() => 0)
+  const dependents: number[][] = policies.map(() => [])
+  policies.forEach((policy, index) => {
+    for (const name of policy.after ?? []) {
+      const before = byName.get(name)
+      if (before === undefined)
+        throw new AgentPolicyError(policy.name, 'unknown-after', `Policy "${policy.name}" runs after "${name}", but the agent has no policy of that name`)
+      waitingOn[index] += 1
+      dependents[before].push(index)
+    }
+  })
+  // Kahn's algorithm, always taking the earliest ready policy in list order: with no `after`, the order is the list's.
+  const ordered: BehaviorPolicy[] = []
+  const done = policies.map(() => false)
+  while (ordered.length < policies.length) {
+    const next = waitingOn.findIndex((count, index) => count === 0 && !done[index])
+    if (next === -1) {
+      const stuck = policies.filter((_, index) => !done[index]).map(policy => policy.name)
+      throw new AgentPolicyError(stuck[0], 'cycle', `Policies ${stuck.map(name => `"${name}"`).join(', ')} wait on each other through \`after\`; the order has a cycle`)
+    }
+    done[next] = true
+    ordered.push(policies[next])
+    for (const dependent of dependents[next]) waitingOn[dependent] -= 1
+  }
+  return ordered
+}
+
+function checkShape(policy: BehaviorPolicy, index: number): void {
+  if (typeof policy !== 'object' || policy === null || typeof policy.name !== 'string' || policy.name === '')
+    throw new AgentPolicyError(`#${index}`, 'invalid', `Policy #${index} has no name; every policy needs a non-empty string name`)
+  if (policy.after !== undefined && (!Array.isArray(policy.after) || policy.after.some(name => typeof name !== 'string')))
+    throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`after\` must be a list of policy names`)
+  for (const key of [...PHASES, 'enabled', 'initialState', 'wireStages'] as const) {
+    if (policy[key] !== undefined && typeof policy[key] !== 'function')
+      throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`${key}\` must be a function`)
+  }
+}
+
+/**
+ * Set up ordered policies for one run: ask each whether it is on, seed the
+ * state of those that are (or take it from `restored`), collect their wire
+ * stages, and list them per phase so a phase nobody uses costs one length check.
+ */
+export function activatePolicies(
+  ordered: readonly BehaviorPolicy[],
+  behavior: Readonly<AgentBehavior>,
+  view: PolicyRunView,
+  restored?: RunState,
+): ActivatedPolicies {
+  const phases: Record<(typeof PHASES)[number], BehaviorPolicy[]> = { request: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] }
+  const states: Record<string, PolicyState> = {}
+  const wireStages: WireStage[] = []
+  for (const policy of ordered) {
+    if (policy.enabled && !policy.enabled(behavior, view))
+      continue
+    const initial = restored && Object.hasOwn(restored.policies, policy.name)
+      ? restored.policies[policy.name]
+      : policy.initialState ? policy.initialState(behavior) : null
+    assertPolicyState(policy.name, initial)
+    states[policy.name] = initial
+    if (policy.wireStages)
+      wireStages.push(...policy.wireStages(behavior))
+    for (const phase of PHASES) {
+      if (policy[phase])
+        phases[phase].push(policy)
+    }
+  }
+  return { phases, state: { policies: states }, wireStages }
+}
+
+function take<D>(host: PolicyHost, policy: BehaviorPolicy, result: PhaseResult<D, PolicyState> | undefined | void): D | undefined {
+  if (!result)
+    return undefined
+  if (result.state !== undefined)
+    setState(host, policy, result.state)
+  return result.decision
+}
+
+/** A new state is checked once, when a policy returns it (most phases return none). */
+function setState(host: PolicyHost, policy: BehaviorPolicy, state: unknown): void {
+  assertPolicyState(policy.name, state)
+  host.state.policies[policy.name] = state
+}
+
+// Phase contexts are written out as literals, never spread from a shared base: V8 builds a spread object
+// through a slow path, and the after-turn context is built for every policy on every turn.
+function stateOf(host: PolicyHost, policy: BehaviorPolicy): PolicyState {
+  return host.state.policies[policy.name]
+}
+
+/** The request fields a patch may touch, as the loop's request carries them. */
+export interface PatchableRequest {
+  model: string
+  system: string
+  maxTokens?: number
+  tools: RequestPhaseContext<PolicyState>['request']['tools']
+  thinkingBudget?: number
+}
+
+/** Run the request phase: each policy sees the request as the earlier ones patched it. */
+export async function adjustRequest<R extends PatchableRequest>(host: PolicyHost, turn: number, request: R): Promise<R> {
+  let current = request
+  for (const policy of host.policyPhases.request) {
+    const patch: RequestPatch | undefined = take(host, policy, await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current }))
+    if (!patch)
+      continue
+    current = { ...current }
+    if (patch.system !== undefined)
+      current.system = patch.system
+    if (patch.maxTokens !== undefined)
+      current.maxTokens = patch.maxTokens
+    if (patch.thinkingBudget !== undefined)
+      current.thinkingBudget = patch.thinkingBudget
+    if (patch.tools !== undefined)
+      current.tools = [...patch.tools]
+  }
+  return current
+}
+
+const CALL_RANK: Record<CallDecision['type'], number> = { substitute: 1, block: 2, abort: 3 }
+
+/** Fold two call decisions: the higher kind wins, and of two of the same kind the earlier one stays. */
+export function foldCallDecision(earlier: CallDecision | undefined, later: CallDecision | undefined): CallDecision | undefined {
+  if (!later)
+    return earlier
+  if (!earlier)
+    return later
+  return CALL_RANK[later.type] > CALL_RANK[earlier.type] ? later : earlier
+}
+
+/**
+ * Run the batch gate over every call of one assistant turn, policy by policy,
+ * before any call runs. Each policy sees what the earlier ones (and the loop's
+ * own refusals) decided per call. Returns the folded decision per call.
+ */
+export async function gateBatch(host: PolicyHost, turnId: string, calls: readonly BatchCall[]): Promise<(CallDecision | undefined)[]> {
+  const decided = calls.map(call => call.decided)
+  for (const policy of host.policyPhases.gateBatch) {
+    const view = calls.map((call, index) => decided[index] === call.decided ? call : { ...call, decided: decided[index] })
+    const result = await policy.gateBatch!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, calls: view })
+    if (!result)
+      continue
+    if (result.state !== undefined)
+      setState(host, policy, result.state)
+    result.decisions?.forEach((decision, index) => {
+      if (index < decided.length)
+        decided[index] = foldCallDecision(decided[index], decision)
+    })
+  }
+  return decided
+}
+
+/** Run the per-call gate for one call, right before it would run. */
+export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall, decided?: CallDecision): Promise<CallDecision | undefined> {
+  let verdict = decided
+  for (const policy of host.policyPhases.gateCall)
+    verdict = foldCallDecision(verdict, take(host, policy, await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })))
+  return verdict
+}
+
+/** Run the result phase for one call: each policy observes the result, and may replace it for the ones after it. */
+export async function observeResult(
+  host: PolicyHost,
+  turnId: string,
+  call: GatedCall,
+  answer: { output: ToolOutput, isError: boolean, outcome?: ToolOutcome },
+  check: (output: ToolOutput) => { output: ToolOutput, isError?: boolean },
+): Promise<{ output: ToolOutput, isError: boolean }> {
+  let { output, isError } = answer
+  for (const policy of host.policyPhases.result) {
+    const replace = take(host, policy, await policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome }))
+    if (!replace)
+      continue
+    const checked = check(replace.result)
+    output = checked.output
+    isError = replace.isError === true || checked.isError === true
+  }
+  return { output, isError }
+}
+
+/** What the after-turn phase decided, folded. */
+export interface TurnVerdict {
+  /** End the run with this reason (a stop, or `'aborted'`). */
+  readonly end?: 'aborted' | TurnDecisionStop
+  /** Go on although the model called no tools. */
+  readonly keepGoing: boolean
+  /** Messages to join the next user turn, in decision order. */
+  readonly messages: readonly InjectedMessage[]
+}
+
+type TurnDecisionStop = Extract<TurnDecision, { type: 'stop' }>['reason']
+
+/** The facts the after-turn phase reads about one turn. */
+export type TurnFacts = Omit<TurnPhaseContext<PolicyState>, 'run' | 'behavior' | 'state' | 'decided'>
+
+/**
+ * Run the after-turn phase and fold its decisions. A `fail` throws its error
+ * and an `abort` aborts the run, both at once (no later policy runs); a stop
+ * ends the run at this boundary (later policies still run, and see it); of
+ * the continuations, the first one wins and later loop-written ones are
+ * dropped, while a message a person queued always joins. `earlier` is
+ * where the fold starts (the loop passes `'aborted'` for an aborted run).
+ */
+export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlier: { end?: TurnVerdict['end'], keepGoing?: boolean } = {}): Promise<TurnVerdict> {
+  let end = earlier.end
+  let keepGoing = earlier.keepGoing === true
+  const messages: InjectedMessage[] = []
+  for (const policy of host.policyPhases.afterTurn) {
+    const returned = policy.afterTurn!({
+      run: host,
+      behavior: host.behavior,
+      state: stateOf(host, policy),
+      turnId: facts.turnId,
+      turn: facts.turn,
+      assistant: facts.assistant,
+      toolResults: facts.toolResults,
+      usage: facts.usage,
+      finishReason: facts.finishReason,
+      decided: { ending: end !== undefined, continues: keepGoing },
+    })
+    // Runs every turn: a policy that answers synchronously (most do, most turns) costs no microtask.
+    const result = isThenable(returned) ? await returned : returned
+    const decisions = take<TurnDecision | readonly TurnDecision[]>(host, policy, result)
+    if (!decisions)
+      continue
+    for (const decision of Array.isArray(decisions) ? decisions as readonly TurnDecision[] : [decisions as TurnDecision]) {
+      switch (decision.type) {
+        case 'fail':
+          throw decision.error
+        case 'abort':
+          host.abort(decision.reason)
+          return { end: 'aborted', keepGoing: false, messages: [] }
+        case 'stop':
+          end ??= decision.reason
+          break
+        case 'steer':
+          if (decision.continue && keepGoing && !decision.message.queued)
+            break
+          messages.push(decision.message)
+          keepGoing ||= decision.continue === true
+          break
+      }
+    }
+  }
+  return { end, keepGoing: end === undefined && keepGoing, messages: end === undefined ? messages : [] }
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function'
+}
+
+/** Whether the provider-error phase may see this error: a classified provider failure. */
+export function isProviderFailure(error: unknown): error is AgentProviderError | AgentContextExceededError {
+  return error instanceof AgentProviderError || error instanceof AgentContextExceededError
+}
+
+/**
+ * Run the provider-error phase for a turn that failed for good. Returns
+ * `'retry'` (run the turn again; granted once per turn), a stop reason, or
+ * `undefined` to let the error end the run as it would without policies.
+ * A `fail` throws its error; an `abort` aborts the run and returns `'aborted'`.
+ */
+export async function decideProviderError(
+  host: PolicyHost,
+  turn: number,
+  error: AgentProviderError | AgentContextExceededError,
+  retried: boolean,
+): Promise<'retry' | TurnDecisionStop | 'aborted' | undefined> {
+  const kind = error instanceof AgentProviderError ? error.kind : 'context_exceeded'
+  let stop: TurnDecisionStop | undefined
+  let retry = false
+  for (const policy of host.policyPhases.providerError) {
+    const decision: ProviderErrorDecision | undefined = take(host, policy, await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried }))
+    if (!decision)
+      continue
+    if (decision.type === 'fail')
+      throw decision.error
+    if (decision.type === 'abort') {
+      host.abort(decision.reason)
+      return 'aborted'
+    }
+    if (decision.type === 'stop')
+      stop ??= decision.reason
+    else if (decision.type === 'retry' && !retried)
+      retry = true
+  }
+  return stop ?? (retry ? 'retry' : undefined)
+}

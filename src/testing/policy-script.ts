@@ -1,0 +1,264 @@
+import type {
+  BehaviorPolicy,
+  CallDecision,
+  GatedCall,
+  InjectedMessage,
+  PolicyState,
+} from '../behavior/policy'
+import type { ExecutionContext } from '../contexts/types'
+import type { AgentClock } from '../core/clock'
+import type { SessionContentBlock, SessionTurn } from '../core/content'
+import type { TurnFinishReason, TurnUsage } from '../core/stats'
+import type { StopReason } from '../core/stop-reason'
+import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
+import type { AgentContextExceededError, AgentProviderError } from '../errors'
+import type { AgentBehavior } from '../knobs/behavior'
+import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
+import type { Session } from '../session/session'
+import type { WireStage } from '../wire/stage'
+import { createProcessContext } from '../contexts/process'
+import { resolveBehavior } from '../knobs/behavior'
+import { activatePolicies, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
+import { createRunState } from '../loop/run-state'
+import { checkToolOutput } from '../loop/tool-output-check'
+
+/** A tool call in a script: a name and input; the id defaults to `call-<step>-<index>`. */
+export interface ScriptedCall {
+  readonly name: string
+  readonly input?: Record<string, unknown>
+  readonly id?: string
+}
+
+/** When a step happens: milliseconds since the run started, on the script's clock (default: where the last step left it). */
+interface StepTiming {
+  readonly elapsedMs?: number
+}
+
+/** The request phase: a request with these fields is about to be sent. */
+export interface RequestStep extends StepTiming {
+  readonly phase: 'request'
+  readonly request?: Partial<Omit<PatchableRequest, 'model'>> & { model?: string }
+}
+
+/** The batch gate over the calls of one assistant turn. `blocked` marks calls the loop already refused, by index. */
+export interface GateBatchStep extends StepTiming {
+  readonly phase: 'gateBatch'
+  readonly calls: readonly ScriptedCall[]
+  readonly blocked?: Readonly<Record<number, string>>
+}
+
+/** The per-call gate, right before a call runs. */
+export interface GateCallStep extends StepTiming {
+  readonly phase: 'gateCall'
+  readonly call: ScriptedCall
+  /** What an earlier policy decided about the call. */
+  readonly decided?: CallDecision
+}
+
+/** The result phase: a call finished with this result. */
+export interface ResultStep extends StepTiming {
+  readonly phase: 'result'
+  readonly call: ScriptedCall
+  readonly result: ToolOutput
+  readonly isError?: boolean
+  readonly outcome?: ToolOutcome
+}
+
+/** The after-turn phase: the model's turn ended. Each such step is one turn of the script. */
+export interface AfterTurnStep extends StepTiming {
+  readonly phase: 'afterTurn'
+  /** The assistant's text (or give `content`). */
+  readonly text?: string
+  readonly content?: readonly SessionContentBlock[]
+  /** Default `'stop'`. */
+  readonly finishReason?: TurnFinishReason
+  /** Default: no tokens, no cost. */
+  readonly usage?: Partial<TurnUsage>
+  readonly toolResults?: readonly ToolResult[]
+  /** What earlier policies decided this turn, as the policy would see it in `decided` (default: nothing). */
+  readonly decided?: { readonly stop?: StopReason, readonly continues?: boolean }
+}
+
+/** The provider-error phase: the turn failed for good with this error. */
+export interface ProviderErrorStep extends StepTiming {
+  readonly phase: 'providerError'
+  readonly error: AgentProviderError | AgentContextExceededError
+  /** Whether the turn was already retried once. */
+  readonly retried?: boolean
+}
+
+/** One step of a policy script: one phase call, as the loop would make it. */
+export type PolicyScriptStep = RequestStep | GateBatchStep | GateCallStep | ResultStep | AfterTurnStep | ProviderErrorStep
+
+/** What the runner made of one step, by phase. */
+export type PolicyScriptOutcome
+  = | { readonly phase: 'request', readonly request: PatchableRequest }
+    | { readonly phase: 'gateBatch', readonly decisions: readonly (CallDecision | undefined)[] }
+    | { readonly phase: 'gateCall', readonly decision?: CallDecision }
+    | { readonly phase: 'result', readonly result: ToolOutput, readonly isError: boolean }
+    | {
+      readonly phase: 'afterTurn'
+      /** The stop reason, or `'aborted'`, when the turn ends the run. */
+      readonly end?: StopReason
+      readonly keepGoing: boolean
+      readonly messages: readonly InjectedMessage[]
+      /** The error of a `fail` decision. */
+      readonly error?: Error
+    }
+    | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error }
+
+/** One step's outcome, the turn it belonged to, and the policy's state after it (a JSON copy). */
+export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState }
+
+/** Options of `runPolicyScript`. */
+export interface PolicyScriptOptions {
+  /** The knobs, resolved as a run resolves them. */
+  readonly behavior?: AgentBehavior
+  readonly steps: readonly PolicyScriptStep[]
+  /** Start from this state instead of `initialState()` (a state saved from an earlier script, say). */
+  readonly state?: PolicyState
+  /** Turns already played before the first step (with a restored state, where the earlier script stopped). */
+  readonly turnsBefore?: number
+  readonly session?: Session
+  /** Where `run.execution` points. Default: a process context in the current directory. */
+  readonly execution?: ExecutionContext
+  /** Default: a clock at 0 that moves only with the steps' `elapsedMs`. */
+  readonly clock?: AgentClock
+}
+
+/** What `runPolicyScript` returns. */
+export interface PolicyScriptResult {
+  /** What the policy's `enabled` said; a disabled policy plays no step. */
+  readonly enabled: boolean
+  readonly wireStages: readonly WireStage[]
+  readonly steps: readonly PolicyScriptStepResult[]
+  /** The state after the last step (`undefined` when disabled). */
+  readonly state?: PolicyState
+  /** The reason of an `abort` decision, if one was made (the script stops there). */
+  readonly abortReason?: unknown
+}
+
+/**
+ * Run one policy against scripted phase calls, without a model or a loop:
+ * each step is the phase call the loop would make, folded by the same runner.
+ * A turn is every step up to and including an `afterTurn` step; `turn` in
+ * the results counts them from 1. An `abort` decision ends the script. Every
+ * state the policy returns must be plain JSON (the runner checks it).
+ */
+export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScriptOptions): Promise<PolicyScriptResult> {
+  const behavior = resolveBehavior(options.behavior, undefined)
+  let elapsedMs = 0
+  const clock: AgentClock = options.clock ?? { now: () => elapsedMs, randomUUID: (() => {
+    let n = 0
+    return () => `script-id-${++n}`
+  })() }
+  const abort = { aborted: false, reason: undefined as unknown }
+  const host = {
+    runId: 'policy-script',
+    clock,
+    turnCount: options.turnsBefore ?? 0,
+    usage: [] as TurnUsage[],
+    startedAt: options.clock ? await options.clock.now() : 0,
+    session: options.session,
+    execution: options.execution ?? createProcessContext(),
+    behavior,
+    policyPhases: NO_PHASES,
+    state: createRunState(),
+    abort: (reason?: unknown) => {
+      abort.aborted = true
+      abort.reason = reason
+    },
+  } satisfies PolicyHost
+  const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
+  const activated = activatePolicies([policy], behavior, host, restored)
+  if (!Object.hasOwn(activated.state.policies, policy.name))
+    return { enabled: false, wireStages: [], steps: [] }
+  Object.assign(host, { policyPhases: activated.phases, state: activated.state })
+
+  const results: PolicyScriptStepResult[] = []
+  let turnOpen = false
+  for (const [index, step] of options.steps.entries()) {
+    if (step.elapsedMs !== undefined)
+      elapsedMs = step.elapsedMs
+    if (!turnOpen) {
+      host.turnCount += 1
+      turnOpen = true
+    }
+    const outcome = await playStep(host, step, index)
+    if (step.phase === 'afterTurn')
+      turnOpen = false
+    results.push({ ...outcome, turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]) })
+    if (abort.aborted)
+      break
+  }
+  return {
+    enabled: true,
+    wireStages: activated.wireStages,
+    steps: results,
+    state: jsonCopy(host.state.policies[policy.name]),
+    ...(abort.aborted ? { abortReason: abort.reason } : {}),
+  }
+}
+
+type ScriptHost = PolicyHost & { turnCount: number, usage: TurnUsage[] }
+
+async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number): Promise<PolicyScriptOutcome> {
+  const turnId = `turn-${host.turnCount}`
+  switch (step.phase) {
+    case 'request': {
+      const request: PatchableRequest = { model: 'scripted', system: '', tools: [], ...step.request }
+      return { phase: 'request', request: await adjustRequest(host, host.turnCount, request) }
+    }
+    case 'gateBatch': {
+      const calls = step.calls.map((call, i) => {
+        const gated = gatedCall(call, `call-${index}-${i}`)
+        const reason = step.blocked?.[i]
+        return reason === undefined ? gated : { ...gated, decided: { type: 'block', reason } as const }
+      })
+      return { phase: 'gateBatch', decisions: await gateBatch(host, turnId, calls) }
+    }
+    case 'gateCall':
+      return { phase: 'gateCall', decision: await gateCall(host, turnId, gatedCall(step.call, `call-${index}`), step.decided) }
+    case 'result': {
+      const answer = { output: step.result, isError: step.isError === true, outcome: step.outcome }
+      const { output, isError } = await observeResult(host, turnId, gatedCall(step.call, `call-${index}`), answer, result => checkToolOutput(result, step.call.name))
+      return { phase: 'result', result: output, isError }
+    }
+    case 'afterTurn': {
+      const usage: TurnUsage = { input: 0, output: 0, ...step.usage }
+      host.usage.push(usage)
+      const assistant: SessionTurn = {
+        id: turnId,
+        role: 'assistant',
+        content: step.content ? [...step.content] : step.text === undefined ? [] : [{ type: 'text', text: step.text }],
+        createdAt: await host.clock.now(),
+        runId: host.runId,
+        usage,
+      }
+      const facts = { turnId, turn: host.turnCount, assistant, toolResults: [...step.toolResults ?? []], usage, finishReason: step.finishReason ?? 'stop' }
+      try {
+        const verdict = await decideAfterTurn(host, facts, { end: step.decided?.stop, keepGoing: step.decided?.continues })
+        return { phase: 'afterTurn', keepGoing: verdict.keepGoing, messages: verdict.messages, ...(verdict.end ? { end: verdict.end } : {}) }
+      }
+      catch (error) {
+        return { phase: 'afterTurn', keepGoing: false, messages: [], error: error as Error }
+      }
+    }
+    case 'providerError':
+      try {
+        const verdict = await decideProviderError(host, host.turnCount, step.error, step.retried === true)
+        return { phase: 'providerError', ...(verdict === undefined || verdict === 'aborted' ? {} : { verdict }) }
+      }
+      catch (error) {
+        return { phase: 'providerError', error: error as Error }
+      }
+  }
+}
+
+function gatedCall(call: ScriptedCall, fallbackId: string): GatedCall {
+  return { callId: call.id ?? fallbackId, name: call.name, displayName: call.name, input: call.input ?? {} }
+}
+
+function jsonCopy(state: PolicyState | undefined): PolicyState {
+  return state === undefined ? null : JSON.parse(JSON.stringify(state)) as PolicyState
+}

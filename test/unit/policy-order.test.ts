@@ -1,0 +1,65 @@
+import type { BehaviorPolicy } from '../../src/behavior/policy'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { AgentPolicyError } from '../../src/errors'
+import { orderPolicies } from '../../src/loop/policy-runner'
+import { createRunState, parseRunState, serializeRunState } from '../../src/loop/run-state'
+
+/** Policies p0..p(n-1); each edge [a, b] says "p<a> runs after p<b>". */
+function policies(n: number, edges: readonly (readonly [number, number])[]): BehaviorPolicy[] {
+  return Array.from({ length: n }, (_, i) => {
+    const after = edges.filter(([a]) => a === i).map(([, b]) => `p${b}`)
+    return after.length > 0 ? { name: `p${i}`, after } : { name: `p${i}` }
+  })
+}
+
+describe('orderPolicies', () => {
+  it('keeps the list order when nothing says otherwise', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 12 }), (n) => {
+      expect(orderPolicies(policies(n, [])).map(p => p.name)).toEqual(Array.from({ length: n }, (_, i) => `p${i}`))
+    }))
+  })
+
+  it('puts every policy after the ones it names, for any acyclic `after` graph', () => {
+    // An edge a -> b is kept only when a ranks above b in a random permutation, so the graph has no cycle.
+    const dag = fc.integer({ min: 1, max: 10 }).chain(n => fc.tuple(
+      fc.constant(n),
+      fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+      fc.array(fc.tuple(fc.nat(n - 1), fc.nat(n - 1)), { maxLength: 20 }),
+    ))
+    fc.assert(fc.property(dag, ([n, rank, pairs]) => {
+      const edges = pairs.filter(([a, b]) => rank.indexOf(a) > rank.indexOf(b)) as [number, number][]
+      const order = orderPolicies(policies(n, edges)).map(p => p.name)
+      expect([...order].sort()).toEqual(Array.from({ length: n }, (_, i) => `p${i}`).sort())
+      for (const [a, b] of edges)
+        expect(order.indexOf(`p${a}`)).toBeGreaterThan(order.indexOf(`p${b}`))
+    }))
+  })
+
+  it('refuses any graph with a cycle, naming a policy on it', () => {
+    const cyclic = fc.integer({ min: 1, max: 8 }).chain(n => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: n })))
+    fc.assert(fc.property(cyclic, ([n, length]) => {
+      // p0 -> p1 -> ... -> p(length-1) -> p0
+      const edges = Array.from({ length }, (_, i) => [i, (i + 1) % length] as const)
+      let error: unknown
+      try {
+        orderPolicies(policies(n, edges))
+      }
+      catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(AgentPolicyError)
+      expect(error).toMatchObject({ problem: 'cycle' })
+      expect(Number((error as AgentPolicyError).policy.slice(1))).toBeLessThan(length)
+    }))
+  })
+})
+
+describe('run state', () => {
+  it('round-trips through JSON, and refuses what JSON would change', () => {
+    const state = createRunState({ 'length-resume': { resumes: 2, emptyTurns: 0 }, 'steering': null, 'list': [1, 'a', { b: true }] })
+    expect(parseRunState(serializeRunState(state))).toEqual(state)
+    expect(() => serializeRunState(createRunState({ bad: { n: Number.NaN } as never }))).toThrow(expect.objectContaining({ name: 'AgentPolicyError', policy: 'bad', problem: 'state' }))
+    expect(() => parseRunState('[]')).toThrow(TypeError)
+  })
+})
