@@ -13,6 +13,7 @@ import type { Session } from '../session/session'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
 import type { SubagentHost } from '../tools/types'
+import type { WireMemo } from '../wire/pipeline'
 import type { WireStage } from '../wire/stage'
 import type { WallDeadline } from './wall-deadline'
 
@@ -93,4 +94,6 @@ export interface RunContext {
   stopRequest?: StopReason
   /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
   readonly wireStages: readonly WireStage[]
+  /** What the wire pipeline remembers from one request to the next (created by its first request; a cache, never saved). */
+  wireMemo?: WireMemo
 }
