@@ -75,12 +75,14 @@ const stepArb = fc.record({
 })
 const runArb = fc.record({ prompt: fc.string({ maxLength: 8 }).map(value => `ask ${value}`), steps: fc.array(stepArb, { maxLength: 4 }), final: fc.string({ maxLength: 6 }) })
 
+type RunScript = typeof runArb extends fc.Arbitrary<infer T> ? T : never
+
 function historyTurns(history: { role: SessionTurn['role'], content: SessionContentBlock[] }[]): SessionTurn[] {
   return history.map((message, i) => ({ id: `old-${i}`, createdAt: 0, ...message }))
 }
 
 /** Play the runs on one agent and session; per run, every request's units, serialized the moment it was sent. */
-async function playRuns(history: { role: SessionTurn['role'], content: SessionContentBlock[] }[], runs: fc.RunArbitraryType<typeof runArb>[], transform?: (messages: { content: SessionContentBlock[] }[], turn: number) => void): Promise<Serialized[][]> {
+async function playRuns(history: { role: SessionTurn['role'], content: SessionContentBlock[] }[], runs: RunScript[], transform?: (messages: { content: SessionContentBlock[] }[], turn: number) => void): Promise<Serialized[][]> {
   const sent: Serialized[][] = []
   const script: ScriptedTurn[] = runs.flatMap(run => [
     ...run.steps.map(step => ({ thinking: step.thinking, text: step.text, toolCalls: step.calls.map(c => ({ name: c.name, input: c.input as Record<string, unknown> })) })),
