@@ -121,7 +121,7 @@ describe('the request prefix, through the loop and every wire builder', () => {
   })
 
   it('the check sees a hook that rewrites an earlier message', async () => {
-    const runs = [{ prompt: 'go', steps: [{ thinking: undefined, text: 'a', calls: [{ name: 'echo', input: {} }] }], final: 'done' }]
+    const runs: RunScript[] = [{ prompt: 'go', steps: [{ thinking: undefined, text: 'a', calls: [{ name: 'echo', input: {} }] }], final: 'done' }]
     expect(firstBreak((await playRuns([], runs))[0])).toBeUndefined()
     const stamped = await playRuns([], runs, (messages, turn) => {
       messages[0] = { ...messages[0], content: [text(`turn ${turn}`), ...messages[0].content] } as typeof messages[0]
