@@ -27,7 +27,7 @@ export interface WireMemo {
 /** A fresh, empty memo for a run. */
 export function createWireMemo(): WireMemo {
   return {
-    base: { turns: [], contents: [], lengths: [], shapes: [], messages: [] },
+    base: { turns: [], contents: [], lengths: [], roles: [], aborted: [], view: [], viewBefore: [] },
     stages: new Map(),
     pairing: createPairingCheckpoint(),
   }
@@ -38,9 +38,11 @@ interface BaseViewMemo {
   contents: SessionContentBlock[][]
   lengths: number[]
   /** Role and abort flag of each remembered turn, which decide whether it is sent. */
-  shapes: string[]
-  /** Per remembered turn, its message, or `undefined` for a turn the view leaves out. */
-  messages: (SessionMessage | undefined)[]
+  roles: SessionTurn['role'][]
+  aborted: boolean[]
+  /** The messages of the remembered turns, in order, and how many came before each turn. */
+  view: SessionMessage[]
+  viewBefore: number[]
 }
 
 type StageMemo
@@ -62,30 +64,29 @@ export function memoWireView(turns: readonly SessionTurn[], memo: WireMemo): Ses
   const known = Math.min(base.turns.length, turns.length)
   while (same < known) {
     const turn = turns[same]
-    if (turn !== base.turns[same] || turn.content !== base.contents[same] || turn.content.length !== base.lengths[same] || shapeOf(turn) !== base.shapes[same])
+    if (turn !== base.turns[same] || turn.content !== base.contents[same] || turn.content.length !== base.lengths[same]
+      || turn.role !== base.roles[same] || (turn.aborted === true) !== base.aborted[same]) {
       break
+    }
     same++
   }
-  base.turns.length = base.contents.length = base.lengths.length = base.shapes.length = base.messages.length = same
+  if (same < base.turns.length) {
+    base.view.length = base.viewBefore[same]
+    base.turns.length = base.contents.length = base.lengths.length = base.roles.length = base.aborted.length = base.viewBefore.length = same
+  }
   for (let i = same; i < turns.length; i++) {
     const turn = turns[i]
     base.turns.push(turn)
     base.contents.push(turn.content)
     base.lengths.push(turn.content.length)
-    base.shapes.push(shapeOf(turn))
-    base.messages.push(wireMessageOf(turn))
-  }
-  const out: SessionMessage[] = []
-  for (const message of base.messages) {
+    base.roles.push(turn.role)
+    base.aborted.push(turn.aborted === true)
+    base.viewBefore.push(base.view.length)
+    const message = wireMessageOf(turn)
     if (message)
-      out.push(message)
+      base.view.push(message)
   }
-  return out
-}
-
-/** What, besides its content, decides whether a turn is sent (a short string: no object per turn). */
-function shapeOf(turn: SessionTurn): string {
-  return turn.aborted ? `${turn.role}!` : turn.role
+  return base.view.slice()
 }
 
 /**
