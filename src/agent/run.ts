@@ -24,6 +24,7 @@ import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
 import { activatePolicies, NO_PHASES, orderPolicies } from '../loop/policy-runner'
+import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { createRunState } from '../loop/run-state'
 import { hookTimeout, runIds } from '../loop/stream-turn'
@@ -125,6 +126,9 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       model: targets[0].model,
       targets,
       targetIndex: 0,
+      get contextWindow() {
+        return servingContextWindow(this)
+      },
       system: await resolveSystem(options, freshSystem, sections),
       thinking: options.thinking ?? 'off',
       modelOptions: options.modelOptions ?? behavior.modelOptions,

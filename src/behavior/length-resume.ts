@@ -1,5 +1,6 @@
 import type { BehaviorPolicy } from './policy'
 import { AgentLengthResumeExhaustedError } from '../errors'
+import { RECOVERY_DEFAULTS } from '../knobs/recovery-knobs'
 import { CONTINUE_MESSAGE } from './pause-continuation'
 import { continueWith } from './policy'
 
@@ -35,7 +36,7 @@ const RESET: LengthResumeState = { resumes: 0, emptyTurns: 0 }
  */
 export const lengthResume: BehaviorPolicy<LengthResumeState> = {
   name: 'length-resume',
-  enabled: behavior => Boolean(behavior.resumeOnMaxTokens) && (behavior.maxConsecutiveLengthResumes ?? 8) > 0,
+  enabled: behavior => (behavior.resumeOnMaxTokens ?? RECOVERY_DEFAULTS.resumeOnMaxTokens) && (behavior.maxConsecutiveLengthResumes ?? RECOVERY_DEFAULTS.maxConsecutiveLengthResumes) > 0,
   initialState: () => RESET,
   afterTurn({ behavior, state, finishReason, assistant, toolResults }) {
     if (finishReason !== 'length' || toolResults.length > 0)
@@ -46,7 +47,7 @@ export const lengthResume: BehaviorPolicy<LengthResumeState> = {
         return { state: { ...state, emptyTurns }, decision: { type: 'fail', error: new AgentLengthResumeExhaustedError(emptyTurns) } }
       return { state: { ...state, emptyTurns }, decision: continueWith(CONTINUE_MESSAGE, 'continue-length') }
     }
-    const cap = behavior.maxConsecutiveLengthResumes ?? 8
+    const cap = behavior.maxConsecutiveLengthResumes ?? RECOVERY_DEFAULTS.maxConsecutiveLengthResumes
     if (state.resumes >= cap)
       return { state: { ...state, emptyTurns: 0 }, decision: { type: 'stop', reason: 'length-exhausted' } }
     return { state: { resumes: state.resumes + 1, emptyTurns: 0 }, decision: continueWith(CONTINUE_MESSAGE, 'continue-length') }

@@ -1,4 +1,5 @@
 import type { BehaviorPolicy } from './policy'
+import { RECOVERY_DEFAULTS } from '../knobs/recovery-knobs'
 import { continueWith } from './policy'
 
 /** The text of every continuation the built-in policies inject. */
@@ -21,7 +22,7 @@ export const pauseContinuation: BehaviorPolicy<PauseContinuationState> = {
   afterTurn({ behavior, state, finishReason, assistant, toolResults }) {
     if (finishReason !== 'pause' || toolResults.length > 0)
       return state.emptyPauses === 0 ? undefined : { state: { emptyPauses: 0 } }
-    const cap = Math.max(0, behavior.maxConsecutivePauseTurns ?? 0)
+    const cap = Math.max(0, behavior.maxConsecutivePauseTurns ?? RECOVERY_DEFAULTS.maxConsecutivePauseTurns)
     const empty = !assistant.content.some(block =>
       (block.type === 'text' && block.text.length > 0) || block.type === 'thinking' || block.type === 'redacted_thinking')
     const emptyPauses = empty ? state.emptyPauses + 1 : 0

@@ -32,6 +32,15 @@ export interface PolicyRunView {
   readonly session?: Session
   /** Where the run's tools run commands and touch files. */
   readonly execution: ExecutionContext
+  /** The model serving the run now (a fallback changes it). */
+  readonly model: string
+  /**
+   * The serving model's context window in tokens, when known: the
+   * `contextWindow` knob, else the current model target's (the catalog
+   * layers, the provider's `meta`, the bundled data). Window-relative
+   * policies read it here, so every one of them resolves it the same way.
+   */
+  readonly contextWindow?: number
 }
 
 /** What every phase of a policy receives: the run, its resolved knobs, and the policy's own state. */

@@ -1,4 +1,5 @@
 import type { BehaviorPolicy } from './policy'
+import { RECOVERY_DEFAULTS } from '../knobs/recovery-knobs'
 import { continueWith } from './policy'
 
 /** The continuation a refused turn gets. */
@@ -18,12 +19,12 @@ export interface RefusalResumeState {
  */
 export const refusalResume: BehaviorPolicy<RefusalResumeState> = {
   name: 'refusal-resume',
-  enabled: behavior => (behavior.maxConsecutiveRefusalResumes ?? 3) > 0,
+  enabled: behavior => (behavior.maxConsecutiveRefusalResumes ?? RECOVERY_DEFAULTS.maxConsecutiveRefusalResumes) > 0,
   initialState: () => ({ resumes: 0 }),
   afterTurn({ behavior, state, finishReason, toolResults }) {
     if (finishReason !== 'content-filter' || toolResults.length > 0)
       return state.resumes === 0 ? undefined : { state: { resumes: 0 } }
-    if (state.resumes >= (behavior.maxConsecutiveRefusalResumes ?? 3))
+    if (state.resumes >= (behavior.maxConsecutiveRefusalResumes ?? RECOVERY_DEFAULTS.maxConsecutiveRefusalResumes))
       return { decision: { type: 'stop', reason: 'refusal-exhausted' } }
     return { state: { resumes: state.resumes + 1 }, decision: continueWith(REFUSAL_CONTINUE_MESSAGE, 'continue-refusal') }
   },

@@ -45,7 +45,7 @@ export interface SystemTransformContext extends StreamHookContext {
   system: string
 }
 
-/** `context:transform`: the last chance to change the messages of one request. */
+/** `context:transform`: the last chance to change the messages of one request (after policy wire stages, before pairing repair and tool names). */
 export interface ContextTransformContext extends StreamHookContext {
   /** Assign a new array to change what this request sends; the recorded turns never change. */
   messages: SessionMessage[]

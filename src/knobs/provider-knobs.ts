@@ -1,6 +1,7 @@
 /** Provider-call knobs: output ceiling, prompt caching, reasoning budgets, model options and metadata. */
 
 import type { ModelCatalog } from '../providers/catalog/types'
+import { STREAM_OPTION_DEFAULTS } from '../providers/shared/stream-defaults'
 import { defineKnobs, isBoolean, isPositive, isRecord, oneOf } from './define'
 
 /** How long a prompt-cache entry lives: the provider default of five minutes, or an hour. */
@@ -34,9 +35,9 @@ export interface ProviderKnobs {
 
 /** Defaults of the provider slice. */
 export const PROVIDER_DEFAULTS = Object.freeze({
-  cache: true,
-  cacheTtl: '5m',
-  effortHint: true,
+  cache: STREAM_OPTION_DEFAULTS.cache,
+  cacheTtl: STREAM_OPTION_DEFAULTS.cacheTtl,
+  effortHint: STREAM_OPTION_DEFAULTS.effortHint,
 } satisfies ProviderKnobs)
 
 /** The provider-call slice. */

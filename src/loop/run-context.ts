@@ -13,6 +13,7 @@ import type { Session } from '../session/session'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
 import type { SubagentHost } from '../tools/types'
+import type { WireMemo } from '../wire/pipeline'
 import type { WireStage } from '../wire/stage'
 import type { PolicyPhases } from './policy-runner'
 import type { RunState } from './run-state'
@@ -41,6 +42,8 @@ export interface RunContext {
   /** Every target of the run, in fallback order, and the index of the current one. */
   readonly targets: readonly ModelTarget[]
   targetIndex: number
+  /** The serving model's context window: the `contextWindow` knob, else the current target's (see `servingContextWindow`). */
+  readonly contextWindow?: number
   readonly system: string
   readonly thinking: ThinkingLevel
   readonly modelOptions?: Record<string, unknown>
@@ -89,4 +92,20 @@ export interface RunContext {
   readonly state: RunState
   /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
   readonly wireStages: readonly WireStage[]
+  /** What the wire pipeline remembers from one request to the next (created by its first request; a cache, never saved). */
+  wireMemo?: WireMemo
+}
+
+/**
+ * The context window of the model serving the run now: the host's
+ * `contextWindow` knob wins, then what the current target resolved (catalog
+ * layers, the provider's `meta`, the bundled data). The one place it is read.
+ */
+export function servingContextWindow(run: {
+  readonly behavior: Readonly<AgentBehavior>
+  readonly targets: readonly Pick<ModelTarget, 'contextWindow'>[]
+  readonly targetIndex: number
+}): number | undefined {
+  const knob = run.behavior.contextWindow
+  return knob !== undefined && knob > 0 ? knob : run.targets[run.targetIndex]?.contextWindow
 }

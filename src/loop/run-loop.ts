@@ -7,15 +7,14 @@ import type { RunContext } from './run-context'
 import type { StreamedTurn } from './stream-turn'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
+import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { fillEstimatedCost } from '../providers/catalog/cost'
-import { detachView } from '../wire/detached-view'
-import { applyWireToolNames, buildWireMessages } from '../wire/messages'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
-import { pairForWire } from './pairing-pass'
 import { adjustRequest, decideAfterTurn, decideProviderError, isProviderFailure } from './policy-runner'
 import { hookTimeout, runIds } from './stream-turn'
+import { sendableMessages, wireView } from './wire-pipeline'
 
 /** The verdict of a turn no policy decides on. */
 const NO_VERDICT: TurnVerdict = Object.freeze({ keepGoing: false, messages: Object.freeze([]) })
@@ -86,7 +85,7 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
       await callHookBounded(run.hooks, 'usage', extendContext(runIds(run), { turnId, usage }), hookOpts)
 
     const toolResults = await answerToolCalls(run, turnId, result.toolCalls)
-    if (run.session && run.behavior.persistTurns !== false)
+    if (run.session && (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns))
       await persistNewTurns(run)
     const facts = { turnId, turn: run.turnCount, assistant, toolResults, usage, finishReason: result.finishReason }
     // Host hooks first, then the policies' after-turn phase (see docs/architecture/policies.md).
@@ -110,30 +109,28 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
   }
 }
 
-/** Build this turn's request: the wire view, transformed by hooks, with tools under their wire names. */
+/**
+ * Build this turn's request. The messages come from the wire pipeline
+ * (`./wire-pipeline`): its pure view first, shown to `turn:before`, then the
+ * host's `context:transform`, pairing repair and tool names.
+ */
 async function prepareRequest(run: RunContext, turnId: string) {
   const strict = { timeoutMs: hookTimeout(run), failClosed: true }
   let system = run.system
-  let messages = buildWireMessages(run.turns)
+  const view = wireView(run)
   if (hasHookHandlers(run.hooks, 'turn:before'))
-    await callHookBounded(run.hooks, 'turn:before', extendContext(runIds(run), { turnId, turn: run.turnCount, messages }), strict)
+    await callHookBounded(run.hooks, 'turn:before', extendContext(runIds(run), { turnId, turn: run.turnCount, messages: view }), strict)
   if (hasHookHandlers(run.hooks, 'system:transform')) {
     const ctx = extendContext(runIds(run), { turnId, system })
     await callHookBounded(run.hooks, 'system:transform', ctx, strict)
     system = ctx.system
   }
-  if (hasHookHandlers(run.hooks, 'context:transform')) {
-    // The hook edits a copy: whatever it does in place reaches this request (and the pairing pass), never the turns.
-    const view = detachView(messages)
-    const ctx = extendContext(runIds(run), { turnId, messages: view.messages })
-    await callHookBounded(run.hooks, 'context:transform', ctx, strict)
-    messages = view.restore(ctx.messages)
-  }
+  const messages = await sendableMessages(run, turnId, view)
   const b = run.behavior
   return {
     model: run.model,
     system,
-    messages: applyWireToolNames(await pairForWire(run, turnId, messages), run.tools.toWire),
+    messages,
     tools: [...run.tools.specs],
     thinking: run.thinking,
     thinkingBudget: b.thinkingBudget,

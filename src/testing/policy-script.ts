@@ -19,6 +19,7 @@ import type { WireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
 import { resolveBehavior } from '../knobs/behavior'
 import { activatePolicies, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
+import { servingContextWindow } from '../loop/run-context'
 import { createRunState } from '../loop/run-state'
 import { checkToolOutput } from '../loop/tool-output-check'
 
@@ -124,6 +125,10 @@ export interface PolicyScriptOptions {
   readonly execution?: ExecutionContext
   /** Default: a clock at 0 that moves only with the steps' `elapsedMs`. */
   readonly clock?: AgentClock
+  /** What `run.model` says. Default `'scripted'`. */
+  readonly model?: string
+  /** The serving model's window the provider side knows; the `contextWindow` knob wins over it, as in a run. */
+  readonly contextWindow?: number
 }
 
 /** What `runPolicyScript` returns. */
@@ -161,6 +166,8 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     startedAt: options.clock ? await options.clock.now() : 0,
     session: options.session,
     execution: options.execution ?? createProcessContext(),
+    model: options.model ?? 'scripted',
+    contextWindow: servingContextWindow({ behavior, targets: [{ contextWindow: options.contextWindow }], targetIndex: 0 }),
     behavior,
     policyPhases: NO_PHASES,
     state: createRunState(),

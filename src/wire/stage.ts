@@ -7,6 +7,8 @@ export interface WireStageContext {
   /** Provider and model serving this turn (a fallback changes them). */
   readonly providerName: string
   readonly model: string
+  /** The name the model knows a tool by (its alias), from its canonical name; fixed for a run. */
+  readonly toolWireName: (canonical: string) => string
 }
 
 /**
@@ -19,4 +21,14 @@ export interface WireStage {
   /** Names the stage in debug output, errors and ordering. */
   readonly name: string
   apply: (messages: readonly SessionMessage[], ctx: WireStageContext) => readonly SessionMessage[]
+  /**
+   * `'message'` promises that the stage maps each message on its own: the
+   * output for a message depends only on that message and on the context's
+   * provider, model and tool names (not on `turn`), and the output of a list
+   * is the outputs of its messages in order. The memo layer then runs the
+   * stage only on messages it has not seen, one at a time. Without it the
+   * stage sees the whole list and runs again whenever its input or context
+   * changed.
+   */
+  readonly scope?: 'message'
 }

@@ -1,6 +1,9 @@
 import type { SessionTurn } from '../../src/core/content'
+import type { WireStageContext } from '../../src/wire/stage'
 import { describe, expect, it } from 'vitest'
-import { applyWireToolNames, buildWireMessages } from '../../src/wire/messages'
+import { buildWireMessages } from '../../src/wire/messages'
+import { createWireMemo, runWireStages } from '../../src/wire/pipeline'
+import { toolNamesStage } from '../../src/wire/stages/tool-names'
 
 function turn(role: SessionTurn['role'], content: SessionTurn['content'], extra: Partial<SessionTurn> = {}): SessionTurn {
   return { id: `${role}-${content.length}`, role, content, createdAt: 0, ...extra }
@@ -32,25 +35,33 @@ describe('buildWireMessages', () => {
   })
 })
 
-describe('applyWireToolNames', () => {
+describe('the tool-names stage', () => {
+  const ctx = (toolWireName: (name: string) => string): WireStageContext => ({ turn: 1, providerName: 'p', model: 'm', toolWireName })
+
   it('renames aliased tool calls and passes untouched messages through as the same objects', () => {
     const untouched = { role: 'assistant' as const, content: [{ type: 'tool_call' as const, id: '1', name: 'other', input: {} }] }
     const renamed = { role: 'assistant' as const, content: [{ type: 'tool_call' as const, id: '2', name: 'read_file', input: {} }] }
-    const out = applyWireToolNames([untouched, renamed], name => name === 'read_file' ? 'Read' : name)
+    const out = toolNamesStage.apply([untouched, renamed], ctx(name => name === 'read_file' ? 'Read' : name))
     expect(out[0]).toBe(untouched)
     expect(out[1].content[0]).toMatchObject({ name: 'Read', id: '2' })
     expect(renamed.content[0].name).toBe('read_file')
+    const plain = [untouched]
+    expect(toolNamesStage.apply(plain, ctx(name => name))).toBe(plain)
   })
 
-  it('gives a renamed message the same copy on every turn, and a new one when the original changed', () => {
+  it('through the memo, gives a renamed message the same copy on every turn, and a new one for a new message or naming', () => {
+    const memo = createWireMemo()
     const toWire = (name: string) => name === 'read_file' ? 'Read' : name
     const message = { role: 'assistant' as const, content: [{ type: 'tool_call' as const, id: '1', name: 'read_file', input: {} }] }
-    const first = applyWireToolNames([message], toWire)[0].content
-    expect(applyWireToolNames([message], toWire)[0].content).toBe(first)
-    message.content.push({ type: 'tool_call', id: '2', name: 'read_file', input: {} })
-    const grown = applyWireToolNames([message], toWire)[0].content
-    expect(grown).not.toBe(first)
-    expect(grown.map(block => block.type === 'tool_call' && block.name)).toEqual(['Read', 'Read'])
-    expect(applyWireToolNames([message], name => name === 'read_file' ? 'ReadFile' : name)[0].content[0]).toMatchObject({ name: 'ReadFile' })
+    const first = runWireStages([toolNamesStage], [message], ctx(toWire), memo)[0]
+    const next = { role: 'user' as const, content: [{ type: 'text' as const, text: 'go on' }] }
+    const second = runWireStages([toolNamesStage], [message, next], { ...ctx(toWire), turn: 2 }, memo)
+    expect(second[0]).toBe(first)
+    expect(second[1]).toBe(next)
+    const grown = { role: 'assistant' as const, content: [...message.content, { type: 'tool_call' as const, id: '2', name: 'read_file', input: {} }] }
+    const third = runWireStages([toolNamesStage], [grown], ctx(toWire), memo)[0]
+    expect(third).not.toBe(first)
+    expect(third.content.map(block => block.type === 'tool_call' && block.name)).toEqual(['Read', 'Read'])
+    expect(runWireStages([toolNamesStage], [message], ctx(name => name === 'read_file' ? 'ReadFile' : name), memo)[0].content[0]).toMatchObject({ name: 'ReadFile' })
   })
 })

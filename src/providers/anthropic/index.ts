@@ -12,6 +12,7 @@
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import Anthropic from '@anthropic-ai/sdk'
+import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
@@ -84,7 +85,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
         Object.assign({}, body, { stream: true as const }),
         { signal: options.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
       )
-      return await consumeAnthropicStream(events, callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? '5m' })
+      return await consumeAnthropicStream(events, callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? STREAM_OPTION_DEFAULTS.cacheTtl })
     }
     catch (error) {
       throw classifyAnthropicError(error, options.signal, url)

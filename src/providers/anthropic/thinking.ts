@@ -7,6 +7,7 @@
 
 import type { ThinkingLevel } from '../thinking'
 import type { AnthropicEffort, AnthropicModelInfo } from './models'
+import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { ANTHROPIC_EFFORTS, DEFAULT_MAX_OUTPUT_TOKENS } from './models'
 
 /**
@@ -103,7 +104,7 @@ export function anthropicThinkingFields(input: ThinkingInput, model: AnthropicMo
 
   const outputConfig: AnthropicOutputConfig = {}
   const betas: string[] = []
-  if (input.effortHint !== false && level !== 'adaptive') {
+  if ((input.effortHint ?? STREAM_OPTION_DEFAULTS.effortHint) && level !== 'adaptive') {
     const effort = supportedEffort(LEVEL_EFFORT[level], model)
     if (effort)
       outputConfig.effort = effort

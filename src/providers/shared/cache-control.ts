@@ -1,3 +1,4 @@
+import { STREAM_OPTION_DEFAULTS } from './stream-defaults'
 /**
  * The prompt-cache breakpoint marker shared by the Messages API and the Chat
  * Completions servers that take `cache_control` (OpenRouter to Anthropic and
@@ -17,7 +18,7 @@ export interface EphemeralCacheControl {
  * entries before 5m ones, and a uniform TTL never mixes them.
  */
 export function cacheControlFor(input: { cache?: boolean, cacheTtl?: '5m' | '1h' }): EphemeralCacheControl | undefined {
-  if (input.cache === false)
+  if (!(input.cache ?? STREAM_OPTION_DEFAULTS.cache))
     return undefined
-  return input.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' }
+  return (input.cacheTtl ?? STREAM_OPTION_DEFAULTS.cacheTtl) === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' }
 }

@@ -15,12 +15,6 @@ export interface KnobScenario {
   outcome: (behavior: AgentBehavior) => Promise<unknown>
   unset: unknown
   set: unknown
-  /**
-   * Why this knob has no effect yet. The scenario then pins that setting it
-   * changes nothing (so wiring it fails here until a real scenario replaces
-   * this), and the completeness test keeps the list of such knobs fixed.
-   */
-  inert?: string
   /** Scenarios for the fields of an object knob (`retry.maxAttempts`, …), each run with only that field set. */
   fields?: Record<string, Omit<KnobScenario, 'fields' | 'outcome'> & { outcome?: KnobScenario['outcome'] }>
 }
@@ -45,10 +39,6 @@ export async function endOf(options: AgentOptions, run: AgentRunOptions = { prom
 
 async function check(name: string, meta: KnobMeta, scenario: Omit<KnobScenario, 'fields'>, wrap: (value: unknown) => AgentBehavior): Promise<void> {
   const unset = await scenario.outcome({})
-  if (scenario.inert) {
-    expect(await scenario.outcome(wrap(scenario.value)), `${name} is declared inert: ${scenario.inert}`).toEqual(unset)
-    return
-  }
   expect(unset, `${name} unset`).toEqual(scenario.unset)
   const set = await scenario.outcome(wrap(scenario.value))
   expect(set, `${name} = ${String(scenario.value)}`).toEqual(scenario.set)

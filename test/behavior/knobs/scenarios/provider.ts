@@ -1,6 +1,6 @@
 import type { ProviderKnobs } from '../../../../src/knobs/provider-knobs'
 import type { SliceScenarios } from '../harness'
-import { createAgent } from '../../../../src'
+import { createAgent, definePolicy } from '../../../../src'
 import { scriptedProvider } from '../../../../src/testing'
 import { anthropicRequest } from '../wire'
 
@@ -61,11 +61,23 @@ export const providerScenarios: SliceScenarios<ProviderKnobs> = {
     set: 'fast',
   },
   contextWindow: {
-    inert: 'no consumer yet: the window-relative budgets that read it (compaction) are still to come',
     value: 1000,
-    outcome: async behavior => (await anthropicRequest(behavior)).body,
-    unset: undefined,
-    set: undefined,
+    // Policies read the serving window on their run view; the knob wins over the provider's own figure.
+    outcome: async (behavior) => {
+      let seen: number | undefined
+      const probe = definePolicy({
+        name: 'window-probe',
+        enabled: (_knobs, run) => {
+          seen = run.contextWindow
+          return false
+        },
+      })
+      const provider = scriptedProvider([{ text: 'hi' }], { contextWindow: 200_000 })
+      await createAgent({ provider, behavior, policies: [probe] }).run({ prompt: 'go' })
+      return seen
+    },
+    unset: 200_000,
+    set: 1000,
   },
   modelCatalog: {
     value: { 'acme:m1': { pricing: { input: 2, output: 0 } } },

@@ -1,0 +1,83 @@
+import type { SessionMessage } from '../core/content'
+import type { PairingRepair } from '../errors'
+import type { WireStage, WireStageContext } from '../wire/stage'
+import type { RunContext } from './run-context'
+import { AgentToolPairingError } from '../errors'
+import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { extendContext } from '../hooks/context'
+import { activeLimit } from '../knobs/behavior'
+import { detachView } from '../wire/detached-view'
+import { createWireMemo, memoWireView, runWireStages } from '../wire/pipeline'
+import { pairWireView } from '../wire/stages/pairing'
+import { toolNamesStage } from '../wire/stages/tool-names'
+import { hookTimeout, runIds } from './stream-turn'
+
+/**
+ * The wire pipeline, in order (docs/architecture/wire-pipeline.md):
+ *
+ * 1. base view: the recorded turns as messages (`memoWireView`);
+ * 2. `VIEW_STAGES`, the built-in view stages (compaction view, stale reads,
+ *    media, thinking decay will go here, in that order; none yet);
+ * 3. the run's policy stages (`run.wireStages`, in policy order);
+ *    then `turn:before` and `system:transform` fire (in `prepareRequest`);
+ * 4. the host's `context:transform` hook, on a detached copy;
+ * 5. pairing repair, with `pairing:repair` and its limits;
+ * 6. `NAME_STAGES`: tool calls renamed to their wire names.
+ *
+ * Steps 1 to 3 are `wireView`, 4 to 6 `sendableMessages`. Every pure step runs
+ * through the run's memo (`run.wireMemo`).
+ */
+const VIEW_STAGES: readonly WireStage[] = []
+
+/** Pure stages after pairing: what only the wire, never a hook, should see. */
+const NAME_STAGES: readonly WireStage[] = [toolNamesStage]
+
+/** Steps 1 to 3: the view host hooks are shown before the request is finished. */
+export function wireView(run: RunContext): readonly SessionMessage[] {
+  const memo = run.wireMemo ??= createWireMemo()
+  const base = memoWireView(run.turns, memo)
+  const ctx = stageContext(run)
+  const view = VIEW_STAGES.length > 0 ? runWireStages(VIEW_STAGES, base, ctx, memo) : base
+  return run.wireStages.length > 0 ? runWireStages(run.wireStages, view, ctx, memo) : view
+}
+
+/** Steps 4 to 6: the messages this request sends, in a new array of its own. */
+export async function sendableMessages(run: RunContext, turnId: string, view: readonly SessionMessage[]): Promise<SessionMessage[]> {
+  const memo = run.wireMemo ??= createWireMemo()
+  let messages = view
+  if (hasHookHandlers(run.hooks, 'context:transform')) {
+    // The hook edits a copy: whatever it does in place reaches this request (and pairing), never the turns or the memo.
+    const detached = detachView(messages)
+    const ctx = extendContext(runIds(run), { turnId, messages: detached.messages })
+    await callHookBounded(run.hooks, 'context:transform', ctx, { timeoutMs: hookTimeout(run), failClosed: true })
+    messages = detached.restore(ctx.messages)
+  }
+  const paired = pairWireView(messages, memo.pairing)
+  if (paired.repairs.length > 0)
+    await checkRepairs(run, turnId, paired.repairs)
+  const named = runWireStages(NAME_STAGES, paired.messages, stageContext(run), memo)
+  return named.slice()
+}
+
+/**
+ * Repairs change this request only, never the recorded turns; each is
+ * announced on `pairing:repair`. With `strictToolPairing` the run fails
+ * instead, and `maxPairingRepairsPerTurn` fails a run whose history needs
+ * more repairs than any healthy one would (a provider reusing ids, say).
+ */
+async function checkRepairs(run: RunContext, turnId: string, repairs: readonly PairingRepair[]): Promise<void> {
+  if (hasHookHandlers(run.hooks, 'pairing:repair')) {
+    for (const repair of repairs)
+      await callHookBounded(run.hooks, 'pairing:repair', { ...runIds(run), turnId, repair }, { timeoutMs: hookTimeout(run), failClosed: false })
+  }
+  if (run.behavior.strictToolPairing)
+    throw new AgentToolPairingError(`The conversation needs ${repairs.length} tool pairing repair(s) and strictToolPairing is on`, repairs)
+  const max = activeLimit(run.behavior.maxPairingRepairsPerTurn)
+  if (max !== undefined && repairs.length > max)
+    throw new AgentToolPairingError(`The conversation needs ${repairs.length} tool pairing repairs, more than maxPairingRepairsPerTurn (${max})`, repairs)
+}
+
+/** One literal per call: the stages read a handful of fields, and the turn changes every time. */
+function stageContext(run: RunContext): WireStageContext {
+  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire }
+}
