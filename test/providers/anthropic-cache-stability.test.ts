@@ -70,3 +70,39 @@ describe('prompt-cache stability', () => {
     }), { numRuns: 100 })
   })
 })
+
+/** Breakpoints inside the messages of a request body. */
+function messageBreakpoints(body: { messages: unknown }): number {
+  let count = 0
+  JSON.stringify(body.messages, (key, inner) => {
+    if (key === 'cache_control')
+      count++
+    return inner
+  })
+  return count
+}
+
+describe('converted messages are remembered across requests', () => {
+  it('a request built from remembered messages equals one built cold, with one message breakpoint', () => {
+    const extra = { cacheTtl: '5m' as const, thinking: 'off' as const }
+    fc.assert(fc.property(fc.array(message, { minLength: 1, maxLength: 8 }), fc.array(message, { minLength: 1, maxLength: 4 }), (history, appended) => {
+      const first = request(history, extra)
+      const warm = request([...history, ...appended], extra)
+      // Fresh objects: nothing remembered applies, so this is the conversion done from scratch.
+      const cold = request(structuredClone([...history, ...appended]), extra)
+      expect(JSON.stringify(warm)).toBe(JSON.stringify(cold))
+      // The earlier request's breakpoint was never written into what later requests reuse.
+      expect(messageBreakpoints(warm)).toBeLessThanOrEqual(1)
+      expect(messageBreakpoints(first)).toBeLessThanOrEqual(1)
+    }))
+  })
+
+  it('a message whose content array gets a new block is converted again', () => {
+    const extra = { cacheTtl: '5m' as const, thinking: 'off' as const }
+    const content: SessionContentBlock[] = [{ type: 'text', text: 'first' }]
+    const messages: SessionMessage[] = [{ role: 'user', content }]
+    expect(JSON.stringify(request(messages, extra).messages)).toContain('first')
+    content.push({ type: 'text', text: 'second' })
+    expect(JSON.stringify(request(messages, extra).messages)).toContain('second')
+  })
+})

@@ -76,10 +76,10 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       throw classifyAnthropicError(options.signal.reason, options.signal)
     const { body, betas } = buildAnthropicRequest(options, { contextManagement: params.contextManagement })
     const allBetas = userBetas.length === 0 ? betas : [...new Set([...userBetas, ...betas])]
-    let url: string | undefined
+    // The endpoint is named only in errors, so it is worked out only when one happens.
+    let api: Anthropic | undefined
     try {
-      const api = getClient()
-      url = endpointUrl(api.baseURL, '/v1/messages')
+      api = getClient()
       const events = await api.messages.create(
         // Same keys and order as a spread, without V8 11's slow path for properties after one.
         Object.assign({}, body, { stream: true as const }),
@@ -88,7 +88,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       return await consumeAnthropicStream(events, callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? STREAM_OPTION_DEFAULTS.cacheTtl })
     }
     catch (error) {
-      throw classifyAnthropicError(error, options.signal, url)
+      throw classifyAnthropicError(error, options.signal, api && endpointUrl(api.baseURL, '/v1/messages'))
     }
   }
 

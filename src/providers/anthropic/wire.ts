@@ -115,19 +115,15 @@ export function wireMessages(messages: readonly SessionMessage[], cacheControl?:
   const wire: Array<{ role: 'user' | 'assistant', content: ContentBlockParam[] }> = []
   let before: SessionMessage | undefined
   for (const message of messages) {
-    const content: ContentBlockParam[] = []
     const answering = before?.role === 'assistant' ? before.content : undefined
     before = message
-    for (const block of message.role === 'user' ? resultsFirst(message.content, answering) : message.content) {
-      const converted = toWireBlock(wellFormedBlock(block))
-      if (converted)
-        content.push(converted)
-    }
+    const content = convertedContent(message, answering)
     if (content.length === 0)
       continue
     const previous = wire.at(-1)
+    // Converted arrays are shared with later requests: a merge or a breakpoint copies, never edits them.
     if (previous && previous.role === message.role)
-      previous.content.push(...content)
+      previous.content = [...previous.content, ...content]
     else
       wire.push({ role: message.role, content })
   }
@@ -135,10 +131,57 @@ export function wireMessages(messages: readonly SessionMessage[], cacheControl?:
   const last = wire.at(-1)
   if (cacheControl && last) {
     const index = last.content.findLastIndex(acceptsCacheControl)
-    if (index >= 0)
+    if (index >= 0) {
+      last.content = [...last.content]
       last.content[index] = withCacheControl(last.content[index], cacheControl)
+    }
   }
   return wire
+}
+
+/** One message's converted blocks, remembered with what they were built from. */
+interface ConvertedContent {
+  role: SessionMessage['role']
+  /** The blocks and the answered calls at conversion time, so content changed in place is converted afresh. */
+  blocks: readonly SessionContentBlock[]
+  answering: readonly SessionContentBlock[] | undefined
+  content: ContentBlockParam[]
+}
+
+/**
+ * Keyed by a message's content array, so an entry lives as long as the turn it
+ * was built from. Recorded turns do not change, so each is converted once per
+ * run instead of once per request: without it every turn would redo the whole
+ * conversation.
+ */
+const convertedMessages = new WeakMap<readonly SessionContentBlock[], ConvertedContent>()
+
+function convertedContent(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined): ContentBlockParam[] {
+  const known = convertedMessages.get(message.content)
+  if (known && known.role === message.role && sameItems(known.blocks, message.content) && sameAnswered(known.answering, answering))
+    return known.content
+  const content: ContentBlockParam[] = []
+  for (const block of message.role === 'user' ? resultsFirst(message.content, answering) : message.content) {
+    const converted = toWireBlock(wellFormedBlock(block))
+    if (converted)
+      content.push(converted)
+  }
+  convertedMessages.set(message.content, { role: message.role, blocks: [...message.content], answering: answering && [...answering], content })
+  return content
+}
+
+function sameAnswered(a: readonly SessionContentBlock[] | undefined, b: readonly SessionContentBlock[] | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : sameItems(a, b)
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length)
+    return false
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i])
+      return false
+  }
+  return true
 }
 
 /**

@@ -99,14 +99,15 @@ export async function streamChatCompletion(
   callbacks: StreamCallbacks,
   dialect: ChatDialect,
 ): Promise<TurnResult> {
-  let url: string | undefined
-  const classify = (error: unknown) => classifyChatError(error, { provider: dialect.providerName, signal: options.signal, url })
+  // The endpoint is named only in errors, so it is worked out only when one happens.
+  let baseURL: string | undefined
+  const classify = (error: unknown) => classifyChatError(error, { provider: dialect.providerName, signal: options.signal, url: endpointUrl(baseURL, CHAT_PATH) })
   if (options.signal.aborted)
     throw classify(options.signal.reason)
   const body = buildChatRequest(options, dialect)
   try {
     const api = client()
-    url = endpointUrl(api.baseURL, CHAT_PATH)
+    baseURL = api.baseURL
     const response = await api.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: options.signal }).asResponse()
     const { chunks, sawDone } = readChatChunks(response, dialect.providerName)
     return await consumeChatStream(chunks, callbacks, {

@@ -33,7 +33,6 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
   if (options.signal.aborted)
     throw classifyResponsesError(options.signal.reason, provider, options.signal)
   const { input, ...rest } = buildResponsesRequest(options, settings)
-  const url = endpointUrl(client.baseURL, '/responses')
   try {
     // The narrowed input items are a subset of what the SDK accepts; its types also describe output-only fields.
     const events = await client.responses.create(
@@ -43,7 +42,7 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
     return await consumeResponsesStream(events, callbacks, { model: options.model, provider, signal: options.signal })
   }
   catch (error) {
-    throw classifyResponsesError(error, provider, options.signal, url)
+    throw classifyResponsesError(error, provider, options.signal, endpointUrl(client.baseURL, '/responses'))
   }
 }
 
