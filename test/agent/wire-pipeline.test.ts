@@ -10,6 +10,7 @@ import { createHookBus } from '../../src/hooks/bus'
 import { sendableMessages, wireView } from '../../src/loop/wire-pipeline'
 import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
+import { deepFreeze } from '../support/deep-freeze'
 import { echoTool, pairingProblems } from '../support/helpers'
 
 const text = (value: string): SessionContentBlock => ({ type: 'text', text: value })
@@ -18,16 +19,6 @@ const result = (callId: string): SessionContentBlock => ({ type: 'tool_result', 
 
 let ids = 0
 const turn = (role: SessionTurn['role'], ...content: SessionContentBlock[]): SessionTurn => ({ id: `t${ids++}`, role, content, createdAt: 0 })
-
-/** Freeze a value and everything it holds: an in-place edit anywhere then throws. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const inner of Object.values(value))
-      deepFreeze(inner)
-  }
-  return value
-}
 
 /** The fields of a run the wire pipeline reads: enough to place stages without a whole agent. */
 function pipelineRun(turns: SessionTurn[], wireStages: WireStage[], behavior: Partial<AgentBehavior> = {}): RunContext {

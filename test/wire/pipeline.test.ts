@@ -7,6 +7,7 @@ import { buildWireMessages } from '../../src/wire/messages'
 import { createWireMemo, memoWireView, runWireStages } from '../../src/wire/pipeline'
 import { pairingStage, pairWireView } from '../../src/wire/stages/pairing'
 import { toolNamesStage } from '../../src/wire/stages/tool-names'
+import { deepFreeze } from '../support/deep-freeze'
 import { call, result, text } from './pairing-support'
 
 const toolWireName = (name: string) => name === 'read_file' ? 'Read' : name
@@ -15,16 +16,6 @@ const ctx = (turn = 1): WireStageContext => ({ turn, providerName: 'anthropic', 
 let ids = 0
 function turn(role: SessionTurn['role'], content: SessionContentBlock[], extra: Partial<SessionTurn> = {}): SessionTurn {
   return { id: `t${ids++}`, role, content, createdAt: 0, ...extra }
-}
-
-/** Freeze a value and everything it holds, so that any in-place edit throws (test files are ES modules: strict mode). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const inner of Object.values(value))
-      deepFreeze(inner)
-  }
-  return value
 }
 
 /** The stage, with its input (messages, content arrays, blocks) frozen before it runs. */

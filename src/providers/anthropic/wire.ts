@@ -17,6 +17,7 @@ import type {
 import type { SessionContentBlock, SessionMessage } from '../../core/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
+import { sameItems } from '../../wire/messages'
 import { cacheControlFor } from '../shared/cache-control'
 import { orderToolResults } from '../shared/result-order'
 import { wellFormedBlock, wellFormedText, wellFormedTool } from '../well-formed'
@@ -172,16 +173,6 @@ function convertedContent(message: SessionMessage, answering: readonly SessionCo
 
 function sameAnswered(a: readonly SessionContentBlock[] | undefined, b: readonly SessionContentBlock[] | undefined): boolean {
   return a === undefined || b === undefined ? a === b : sameItems(a, b)
-}
-
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a.length !== b.length)
-    return false
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i])
-      return false
-  }
-  return true
 }
 
 /**
