@@ -37,6 +37,7 @@ export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export type {
   AgentAbortedError,
+  AgentBehaviorError,
   AgentBudgetExceededError,
   AgentBusyError,
   AgentContextExceededError,
