@@ -25,6 +25,13 @@ export class MessageQueue<T> {
     return item
   }
 
+  /** Take every waiting item, oldest first, leaving the queue empty. */
+  drain(): T[] {
+    const items = this.items.slice(this.head)
+    this.clear()
+    return items
+  }
+
   clear(): void {
     this.items = []
     this.head = 0

@@ -27,10 +27,7 @@ export interface SteeringQueues {
  * prompt: steered ones, then notices. Follow-ups wait for the run to end.
  */
 export function seedQueuedMessages(run: RunContext, queues: SteeringQueues): void {
-  for (let message = queues.steering.shift(); message; message = queues.steering.shift())
-    run.pending.push(pendingFrom(message, 'steer'))
-  for (let notice = queues.notices.shift(); notice; notice = queues.notices.shift())
-    run.pending.push(notice)
+  run.pending.push(...queues.steering.drain().map(message => pendingFrom(message, 'steer')), ...queues.notices.drain())
 }
 
 /**
@@ -47,10 +44,7 @@ export function queuePolicies(queues: SteeringQueues): BehaviorPolicy<null>[] {
     afterTurn({ decided }) {
       if (decided.ending || queues.notices.size === 0)
         return
-      const notices: SteerDecision[] = []
-      for (let notice = queues.notices.shift(); notice; notice = queues.notices.shift())
-        notices.push({ type: 'steer', message: notice })
-      return { decision: notices }
+      return { decision: queues.notices.drain().map((notice): SteerDecision => ({ type: 'steer', message: notice })) }
     },
   }
   const steering: BehaviorPolicy<null> = {
@@ -59,10 +53,7 @@ export function queuePolicies(queues: SteeringQueues): BehaviorPolicy<null>[] {
       if (decided.ending)
         return
       if (queues.steering.size > 0) {
-        const steered: SteerDecision[] = []
-        for (let message = queues.steering.shift(); message; message = queues.steering.shift())
-          steered.push({ type: 'steer', message: pendingFrom(message, 'steer'), continue: true })
-        return { decision: steered }
+        return { decision: queues.steering.drain().map((message): SteerDecision => ({ type: 'steer', message: pendingFrom(message, 'steer'), continue: true })) }
       }
       const wouldStop = toolResults.length === 0 && !decided.continues
       const next = wouldStop ? queues.followUp.shift() : undefined

@@ -60,7 +60,7 @@ interface PreparedCall {
  */
 async function gateWholeBatch(run: RunContext, turnId: string, prepared: PreparedCall[]): Promise<void> {
   const calls: BatchCall[] = prepared.map(({ base, def, refusal }) => {
-    const call = { callId: base.callId, name: base.name, displayName: base.displayName, input: base.input }
+    const call = gatedCall(base)
     const reason = !def ? unknownToolMessage(run, base.displayName) : refusal
     return reason === undefined ? call : { ...call, decided: { type: 'block', reason } }
   })
@@ -183,7 +183,7 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
       return failure(`Blocked: a tool:gate hook failed (${errorMessage(error)})`)
     }
     if (gate.block)
-      return failure(`Blocked: ${gate.reason || 'the call was refused by policy'}`)
+      return blocked(gate.reason)
     if (decided?.type === 'substitute' && gate.result === decided.result)
       return decidedAnswer(run, base, decided)
     if (gate.result !== undefined) {
@@ -208,7 +208,7 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
 /** The answer a policy's call decision gives: a refusal, a substitute result, or an aborted call. */
 function decidedAnswer(run: RunContext, base: ToolHookContext, decided: CallDecision): Answer {
   if (decided.type === 'block')
-    return failure(`Blocked: ${decided.reason || 'the call was refused by policy'}`)
+    return blocked(decided.reason)
   if (decided.type === 'abort') {
     run.abort(decided.reason)
     return failure(abortedMessage(run, false))
@@ -391,6 +391,11 @@ function unknownToolMessage(run: RunContext, called: string): string {
   return available.length > 0
     ? `Error: there is no tool named "${called}". Available tools: ${available.join(', ')}.`
     : `Error: there is no tool named "${called}"; this run has no tools.`
+}
+
+/** A refused call's answer; a gate that gave no reason still says who refused it. */
+function blocked(reason: string | undefined): Answer {
+  return failure(`Blocked: ${reason || 'the call was refused by policy'}`)
 }
 
 function failure(message: string): Answer {

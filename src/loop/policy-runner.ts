@@ -54,10 +54,14 @@ export interface ActivatedPolicies {
   readonly wireStages: readonly WireStage[]
 }
 
-/** No policy in any phase (a run before its policies are activated). */
-export const NO_PHASES: PolicyPhases = Object.freeze({ request: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] })
-
 const PHASES = ['request', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
+
+function emptyPhases(): Record<(typeof PHASES)[number], BehaviorPolicy[]> {
+  return { request: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] }
+}
+
+/** No policy in any phase (a run before its policies are activated). */
+export const NO_PHASES: PolicyPhases = Object.freeze(emptyPhases())
 
 /**
  * Check a policy list and put it in run order: each policy after the ones its
@@ -122,7 +126,7 @@ export function activatePolicies(
   view: PolicyRunView,
   restored?: RunState,
 ): ActivatedPolicies {
-  const phases: Record<(typeof PHASES)[number], BehaviorPolicy[]> = { request: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] }
+  const phases = emptyPhases()
   const states: Record<string, PolicyState> = {}
   const wireStages: WireStage[] = []
   for (const policy of ordered) {
@@ -157,8 +161,6 @@ function setState(host: PolicyHost, policy: BehaviorPolicy, state: unknown): voi
   host.state.policies[policy.name] = state
 }
 
-// Phase contexts are written out as literals, never spread from a shared base: V8 builds a spread object
-// through a slow path, and the after-turn context is built for every policy on every turn.
 function stateOf(host: PolicyHost, policy: BehaviorPolicy): PolicyState {
   return host.state.policies[policy.name]
 }
@@ -171,6 +173,9 @@ export interface PatchableRequest {
   tools: RequestPhaseContext<PolicyState>['request']['tools']
   thinkingBudget?: number
 }
+
+// Phase contexts below are written out as literals, never spread from a shared base: V8 builds a spread
+// object through a slow path, and the after-turn context is built for every policy on every turn.
 
 /** Run the request phase: each policy sees the request as the earlier ones patched it. */
 export async function adjustRequest<R extends PatchableRequest>(host: PolicyHost, turn: number, request: R): Promise<R> {
