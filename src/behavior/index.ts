@@ -3,8 +3,13 @@ import { runBudgets } from './budgets'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
 import { pauseContinuation } from './pause-continuation'
+import { progressNudges } from './progress-nudges'
 import { refusalResume } from './refusal-resume'
+import { shellToolNudges } from './shell-tool-nudges'
+import { textToolCallRescue } from './text-tool-call-rescue'
+import { thinkingOverrunPolicy } from './thinking-overrun'
 import { trackShellReads } from './track-shell-reads'
+import { unknownToolRecovery } from './unknown-tool-recovery'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
 
 export { continueWith, definePolicy, nudge } from './policy'
@@ -19,4 +24,9 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
+  shellToolNudges,
+  unknownToolRecovery,
+  textToolCallRescue,
+  progressNudges,
+  thinkingOverrunPolicy,
 ])

@@ -41,6 +41,21 @@ export interface PolicyRunView {
    * policies read it here, so every one of them resolves it the same way.
    */
   readonly contextWindow?: number
+  /** The run's tools: what the model is offered and which names resolve. */
+  readonly tools: PolicyToolsView
+}
+
+/**
+ * The run's tool registry as a policy may read it, for a policy that has to
+ * tell an unknown name from a known one or suggest what is advertised.
+ */
+export interface PolicyToolsView {
+  /** Specs sent to the model, under their wire names (this turn's tools array). */
+  readonly specs: readonly ToolSpec[]
+  /** Canonical names of every registered tool, in registration order. */
+  readonly names: readonly string[]
+  /** The canonical name for a name the model used; unknown names come back unchanged. */
+  readonly toCanonical: (wireName: string) => string
 }
 
 /** What every phase of a policy receives: the run, its resolved knobs, and the policy's own state. */

@@ -81,6 +81,14 @@ function tokenize(command: string): Segment[] | undefined {
   return segments.filter(segment => segment.length > 0)
 }
 
+/**
+ * The words of each `&&` / `;` segment of `command`, or `undefined` when it
+ * uses anything outside the plain subset (pipes, redirects, expansions, globs).
+ */
+export function shellSegments(command: string): string[][] | undefined {
+  return tokenize(command)
+}
+
 const LINE_COUNT = /^\+?\d+$/
 
 /** The files of a `head` / `tail` segment: `-n N`, `-nN`, `-N`, `-n +N` (tail), or none. */

@@ -109,6 +109,10 @@ export type InjectedTurnReason
     | 'steer'
     | 'follow-up'
     | 'nudge'
+    | 'unknown-tool-recovery'
+    | 'text-tool-call-rescue'
+    | 'progress-nudge'
+    | 'thinking-overrun'
     | (string & {})
 
 /** One turn of a conversation as it is kept (and, with a session, persisted). */

@@ -12,6 +12,7 @@ import type { FileKnobs } from './file-knobs'
 import type { HostKnobs } from './host-knobs'
 import type { LimitKnobs } from './limit-knobs'
 import type { McpKnobs } from './mcp-knobs'
+import type { NudgeKnobs } from './nudge-knobs'
 import type { ProviderKnobs } from './provider-knobs'
 import type { RecoveryKnobs } from './recovery-knobs'
 import type { RetryKnobs } from './retry-knobs'
@@ -26,6 +27,7 @@ import { FILE_KNOBS } from './file-knobs'
 import { HOST_KNOBS } from './host-knobs'
 import { LIMIT_KNOBS } from './limit-knobs'
 import { MCP_KNOBS } from './mcp-knobs'
+import { NUDGE_KNOBS } from './nudge-knobs'
 import { PROVIDER_KNOBS } from './provider-knobs'
 import { RECOVERY_KNOBS } from './recovery-knobs'
 import { RETRY_KNOBS } from './retry-knobs'
@@ -55,6 +57,7 @@ export interface AgentBehavior extends
   FileKnobs,
   WebKnobs,
   SessionKnobs,
+  NudgeKnobs,
   HostKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
@@ -70,6 +73,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   FILE_KNOBS,
   WEB_KNOBS,
   SESSION_KNOBS,
+  NUDGE_KNOBS,
   HOST_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
@@ -89,6 +93,7 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   ...MCP_KNOBS.defaults,
   ...FILE_KNOBS.defaults,
   ...SESSION_KNOBS.defaults,
+  ...NUDGE_KNOBS.defaults,
 })
 
 const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))

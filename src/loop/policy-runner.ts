@@ -248,7 +248,10 @@ export async function observeResult(
 ): Promise<{ output: ToolOutput, isError: boolean }> {
   let { output, isError } = answer
   for (const policy of host.policyPhases.result) {
-    const replace = take(host, policy, await policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome }))
+    const returned = policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome })
+    // A phase that answers synchronously takes effect at once: results of parallel calls then
+    // cannot interleave between its reading the state and its next state being stored.
+    const replace = take(host, policy, isThenable(returned) ? await returned : returned)
     if (!replace)
       continue
     const checked = check(replace.result)

@@ -4,6 +4,7 @@ import type {
   GatedCall,
   InjectedMessage,
   PolicyState,
+  PolicyToolsView,
 } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
@@ -129,6 +130,8 @@ export interface PolicyScriptOptions {
   readonly model?: string
   /** The serving model's window the provider side knows; the `contextWindow` knob wins over it, as in a run. */
   readonly contextWindow?: number
+  /** Names of the tools the run registers and advertises (what `run.tools` says). Default: none. */
+  readonly tools?: readonly string[]
 }
 
 /** What `runPolicyScript` returns. */
@@ -168,6 +171,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     execution: options.execution ?? createProcessContext(),
     model: options.model ?? 'scripted',
     contextWindow: servingContextWindow({ behavior, targets: [{ contextWindow: options.contextWindow }], targetIndex: 0 }),
+    tools: scriptTools(options.tools ?? []),
     behavior,
     policyPhases: NO_PHASES,
     state: createRunState(),
@@ -259,6 +263,15 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
       catch (error) {
         return { phase: 'providerError', error: error as Error }
       }
+  }
+}
+
+/** A registry view over plain names: each advertised under its own name, with an empty schema. */
+function scriptTools(names: readonly string[]): PolicyToolsView {
+  return {
+    specs: names.map(name => ({ name, description: '', inputSchema: { type: 'object' } })),
+    names: [...names],
+    toCanonical: name => name,
   }
 }
 

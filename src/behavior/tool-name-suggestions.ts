@@ -1,0 +1,73 @@
+/**
+ * Which advertised tool names a mistyped one most likely meant. Names are
+ * compared folded (lower case, `-`, `.`, spaces and camel humps read as `_`),
+ * by edit distance with adjacent swaps, and by shared words, so `readFile`,
+ * `Read`, `file_read` and `reed_file` all point to `read_file`.
+ */
+
+const CAMEL_HUMP = /([a-z0-9])([A-Z])/g
+const SEPARATORS = /[\s.\-/:_]+/g
+const EDGE_UNDERSCORES = /^_|_$/g
+
+function fold(name: string): string {
+  return name.replace(CAMEL_HUMP, '$1_$2').toLowerCase().replace(SEPARATORS, '_').replace(EDGE_UNDERSCORES, '')
+}
+
+/** Edit distance with adjacent transpositions (optimal string alignment). */
+function distance(a: string, b: string): number {
+  const rows = a.length + 1
+  const cols = b.length + 1
+  const d: number[] = Array.from({ length: rows * cols }).fill(0)
+  for (let i = 0; i < rows; i++) d[i * cols] = i
+  for (let j = 0; j < cols; j++) d[j] = j
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(d[(i - 1) * cols + j] + 1, d[i * cols + j - 1] + 1, d[(i - 1) * cols + j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[(i - 2) * cols + j - 2] + 1)
+      d[i * cols + j] = best
+    }
+  }
+  return d[rows * cols - 1]
+}
+
+/** A score in [0, 1] for how close `called` is to `candidate` (1: the same once folded). */
+function closeness(called: string, candidate: string): number {
+  if (called === candidate)
+    return 1
+  const longest = Math.max(called.length, candidate.length)
+  const byEdits = 1 - distance(called, candidate) / longest
+  const calledWords = new Set(called.split('_').filter(Boolean))
+  const candidateWords = candidate.split('_').filter(Boolean)
+  const shared = candidateWords.filter(word => calledWords.has(word)).length
+  const byWords = shared === 0 ? 0 : shared / Math.max(calledWords.size, candidateWords.length)
+  // One name inside the other (`read` in `read_file`, `bash` in `mcp__box__bash`) is a strong hint.
+  const contained = called.length >= 3 && candidate.length >= 3 && (candidate.includes(called) || called.includes(candidate)) ? 0.6 : 0
+  return Math.max(byEdits, byWords, contained)
+}
+
+/** Below this closeness a name is not worth suggesting. */
+const MIN_CLOSENESS = 0.5
+
+/**
+ * Up to `limit` of `advertised` closest to `called`, best first; names not
+ * close enough to be a plausible intent are left out, so the list may be empty.
+ */
+export function suggestToolNames(called: string, advertised: readonly string[], limit: number): string[] {
+  if (limit <= 0)
+    return []
+  const target = fold(called)
+  const scored: { name: string, score: number, index: number }[] = []
+  advertised.forEach((name, index) => {
+    if (name === called)
+      return
+    const score = closeness(target, fold(name))
+    if (score >= MIN_CLOSENESS)
+      scored.push({ name, score, index })
+  })
+  scored.sort((a, b) => b.score - a.score || a.index - b.index)
+  // A name that is the same once folded (`readFile` for `read_file`) is what was meant; the rest is noise.
+  const exact = scored.filter(entry => entry.score === 1)
+  return [...new Set((exact.length > 0 ? exact : scored).map(entry => entry.name))].slice(0, limit)
+}
