@@ -142,6 +142,15 @@ describe('shell: shellLongTimeoutMs', () => {
     const off = toolContext({ execution, behavior: { tasksDir: tempDir(), shellLongTimeoutMs: 0 } })
     expect(await call(shell, { command: 'echo ran', timeout: 5_000 }, off)).toMatch(/^ran\n/)
   })
+
+  it('lets the long call run when the context claims detached tasks but has no task runner', async () => {
+    // Everything of the process context but its task runner: a background call could not start here either.
+    const noRunner = new Proxy(execution, { get: (target, key) => key === 'tasks' ? undefined : Reflect.get(target, key, target) })
+    expect(noRunner.capabilities.detachedTasks).not.toBe('none')
+    const ctx = toolContext({ execution: noRunner, behavior: { tasksDir: tempDir(), shellLongTimeoutMs: 1_000 } })
+    expect(await call(shell, { command: 'echo ran', timeout: 5_000 }, ctx)).toMatch(/^ran\n/)
+    await expect(call(shell, { command: 'echo bg', run_in_background: true }, ctx)).rejects.toThrow(/cannot run background tasks/)
+  })
 })
 
 describe('shell: context resolution and the agent loop', () => {

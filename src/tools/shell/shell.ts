@@ -147,7 +147,9 @@ export function createShellTool(options: ShellToolOptions = {}): ToolDef<ShellIn
       }
 
       const longLimit = activeLimit(settings.shellLongTimeoutMs)
-      if (background.available && longLimit !== undefined && input.timeout !== undefined && input.timeout > longLimit) {
+      // Refused only when the model could actually re-issue it in the background: a context
+      // without a task runner would fail that call too, leaving it no way to run the command.
+      if (background.available && context.tasks !== undefined && longLimit !== undefined && input.timeout !== undefined && input.timeout > longLimit) {
         throw new Error(
           `Refused: a blocking shell call may wait at most ${formatDuration(longLimit)}, and this one asked for ${formatDuration(input.timeout)}. `
           + 'Re-run the command with run_in_background: true; if the next step depends on its result, call wait_task with the task id.',
