@@ -72,5 +72,5 @@ export const FILE_KNOBS = defineKnobs<FileKnobs, typeof FILE_DEFAULTS>('file too
   dedupReads: { doc: 'An identical re-read of an unchanged file returns a short stub (needs a session).', check: isBoolean },
   requireReadBeforeEdit: { doc: '`edit` / `multi_edit` refuse files not read in this session (needs a session).', check: isBoolean },
   trackShellReads: { doc: 'Full-file reads through `shell` count as reads for `requireReadBeforeEdit`.', check: isBoolean },
-  writeFileExistingPolicy: { doc: 'Refuse `write_file` over existing files, pointing the model to `read_file` + `edit`.', check: either(WRITE_MODE, shape(WRITE_POLICY_FIELDS)) },
+  writeFileExistingPolicy: { doc: 'Refuse `write_file` over existing files, pointing the model to `read_file` + `edit`.', check: either(WRITE_MODE, shape(WRITE_POLICY_FIELDS)), fields: WRITE_POLICY_FIELDS },
 })

@@ -35,6 +35,7 @@ async function fileRun(behavior: AgentBehavior, calls: ScriptedTurn['toolCalls']
 const read = (input: Record<string, unknown> = {}) => [{ name: 'read_file', input: { path: 'a.txt', ...input } }]
 const editA = [{ name: 'edit', input: { path: 'a.txt', old_string: 'line two', new_string: 'line 2' } }]
 const edited = (file: string) => file.includes('line 2')
+const writeA = [{ name: 'write_file', input: { path: 'a.txt', content: 'replaced\n' } }]
 
 export const fileScenarios: SliceScenarios<FileKnobs> = {
   readLineNumbers: {
@@ -73,8 +74,24 @@ export const fileScenarios: SliceScenarios<FileKnobs> = {
   },
   writeFileExistingPolicy: {
     value: 'block-with-edit-recipe',
-    outcome: async behavior => (await fileRun(behavior, [[{ name: 'write_file', input: { path: 'a.txt', content: 'replaced\n' } }]])).file,
+    outcome: async behavior => (await fileRun(behavior, [writeA])).file,
     unset: 'replaced\n',
     set: FIVE_LINES,
+    fields: {
+      mode: { value: 'block-with-edit-recipe', unset: 'replaced\n', set: FIVE_LINES },
+      // Each list is checked against a mode it overrides: allowPaths under a blocking mode, denyPaths under 'allow'.
+      allowPaths: {
+        value: ['*.txt'],
+        outcome: async behavior => (await fileRun({ writeFileExistingPolicy: { mode: 'block-with-edit-recipe', ...(behavior.writeFileExistingPolicy as object) } }, [writeA])).file,
+        unset: FIVE_LINES,
+        set: 'replaced\n',
+      },
+      denyPaths: {
+        value: ['a.txt'],
+        outcome: async behavior => (await fileRun({ writeFileExistingPolicy: { mode: 'allow', allowPaths: ['*.txt'], ...(behavior.writeFileExistingPolicy as object) } }, [writeA])).file,
+        unset: 'replaced\n',
+        set: FIVE_LINES,
+      },
+    },
   },
 }
