@@ -1,9 +1,15 @@
 import type { SessionTurn } from '../../src/core/content'
 import type { PolicyScriptStep } from '../../src/testing'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { createAgent } from '../../src'
 import { classifyShellCommand, shellToolNudges } from '../../src/behavior/shell-tool-nudges'
+import { createProcessContext } from '../../src/contexts'
 import { createSession } from '../../src/session'
-import { runPolicyScript } from '../../src/testing'
+import { runPolicyScript, scriptedProvider } from '../../src/testing'
+import { edit, readFile, shell } from '../../src/tools'
 
 const OUTPUT = 'hello\n\n[exit code 0 · 3ms]'
 const ran = (command: string, extra: Record<string, unknown> = {}): PolicyScriptStep => ({ phase: 'result', call: { name: 'shell', input: { command, ...extra } }, result: OUTPUT })
@@ -76,5 +82,30 @@ describe('shell-tool-nudges', () => {
     await session.appendTurns([earlier])
     const later = await runPolicyScript(shellToolNudges, { behavior: { shellToolNudges: { maxPerKind: 2 } }, tools, session, steps: [ran('cat a'), ran('cat b')] })
     expect(later.steps.map(pointed)).toEqual([true, false])
+  })
+})
+
+describe('shell-tool-nudges in a run', () => {
+  it('runs after track-shell-reads: a `cat` still counts as a read for requireReadBeforeEdit, and the pointer is recorded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zidane-shell-nudges-'))
+    writeFileSync(join(dir, 'a.txt'), 'one\ntwo\n')
+    const provider = scriptedProvider([
+      { toolCalls: [{ name: 'shell', input: { command: 'cat a.txt' } }] },
+      { toolCalls: [{ name: 'edit', input: { path: 'a.txt', old_string: 'two', new_string: '2' } }] },
+      { text: 'done' },
+    ])
+    const session = await createSession()
+    const agent = createAgent({
+      provider,
+      tools: { shell, read_file: readFile, edit },
+      execution: createProcessContext({ cwd: dir }),
+      session,
+      behavior: { shellToolNudges: true, requireReadBeforeEdit: true },
+    })
+    await agent.run({ prompt: 'go' })
+    await agent.destroy()
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\n2\n')
+    const results = session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result')
+    expect(String(results[0].output)).toMatch(/\[exit code 0 · [^\]]*\]\n\[tip: `read_file` reads files/)
   })
 })
