@@ -17,7 +17,7 @@ function fold(name: string): string {
 function distance(a: string, b: string): number {
   const rows = a.length + 1
   const cols = b.length + 1
-  const d: number[] = Array.from({ length: rows * cols }).fill(0)
+  const d: number[] = Array.from<number>({ length: rows * cols }).fill(0)
   for (let i = 0; i < rows; i++) d[i * cols] = i
   for (let j = 0; j < cols; j++) d[j] = j
   for (let i = 1; i < rows; i++) {

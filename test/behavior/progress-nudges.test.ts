@@ -12,7 +12,7 @@ function turn(calls: { name: string, result?: string, isError?: boolean, outcome
     { phase: 'afterTurn', content: calls.map((call, i) => callBlock(call.name, i)), toolResults: calls.map((_, i) => ({ callId: `c${i}`, output: 'ok' })), finishReason: 'tool-calls' },
   ]
 }
-const repeat = (times: number, steps: PolicyScriptStep[]) => Array.from({ length: times }).fill(steps).flat()
+const repeat = (times: number, steps: PolicyScriptStep[]): PolicyScriptStep[] => Array.from<PolicyScriptStep[]>({ length: times }).fill(steps).flat()
 /** The nudge texts of each turn. */
 async function nudgesPerTurn(config: Record<string, unknown>, steps: PolicyScriptStep[]) {
   const { steps: played } = await runPolicyScript(progressNudges, { behavior: { progressNudges: config }, steps })

@@ -1,5 +1,5 @@
 import type { SessionTurn } from '../../src/core/content'
-import type { PolicyScriptStep } from '../../src/testing'
+import type { ResultStep } from '../../src/testing'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,7 +12,7 @@ import { runPolicyScript, scriptedProvider } from '../../src/testing'
 import { edit, readFile, shell } from '../../src/tools'
 
 const OUTPUT = 'hello\n\n[exit code 0 · 3ms]'
-const ran = (command: string, extra: Record<string, unknown> = {}): PolicyScriptStep => ({ phase: 'result', call: { name: 'shell', input: { command, ...extra } }, result: OUTPUT })
+const ran = (command: string, extra: Record<string, unknown> = {}): ResultStep => ({ phase: 'result', call: { name: 'shell', input: { command, ...extra } }, result: OUTPUT })
 const resultOf = (step: { phase: string, result?: unknown }) => step.result
 
 describe('classifyShellCommand', () => {

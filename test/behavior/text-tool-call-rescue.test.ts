@@ -1,4 +1,4 @@
-import type { PolicyScriptStep } from '../../src/testing'
+import type { AfterTurnStep, PolicyScriptStep } from '../../src/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { findTextToolCall } from '../../src/behavior/text-tool-call-parser'
@@ -7,7 +7,7 @@ import { runPolicyScript } from '../../src/testing'
 
 const TOOLS = ['read_file', 'grep', 'edit']
 const isTool = (name: string) => TOOLS.includes(name)
-const said = (text: string): PolicyScriptStep => ({ phase: 'afterTurn', text })
+const said = (text: string): AfterTurnStep => ({ phase: 'afterTurn', text })
 const native: PolicyScriptStep = { phase: 'afterTurn', content: [{ type: 'text', text: 'reading' }, { type: 'tool_call', id: 'c1', name: 'read_file', input: { path: 'a' } }], finishReason: 'tool-calls' }
 
 describe('findTextToolCall: the shapes models write', () => {

@@ -51,7 +51,7 @@ function calling(name: string, times: number, input: Record<string, unknown> = {
 async function shellPointers(behavior: AgentBehavior, times: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'zidane-knobs-nudges-'))
   writeFileSync(join(dir, 'a.txt'), 'hello\n')
-  const provider = scriptedProvider([...Array.from({ length: times }).fill({ toolCalls: [{ name: 'shell', input: { command: 'cat a.txt' } }] }), { text: 'done' }])
+  const provider = scriptedProvider([...Array.from<ScriptedTurn>({ length: times }).fill({ toolCalls: [{ name: 'shell', input: { command: 'cat a.txt' } }] }), { text: 'done' }])
   const agent = createAgent({ provider, tools: { shell, read_file: readFile }, execution: createProcessContext({ cwd: dir }), behavior })
   await agent.run({ prompt: 'go' })
   await agent.destroy()
