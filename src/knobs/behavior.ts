@@ -14,6 +14,7 @@ import type { LimitKnobs } from './limit-knobs'
 import type { McpKnobs } from './mcp-knobs'
 import type { ProviderKnobs } from './provider-knobs'
 import type { RecoveryKnobs } from './recovery-knobs'
+import type { RepeatKnobs } from './repeat-knobs'
 import type { RetryKnobs } from './retry-knobs'
 import type { SessionKnobs } from './session-knobs'
 import type { ShellKnobs } from './shell-knobs'
@@ -28,6 +29,7 @@ import { LIMIT_KNOBS } from './limit-knobs'
 import { MCP_KNOBS } from './mcp-knobs'
 import { PROVIDER_KNOBS } from './provider-knobs'
 import { RECOVERY_KNOBS } from './recovery-knobs'
+import { REPEAT_KNOBS } from './repeat-knobs'
 import { RETRY_KNOBS } from './retry-knobs'
 import { SESSION_KNOBS } from './session-knobs'
 import { SHELL_KNOBS } from './shell-knobs'
@@ -36,6 +38,7 @@ import { WEB_KNOBS } from './web-knobs'
 
 export type { ToolSearchBehavior } from './mcp-knobs'
 export type { CacheTtl } from './provider-knobs'
+export type { RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher } from './repeat-knobs'
 export type { RetryConfig } from './retry-knobs'
 
 /**
@@ -55,7 +58,8 @@ export interface AgentBehavior extends
   FileKnobs,
   WebKnobs,
   SessionKnobs,
-  HostKnobs {}
+  HostKnobs,
+  RepeatKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -71,6 +75,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   WEB_KNOBS,
   SESSION_KNOBS,
   HOST_KNOBS,
+  REPEAT_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */

@@ -7,6 +7,7 @@ import type { LimitKnobs } from '../../../src/knobs/limit-knobs'
 import type { McpKnobs } from '../../../src/knobs/mcp-knobs'
 import type { ProviderKnobs } from '../../../src/knobs/provider-knobs'
 import type { RecoveryKnobs } from '../../../src/knobs/recovery-knobs'
+import type { RepeatKnobs } from '../../../src/knobs/repeat-knobs'
 import type { RetryKnobs } from '../../../src/knobs/retry-knobs'
 import type { SessionKnobs } from '../../../src/knobs/session-knobs'
 import type { ShellKnobs } from '../../../src/knobs/shell-knobs'
@@ -24,6 +25,7 @@ import { limitScenarios } from './scenarios/limits'
 import { mcpScenarios } from './scenarios/mcp'
 import { providerScenarios } from './scenarios/provider'
 import { recoveryScenarios } from './scenarios/recovery'
+import { repeatScenarios } from './scenarios/repeat'
 import { retryScenarios } from './scenarios/retry'
 import { sessionScenarios } from './scenarios/sessions'
 import { shellScenarios } from './scenarios/shell'
@@ -31,7 +33,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs & RepeatKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -48,6 +50,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'web tools': { scenarios: webScenarios, file: 'web.test.ts' },
   'sessions': { scenarios: sessionScenarios, file: 'sessions.test.ts' },
   'host data': { scenarios: hostScenarios, file: 'host.test.ts' },
+  'repeat guard': { scenarios: repeatScenarios, file: 'repeat.test.ts' },
 }
 
 describe('every knob has a scenario', () => {
