@@ -5,12 +5,14 @@
  */
 
 import { availableParallelism } from 'node:os'
+import { guards } from './guards'
 import { loopOverhead } from './loop-overhead'
 import { sessionPersist } from './session-persist'
 
 const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'loop-overhead', run: loopOverhead },
   { name: 'session-persist', run: sessionPersist },
+  { name: 'guards', run: guards },
 ]
 
 console.log(`zidane benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs\n`)

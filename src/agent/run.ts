@@ -389,6 +389,21 @@ function labelNumber(label: string | undefined): number {
 }
 
 /** Totals cover this run and every subagent under it (child stats are cumulative for their own subtree). */
+/**
+ * What `stats.abortReason` says about an abort's reason: a string as given,
+ * an error's message. A bare cancel (`agent.abort()`, a plain
+ * `AbortController.abort()`) leaves its default marker, which says nothing.
+ */
+function abortReasonText(reason: unknown): string | undefined {
+  if (typeof reason === 'string')
+    return reason === '' ? undefined : reason
+  if (!(reason instanceof Error))
+    return undefined
+  const bare = (reason instanceof AgentAbortedError && reason.message === new AgentAbortedError().message)
+    || (reason.name === 'AbortError' && reason.message === 'This operation was aborted')
+  return bare || reason.message === '' ? undefined : reason.message
+}
+
 function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
   let totalIn = 0
   let totalOut = 0
@@ -426,6 +441,11 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     stats.timeTillFirstTokenMs = run.firstSignalAtMs - run.startedAtMs
   if (stopReason === 'paused')
     stats.paused = true
+  if (stopReason === 'aborted') {
+    const reason = abortReasonText(run.signal.reason)
+    if (reason !== undefined)
+      stats.abortReason = reason
+  }
   if (run.children.length > 0)
     stats.children = [...run.children]
   return stats

@@ -5,6 +5,7 @@ import { maxTurnsWarning } from './max-turns-warning'
 import { pauseContinuation } from './pause-continuation'
 import { progressNudges } from './progress-nudges'
 import { refusalResume } from './refusal-resume'
+import { repeatGuard } from './repeat-guard'
 import { shellToolNudges } from './shell-tool-nudges'
 import { textToolCallRescue } from './text-tool-call-rescue'
 import { thinkingOverrunPolicy } from './thinking-overrun'
@@ -29,4 +30,5 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   textToolCallRescue,
   progressNudges,
   thinkingOverrunPolicy,
+  repeatGuard,
 ])

@@ -5,6 +5,7 @@ import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
+import type { AgentHookName, HookContext } from '../hooks/hook-map'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
@@ -66,6 +67,17 @@ export interface PolicyPhaseContext<S> {
   readonly state: S
 }
 
+type OwnHookName = Exclude<AgentHookName, `child:${string}`>
+type RunIdKeys = 'runId' | 'depth' | 'parentRunId' | 'parentCallId'
+
+/**
+ * An event a policy asks the runner to fire on the agent's hook bus (the
+ * policy's own `<policy>:<event>` hooks). The context leaves out the run ids:
+ * the runner adds them. Events fire in order, before the phase's decision
+ * takes effect, so a handler hears of an abort before `agent:abort`.
+ */
+export type PolicyEvent = { readonly [K in OwnHookName]: { readonly hook: K, readonly context: Omit<HookContext<K>, RunIdKeys> } }[OwnHookName]
+
 /**
  * What a phase returns: a decision (or none) and, optionally, the policy's
  * next state. Returning nothing means "no opinion, state unchanged".
@@ -74,6 +86,8 @@ export interface PhaseResult<D, S> {
   readonly decision?: D
   /** Replaces the policy's state; omitted, the state stays as it was. */
   readonly state?: S
+  /** Hook events to fire, in order, before the decision takes effect. */
+  readonly events?: readonly PolicyEvent[]
 }
 
 /** A phase's return value, sync or async. */
@@ -185,6 +199,8 @@ export interface BatchGateContext<S> extends PolicyPhaseContext<S> {
 export interface BatchGateResult<S> {
   readonly decisions?: readonly (CallDecision | undefined)[]
   readonly state?: S
+  /** Hook events to fire, in order, before any call of the batch is answered. */
+  readonly events?: readonly PolicyEvent[]
 }
 
 /** The per-call gate, at run time (an earlier call of the same batch has finished by now). */

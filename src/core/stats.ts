@@ -55,6 +55,12 @@ export interface AgentStats {
   text: string
   /** Why the loop ended. */
   stopReason: StopReason
+  /**
+   * Why an aborted run was aborted, when the abort said why: a policy's
+   * abort decision (the repeat guard's, say) or `agent.abort(reason)` (a
+   * string as given, an error's message). Absent for a bare cancel.
+   */
+  abortReason?: string
 }
 
 /** Usage summed per model by `statsByModel`. */

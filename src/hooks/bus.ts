@@ -1,6 +1,7 @@
 import type { Hookable, HookCallback } from 'hookable'
 import type { AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
 import { createHooks } from 'hookable'
+import { REPEAT_GUARD_HOOK_NAMES } from '../behavior/repeat-guard/hooks'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { OperationTimeoutError } from '../errors'
@@ -30,6 +31,7 @@ const OWN_HOOK_NAMES = {
   ...SESSION_HOOK_NAMES,
   ...MCP_HOOK_NAMES,
   ...SPAWN_HOOK_NAMES,
+  ...REPEAT_GUARD_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

@@ -4,6 +4,7 @@
  * the session's and MCP's. Subagent events come back as `child:<event>`.
  */
 
+import type { RepeatGuardHooks } from '../behavior/repeat-guard/hooks'
 import type { HookHandler } from '../core/hook-context'
 import type { McpHooks } from '../mcp/hooks'
 import type { SessionHooks } from '../session/hooks'
@@ -11,6 +12,7 @@ import type { ToolHooks } from '../tools/hooks'
 import type { SpawnHooks } from '../tools/spawn-hooks'
 import type { RunHooks } from './run-hooks'
 
+export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../behavior/repeat-guard/hooks'
 export type { RunHookContext, StreamHookContext } from '../core/hook-context'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
@@ -19,7 +21,7 @@ export type { SpawnCompleteContext, SpawnErrorContext, SpawnHookContext } from '
 export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
 
 /** The events of the agent itself: every domain's, subagents' re-emissions aside. */
-interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks {}
+interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks {}
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
 export interface ChildEventMarks {

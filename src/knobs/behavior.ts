@@ -15,6 +15,7 @@ import type { McpKnobs } from './mcp-knobs'
 import type { NudgeKnobs } from './nudge-knobs'
 import type { ProviderKnobs } from './provider-knobs'
 import type { RecoveryKnobs } from './recovery-knobs'
+import type { RepeatKnobs } from './repeat-knobs'
 import type { RetryKnobs } from './retry-knobs'
 import type { SessionKnobs } from './session-knobs'
 import type { ShellKnobs } from './shell-knobs'
@@ -30,6 +31,7 @@ import { MCP_KNOBS } from './mcp-knobs'
 import { NUDGE_KNOBS } from './nudge-knobs'
 import { PROVIDER_KNOBS } from './provider-knobs'
 import { RECOVERY_KNOBS } from './recovery-knobs'
+import { REPEAT_KNOBS } from './repeat-knobs'
 import { RETRY_KNOBS } from './retry-knobs'
 import { SESSION_KNOBS } from './session-knobs'
 import { SHELL_KNOBS } from './shell-knobs'
@@ -38,6 +40,7 @@ import { WEB_KNOBS } from './web-knobs'
 
 export type { ToolSearchBehavior } from './mcp-knobs'
 export type { CacheTtl } from './provider-knobs'
+export type { RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher } from './repeat-knobs'
 export type { RetryConfig } from './retry-knobs'
 
 /**
@@ -58,7 +61,8 @@ export interface AgentBehavior extends
   WebKnobs,
   SessionKnobs,
   NudgeKnobs,
-  HostKnobs {}
+  HostKnobs,
+  RepeatKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -75,6 +79,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   SESSION_KNOBS,
   NUDGE_KNOBS,
   HOST_KNOBS,
+  REPEAT_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */

@@ -147,6 +147,9 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
   const { base, def } = call
   if (run.signal.aborted)
     return failure(abortedMessage(run, false))
+  // An abort outranks every refusal, the loop's own included (a guard counting refused calls ends the run here).
+  if (call.decided?.type === 'abort')
+    return decidedAnswer(run, base, call.decided)
   if (!def)
     return failure(unknownToolMessage(run, base.displayName))
   if (call.refusal)

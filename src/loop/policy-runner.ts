@@ -5,6 +5,7 @@ import type {
   GatedCall,
   InjectedMessage,
   PhaseResult,
+  PolicyEvent,
   PolicyRunView,
   PolicyState,
   ProviderErrorDecision,
@@ -14,10 +15,13 @@ import type {
   TurnPhaseContext,
 } from '../behavior/policy'
 import type { ToolOutcome, ToolOutput } from '../core/tool-io'
+import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
 import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
+import { callHookBounded } from '../hooks/bus'
+import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { assertPolicyState } from './run-state'
 
 /**
@@ -45,6 +49,11 @@ export interface PolicyHost extends PolicyRunView {
   readonly state: RunState
   /** Aborts the run (an `abort` decision). */
   readonly abort: (reason?: unknown) => void
+  /** Where the policies' events (`PhaseResult.events`) are fired, with these run ids. */
+  readonly hooks: AgentHookBus
+  readonly depth: number
+  readonly parentRunId?: string
+  readonly parentCallId?: string
 }
 
 /** What `activatePolicies` sets up for one run. */
@@ -147,6 +156,17 @@ export function activatePolicies(
   return { phases, state: { policies: states }, wireStages }
 }
 
+/**
+ * Fire a policy's events on the bus, in order, each with the run's ids. An
+ * observer's failure is the host's bug and propagates like any awaited hook's.
+ */
+async function announce(host: PolicyHost, events: readonly PolicyEvent[]): Promise<void> {
+  const ids = { runId: host.runId, depth: host.depth, parentRunId: host.parentRunId, parentCallId: host.parentCallId }
+  const options = { timeoutMs: host.behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false }
+  for (const event of events)
+    await callHookBounded(host.hooks, event.hook, { ...ids, ...event.context } as never, options)
+}
+
 function take<D>(host: PolicyHost, policy: BehaviorPolicy, result: PhaseResult<D, PolicyState> | undefined | void): D | undefined {
   if (!result)
     return undefined
@@ -181,7 +201,10 @@ export interface PatchableRequest {
 export async function adjustRequest<R extends PatchableRequest>(host: PolicyHost, turn: number, request: R): Promise<R> {
   let current = request
   for (const policy of host.policyPhases.request) {
-    const patch: RequestPatch | undefined = take(host, policy, await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current }))
+    const result = await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current })
+    const patch: RequestPatch | undefined = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!patch)
       continue
     current = { ...current }
@@ -222,6 +245,8 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
       continue
     if (result.state !== undefined)
       setState(host, policy, result.state)
+    if (result.events?.length)
+      await announce(host, result.events)
     result.decisions?.forEach((decision, index) => {
       if (index < decided.length)
         decided[index] = foldCallDecision(decided[index], decision)
@@ -233,8 +258,13 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
 /** Run the per-call gate for one call, right before it would run. */
 export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall, decided?: CallDecision): Promise<CallDecision | undefined> {
   let verdict = decided
-  for (const policy of host.policyPhases.gateCall)
-    verdict = foldCallDecision(verdict, take(host, policy, await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })))
+  for (const policy of host.policyPhases.gateCall) {
+    const result = await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })
+    const decision = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
+    verdict = foldCallDecision(verdict, decision)
+  }
   return verdict
 }
 
@@ -251,7 +281,10 @@ export async function observeResult(
     const returned = policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome })
     // A phase that answers synchronously takes effect at once: results of parallel calls then
     // cannot interleave between its reading the state and its next state being stored.
-    const replace = take(host, policy, isThenable(returned) ? await returned : returned)
+    const result = isThenable(returned) ? await returned : returned
+    const replace = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!replace)
       continue
     const checked = check(replace.result)
@@ -304,6 +337,8 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlie
     // Runs every turn: a policy that answers synchronously (most do, most turns) costs no microtask.
     const result = isThenable(returned) ? await returned : returned
     const decisions = take<TurnDecision | readonly TurnDecision[]>(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!decisions)
       continue
     for (const decision of Array.isArray(decisions) ? decisions as readonly TurnDecision[] : [decisions as TurnDecision]) {
@@ -353,7 +388,10 @@ export async function decideProviderError(
   let stop: TurnDecisionStop | undefined
   let retry = false
   for (const policy of host.policyPhases.providerError) {
-    const decision: ProviderErrorDecision | undefined = take(host, policy, await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried }))
+    const result = await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried })
+    const decision: ProviderErrorDecision | undefined = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!decision)
       continue
     if (decision.type === 'fail')

@@ -18,6 +18,7 @@ import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
 import type { Session } from '../session/session'
 import type { WireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
+import { createHookBus } from '../hooks/bus'
 import { resolveBehavior } from '../knobs/behavior'
 import { activatePolicies, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
@@ -109,8 +110,14 @@ export type PolicyScriptOutcome
     }
     | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error }
 
-/** One step's outcome, the turn it belonged to, and the policy's state after it (a JSON copy). */
-export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState }
+/** A hook event the policy fired during a step (`PhaseResult.events`), with the run ids the runner added. */
+export interface PolicyScriptEvent {
+  readonly hook: string
+  readonly context: Readonly<Record<string, unknown>>
+}
+
+/** One step's outcome, the turn it belonged to, the events the policy fired in it, and its state after it (a JSON copy). */
+export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState, readonly events: readonly PolicyScriptEvent[] }
 
 /** Options of `runPolicyScript`. */
 export interface PolicyScriptOptions {
@@ -161,6 +168,11 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     return () => `script-id-${++n}`
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
+  const hooks = createHookBus()
+  let events: PolicyScriptEvent[] = []
+  hooks.beforeEach((event) => {
+    events.push({ hook: event.name, context: event.args[0] as unknown as Record<string, unknown> })
+  })
   const host = {
     runId: 'policy-script',
     clock,
@@ -179,6 +191,8 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       abort.aborted = true
       abort.reason = reason
     },
+    hooks,
+    depth: 0,
   } satisfies PolicyHost
   const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
   const activated = activatePolicies([policy], behavior, host, restored)
@@ -195,10 +209,11 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       host.turnCount += 1
       turnOpen = true
     }
+    events = []
     const outcome = await playStep(host, step, index)
     if (step.phase === 'afterTurn')
       turnOpen = false
-    results.push({ ...outcome, turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]) })
+    results.push({ ...outcome, turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]), events })
     if (abort.aborted)
       break
   }
@@ -226,10 +241,15 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
         const reason = step.blocked?.[i]
         return reason === undefined ? gated : { ...gated, decided: { type: 'block', reason } as const }
       })
-      return { phase: 'gateBatch', decisions: await gateBatch(host, turnId, calls) }
+      const decisions = await gateBatch(host, turnId, calls)
+      abortOn(host, decisions.find(decision => decision?.type === 'abort'))
+      return { phase: 'gateBatch', decisions }
     }
-    case 'gateCall':
-      return { phase: 'gateCall', decision: await gateCall(host, turnId, gatedCall(step.call, `call-${index}`), step.decided) }
+    case 'gateCall': {
+      const decision = await gateCall(host, turnId, gatedCall(step.call, `call-${index}`), step.decided)
+      abortOn(host, decision)
+      return { phase: 'gateCall', decision }
+    }
     case 'result': {
       const answer = { output: step.result, isError: step.isError === true, outcome: step.outcome }
       const { output, isError } = await observeResult(host, turnId, gatedCall(step.call, `call-${index}`), answer, result => checkToolOutput(result, step.call.name))
@@ -273,6 +293,12 @@ function scriptTools(names: readonly string[]): PolicyToolsView {
     names: [...names],
     toCanonical: name => name,
   }
+}
+
+/** A gate's abort aborts the run, as the dispatcher does when it answers the call. */
+function abortOn(host: ScriptHost, decision: CallDecision | undefined): void {
+  if (decision?.type === 'abort')
+    host.abort(decision.reason)
 }
 
 function gatedCall(call: ScriptedCall, fallbackId: string): GatedCall {

@@ -8,6 +8,7 @@ import type { McpKnobs } from '../../../src/knobs/mcp-knobs'
 import type { NudgeKnobs } from '../../../src/knobs/nudge-knobs'
 import type { ProviderKnobs } from '../../../src/knobs/provider-knobs'
 import type { RecoveryKnobs } from '../../../src/knobs/recovery-knobs'
+import type { RepeatKnobs } from '../../../src/knobs/repeat-knobs'
 import type { RetryKnobs } from '../../../src/knobs/retry-knobs'
 import type { SessionKnobs } from '../../../src/knobs/session-knobs'
 import type { ShellKnobs } from '../../../src/knobs/shell-knobs'
@@ -26,6 +27,7 @@ import { mcpScenarios } from './scenarios/mcp'
 import { nudgeScenarios } from './scenarios/nudges'
 import { providerScenarios } from './scenarios/provider'
 import { recoveryScenarios } from './scenarios/recovery'
+import { repeatScenarios } from './scenarios/repeat'
 import { retryScenarios } from './scenarios/retry'
 import { sessionScenarios } from './scenarios/sessions'
 import { shellScenarios } from './scenarios/shell'
@@ -33,7 +35,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -51,6 +53,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'sessions': { scenarios: sessionScenarios, file: 'sessions.test.ts' },
   'nudges': { scenarios: nudgeScenarios, file: 'nudges.test.ts' },
   'host data': { scenarios: hostScenarios, file: 'host.test.ts' },
+  'repeat guard': { scenarios: repeatScenarios, file: 'repeat.test.ts' },
 }
 
 describe('every knob has a scenario', () => {
