@@ -1,13 +1,17 @@
 import type { BehaviorPolicy } from './policy'
 import { runBudgets } from './budgets'
+import { dedupTools } from './dedup-tools'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
 import { pauseContinuation } from './pause-continuation'
 import { refusalResume } from './refusal-resume'
+import { staleReads } from './stale-reads'
+import { toolBudgets } from './tool-budgets'
+import { toolOutputBudget } from './tool-output-budget'
 import { trackShellReads } from './track-shell-reads'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
 
-export { continueWith, definePolicy, nudge } from './policy'
+export { continueWith, definePolicy, nudge, policyEvent } from './policy'
 export type * from './policy'
 
 /** The policies every run attaches, in order. Each reads its own knobs and stays inert when they are unset. */
@@ -19,4 +23,8 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
+  toolBudgets,
+  dedupTools,
+  toolOutputBudget,
+  staleReads,
 ])

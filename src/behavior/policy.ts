@@ -1,10 +1,12 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionTurn } from '../core/content'
+import type { RunHookContext } from '../core/hook-context'
 import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
+import type { AgentHookName, HookContext } from '../hooks/hook-map'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
@@ -52,6 +54,21 @@ export interface PolicyPhaseContext<S> {
 }
 
 /**
+ * A hook event a policy asks the run to fire (a guard reporting what it did).
+ * A value like a decision: the runner fires it once the phase returned, adding
+ * the run's ids (`runId`, `depth`, …), so a phase never touches the bus.
+ */
+export interface PolicyEvent {
+  readonly name: AgentHookName
+  readonly context: Readonly<Record<string, unknown>>
+}
+
+/** Build a typed `PolicyEvent`: the context of `name` without the run ids the runner adds. */
+export function policyEvent<K extends AgentHookName>(name: K, context: Omit<HookContext<K>, keyof RunHookContext>): PolicyEvent {
+  return { name, context: context as Readonly<Record<string, unknown>> }
+}
+
+/**
  * What a phase returns: a decision (or none) and, optionally, the policy's
  * next state. Returning nothing means "no opinion, state unchanged".
  */
@@ -59,6 +76,8 @@ export interface PhaseResult<D, S> {
   readonly decision?: D
   /** Replaces the policy's state; omitted, the state stays as it was. */
   readonly state?: S
+  /** Hook events to fire, in order, once the phase returned. */
+  readonly events?: readonly PolicyEvent[]
 }
 
 /** A phase's return value, sync or async. */
@@ -170,6 +189,8 @@ export interface BatchGateContext<S> extends PolicyPhaseContext<S> {
 export interface BatchGateResult<S> {
   readonly decisions?: readonly (CallDecision | undefined)[]
   readonly state?: S
+  /** Hook events to fire, in order, once the phase returned. */
+  readonly events?: readonly PolicyEvent[]
 }
 
 /** The per-call gate, at run time (an earlier call of the same batch has finished by now). */

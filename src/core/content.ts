@@ -109,6 +109,8 @@ export type InjectedTurnReason
     | 'steer'
     | 'follow-up'
     | 'nudge'
+    | 'tool-budget'
+    | 'tool-output-budget'
     | (string & {})
 
 /** One turn of a conversation as it is kept (and, with a session, persisted). */

@@ -5,6 +5,7 @@ import type {
   GatedCall,
   InjectedMessage,
   PhaseResult,
+  PolicyEvent,
   PolicyRunView,
   PolicyState,
   ProviderErrorDecision,
@@ -13,11 +14,16 @@ import type {
   TurnDecision,
   TurnPhaseContext,
 } from '../behavior/policy'
+import type { RunHookContext } from '../core/hook-context'
 import type { ToolOutcome, ToolOutput } from '../core/tool-io'
+import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
+import { debugLog } from '../debug'
 import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
+import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { assertPolicyState } from './run-state'
 
 /**
@@ -45,6 +51,8 @@ export interface PolicyHost extends PolicyRunView {
   readonly state: RunState
   /** Aborts the run (an `abort` decision). */
   readonly abort: (reason?: unknown) => void
+  /** Fires a policy's hook event (absent: events are dropped). */
+  readonly emit?: (event: PolicyEvent) => Promise<void> | void
 }
 
 /** What `activatePolicies` sets up for one run. */
@@ -155,6 +163,30 @@ function take<D>(host: PolicyHost, policy: BehaviorPolicy, result: PhaseResult<D
   return result.decision
 }
 
+/**
+ * How a run fires its policies' events: on its bus, with its ids, bounded by
+ * `hookTimeoutMs`. A handler that fails is logged and never fails the run:
+ * the events report decisions already taken.
+ */
+export function policyEventEmitter(run: RunHookContext & { readonly hooks: AgentHookBus, readonly behavior: Readonly<AgentBehavior> }): (event: PolicyEvent) => Promise<void> {
+  return async (event) => {
+    if (!hasHookHandlers(run.hooks, event.name))
+      return
+    const context = { runId: run.runId, depth: run.depth, parentRunId: run.parentRunId, parentCallId: run.parentCallId, ...event.context }
+    await callHookBounded(run.hooks, event.name, context as never, { timeoutMs: run.behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false })
+      .catch(error => debugLog(`${event.name} hook failed`, error))
+  }
+}
+
+/** Fire the events a phase returned, in order; most phases return none, which costs one check and no await. */
+function fire(host: PolicyHost, events: readonly PolicyEvent[] | undefined): Promise<void> | undefined {
+  if (!events || events.length === 0 || !host.emit)
+    return undefined
+  return (async () => {
+    for (const event of events) await host.emit!(event)
+  })()
+}
+
 /** A new state is checked once, when a policy returns it (most phases return none). */
 function setState(host: PolicyHost, policy: BehaviorPolicy, state: unknown): void {
   assertPolicyState(policy.name, state)
@@ -181,7 +213,9 @@ export interface PatchableRequest {
 export async function adjustRequest<R extends PatchableRequest>(host: PolicyHost, turn: number, request: R): Promise<R> {
   let current = request
   for (const policy of host.policyPhases.request) {
-    const patch: RequestPatch | undefined = take(host, policy, await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current }))
+    const returned = await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current })
+    const patch: RequestPatch | undefined = take(host, policy, returned)
+    await fire(host, returned?.events)
     if (!patch)
       continue
     current = { ...current }
@@ -222,6 +256,7 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
       continue
     if (result.state !== undefined)
       setState(host, policy, result.state)
+    await fire(host, result.events)
     result.decisions?.forEach((decision, index) => {
       if (index < decided.length)
         decided[index] = foldCallDecision(decided[index], decision)
@@ -233,8 +268,11 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
 /** Run the per-call gate for one call, right before it would run. */
 export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall, decided?: CallDecision): Promise<CallDecision | undefined> {
   let verdict = decided
-  for (const policy of host.policyPhases.gateCall)
-    verdict = foldCallDecision(verdict, take(host, policy, await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })))
+  for (const policy of host.policyPhases.gateCall) {
+    const returned = await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })
+    verdict = foldCallDecision(verdict, take(host, policy, returned))
+    await fire(host, returned?.events)
+  }
   return verdict
 }
 
@@ -248,7 +286,9 @@ export async function observeResult(
 ): Promise<{ output: ToolOutput, isError: boolean }> {
   let { output, isError } = answer
   for (const policy of host.policyPhases.result) {
-    const replace = take(host, policy, await policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome }))
+    const returned = await policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome })
+    const replace = take(host, policy, returned)
+    await fire(host, returned?.events)
     if (!replace)
       continue
     const checked = check(replace.result)
@@ -301,6 +341,9 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlie
     // Runs every turn: a policy that answers synchronously (most do, most turns) costs no microtask.
     const result = isThenable(returned) ? await returned : returned
     const decisions = take<TurnDecision | readonly TurnDecision[]>(host, policy, result)
+    const firing = fire(host, result?.events)
+    if (firing)
+      await firing
     if (!decisions)
       continue
     for (const decision of Array.isArray(decisions) ? decisions as readonly TurnDecision[] : [decisions as TurnDecision]) {
@@ -350,7 +393,9 @@ export async function decideProviderError(
   let stop: TurnDecisionStop | undefined
   let retry = false
   for (const policy of host.policyPhases.providerError) {
-    const decision: ProviderErrorDecision | undefined = take(host, policy, await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried }))
+    const returned = await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried })
+    const decision: ProviderErrorDecision | undefined = take(host, policy, returned)
+    await fire(host, returned?.events)
     if (!decision)
       continue
     if (decision.type === 'fail')

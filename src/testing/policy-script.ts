@@ -3,6 +3,7 @@ import type {
   CallDecision,
   GatedCall,
   InjectedMessage,
+  PolicyEvent,
   PolicyState,
 } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
@@ -108,8 +109,12 @@ export type PolicyScriptOutcome
     }
     | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error }
 
-/** One step's outcome, the turn it belonged to, and the policy's state after it (a JSON copy). */
-export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState }
+/**
+ * One step's outcome, the turn it belonged to, the policy's state after it (a
+ * JSON copy) and the hook events its phase returned (without the run ids a
+ * run adds), in order.
+ */
+export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState, readonly events: readonly PolicyEvent[] }
 
 /** Options of `runPolicyScript`. */
 export interface PolicyScriptOptions {
@@ -158,6 +163,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     return () => `script-id-${++n}`
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
+  let events: PolicyEvent[] = []
   const host = {
     runId: 'policy-script',
     clock,
@@ -175,6 +181,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       abort.aborted = true
       abort.reason = reason
     },
+    emit: (event: PolicyEvent) => void events.push(event),
   } satisfies PolicyHost
   const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
   const activated = activatePolicies([policy], behavior, host, restored)
@@ -191,10 +198,11 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       host.turnCount += 1
       turnOpen = true
     }
+    events = []
     const outcome = await playStep(host, step, index)
     if (step.phase === 'afterTurn')
       turnOpen = false
-    results.push({ ...outcome, turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]) })
+    results.push({ ...outcome, turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]), events })
     if (abort.aborted)
       break
   }
