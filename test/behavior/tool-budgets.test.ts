@@ -93,7 +93,7 @@ describe('tool-budgets through createAgent and the Anthropic wire', () => {
     const probe = probeTool()
     const exceeded: ToolBudgetExceededContext[] = []
     const { bodies } = await runOnFakeAnthropic({
-      turns: [{ toolCalls: [{ name: 'probe', input: {} }] }, { toolCalls: [{ name: 'probe', input: {} }] }],
+      turns: [1, 2].map(i => ({ toolCalls: [{ id: `toolu_${i}`, name: 'probe', input: {} }] })),
       tools: { probe: probe.def },
       behavior: { toolBudgets: { probe: { max: 1 } } },
       hooks: { 'tool-budget:exceeded': ctx => void exceeded.push(ctx) },
