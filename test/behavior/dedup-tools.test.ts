@@ -18,7 +18,10 @@ describe('dedup-tools (policy harness)', () => {
 
   it('the hasher contract: a string key replays, undefined / empty / non-string / a throw skip dedup and record nothing', async () => {
     expect(dedupKey(() => 'k', {})).toBe('k')
-    for (const hasher of [() => undefined, () => '', () => 42 as never, () => ({}) as never, () => { throw new Error('x') }])
+    const throws = (): string => {
+      throw new Error('x')
+    }
+    for (const hasher of [() => undefined, () => '', () => 42 as never, () => ({}) as never, throws])
       expect(dedupKey(hasher, {})).toBeUndefined()
 
     const session = await createSession()
@@ -127,14 +130,17 @@ describe('dedup-tools through createAgent and the Anthropic wire', () => {
     expect(textsOf(bodies[2]).filter(text => text === 'fresh')).toHaveLength(2)
   })
 
-  it('without a session the map does nothing: every call runs', async () => {
-    const probe = probeTool()
-    await runOnFakeAnthropic({
-      turns: [1, 2].map(i => ({ toolCalls: [{ id: `toolu_${i}`, name: 'probe', input: {} }] })),
-      tools: { probe: probe.def },
-      behavior: { dedupTools: { probe: byInput } },
-    })
-    expect(probe.runs()).toBe(2)
+  it('without a session the map does nothing: every call runs (with one, the second is replayed)', async () => {
+    for (const session of [undefined, await createSession()]) {
+      const probe = probeTool()
+      await runOnFakeAnthropic({
+        turns: [1, 2].map(i => ({ toolCalls: [{ id: `toolu_${i}`, name: 'probe', input: {} }] })),
+        tools: { probe: probe.def },
+        session,
+        behavior: { dedupTools: { probe: byInput } },
+      })
+      expect(probe.runs()).toBe(session ? 1 : 2)
+    }
   })
 
   it('a failed call is not replayed: the retry runs the tool again', async () => {

@@ -151,9 +151,11 @@ describe('elideStaleReads through createAgent and the Anthropic wire', () => {
     expect(String(recorded[1])).toContain(staleReadNotice('a.txt'))
   })
 
-  it('off: the read is sent as it was', async () => {
-    const { bodies } = await fileRun(false)
-    expect(textsOf(bodies[2]).some(text => text.includes('2\tbeta'))).toBe(true)
-    expect(JSON.stringify(bodies[2])).not.toContain('stale')
+  it('off: the read is sent as it was (set, the same run sends the stub)', async () => {
+    const off = await fileRun(false)
+    expect(textsOf(off.bodies[2]).some(text => text.includes('2\tbeta'))).toBe(true)
+    expect(JSON.stringify(off.bodies[2])).not.toContain('stale')
+    const on = await fileRun(true)
+    expect(textsOf(on.bodies[2])).toContain(staleReadStub('a.txt'))
   })
 })

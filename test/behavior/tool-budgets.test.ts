@@ -61,7 +61,10 @@ describe('tool-budgets (policy harness)', () => {
     expect(steps[0]).toMatchObject({ decisions: [undefined, { type: 'block', reason: 'no more probes' }] })
     expect(seen).toEqual([{ tool: 'probe', max: 1, count: 1, callId: 'call-0-1', input: { n: 2 } }])
 
-    for (const onExceed of [() => { throw new Error('boom') }, () => ({ mode: 'explode', message: '' }) as never]) {
+    const throws = (): never => {
+      throw new Error('boom')
+    }
+    for (const onExceed of [throws, () => ({ mode: 'explode', message: '' }) as never]) {
       const broken = await runPolicyScript(toolBudgets, { behavior: { toolBudgets: { probe: { max: 0, onExceed } } }, steps: [{ phase: 'gateBatch', calls: [{ name: 'probe' }] }] })
       expect(broken.steps[0]).toMatchObject({ decisions: [undefined], events: [{ context: { mode: 'steer', message: expect.stringContaining('its budget is 0') } }] })
     }
