@@ -4,7 +4,7 @@
  * @module zidane/agent
  */
 
-export { continueWith, definePolicy, nudge, policyEvent } from '../behavior/policy'
+export { continueWith, definePolicy, nudge } from '../behavior/policy'
 export type * from '../behavior/policy'
 export type { AgentClock } from '../core/clock'
 export { DEFAULT_AGENT_CLOCK } from '../core/clock'

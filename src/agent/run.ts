@@ -23,7 +23,7 @@ import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
-import { activatePolicies, NO_PHASES, orderPolicies, policyEventEmitter } from '../loop/policy-runner'
+import { activatePolicies, NO_PHASES, orderPolicies } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { createRunState } from '../loop/run-state'
@@ -165,7 +165,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.
     const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
-    Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages, emit: policyEventEmitter(run) })
+    Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
     seedQueuedMessages(run, env.queues)
     detachers.push(registerHookMap(hooks, options.hooks))
 

@@ -11,7 +11,7 @@ import { toolOutputBudget } from './tool-output-budget'
 import { trackShellReads } from './track-shell-reads'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
 
-export { continueWith, definePolicy, nudge, policyEvent } from './policy'
+export { continueWith, definePolicy, nudge } from './policy'
 export type * from './policy'
 
 /** The policies every run attaches, in order. Each reads its own knobs and stays inert when they are unset. */

@@ -1,7 +1,6 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionTurn } from '../core/content'
-import type { RunHookContext } from '../core/hook-context'
 import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
@@ -53,20 +52,16 @@ export interface PolicyPhaseContext<S> {
   readonly state: S
 }
 
-/**
- * A hook event a policy asks the run to fire (a guard reporting what it did).
- * A value like a decision: the runner fires it once the phase returned, adding
- * the run's ids (`runId`, `depth`, …), so a phase never touches the bus.
- */
-export interface PolicyEvent {
-  readonly name: AgentHookName
-  readonly context: Readonly<Record<string, unknown>>
-}
+type OwnHookName = Exclude<AgentHookName, `child:${string}`>
+type RunIdKeys = 'runId' | 'depth' | 'parentRunId' | 'parentCallId'
 
-/** Build a typed `PolicyEvent`: the context of `name` without the run ids the runner adds. */
-export function policyEvent<K extends AgentHookName>(name: K, context: Omit<HookContext<K>, keyof RunHookContext>): PolicyEvent {
-  return { name, context: context as Readonly<Record<string, unknown>> }
-}
+/**
+ * An event a policy asks the runner to fire on the agent's hook bus (the
+ * policy's own `<policy>:<event>` hooks). The context leaves out the run ids:
+ * the runner adds them. Events fire in order, before the phase's decision
+ * takes effect, so a handler hears of an abort before `agent:abort`.
+ */
+export type PolicyEvent = { readonly [K in OwnHookName]: { readonly hook: K, readonly context: Omit<HookContext<K>, RunIdKeys> } }[OwnHookName]
 
 /**
  * What a phase returns: a decision (or none) and, optionally, the policy's
@@ -76,7 +71,7 @@ export interface PhaseResult<D, S> {
   readonly decision?: D
   /** Replaces the policy's state; omitted, the state stays as it was. */
   readonly state?: S
-  /** Hook events to fire, in order, once the phase returned. */
+  /** Hook events to fire, in order, before the decision takes effect. */
   readonly events?: readonly PolicyEvent[]
 }
 
@@ -189,7 +184,7 @@ export interface BatchGateContext<S> extends PolicyPhaseContext<S> {
 export interface BatchGateResult<S> {
   readonly decisions?: readonly (CallDecision | undefined)[]
   readonly state?: S
-  /** Hook events to fire, in order, once the phase returned. */
+  /** Hook events to fire, in order, before any call of the batch is answered. */
   readonly events?: readonly PolicyEvent[]
 }
 

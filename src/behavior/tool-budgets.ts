@@ -1,7 +1,7 @@
 import type { ToolBudget, ToolBudgetMode } from '../knobs/budget-knobs'
 import type { BatchCall, BehaviorPolicy, CallDecision, PolicyEvent } from './policy'
 import { debugLog } from '../debug'
-import { nudge, policyEvent } from './policy'
+import { nudge } from './policy'
 
 /** Per-tool dispatched counts of this run, and the steer messages owed after the current turn. */
 export interface ToolBudgetsState {
@@ -64,7 +64,7 @@ export const toolBudgets: BehaviorPolicy<ToolBudgetsState> = {
       const count = counts[call.name] ?? 0
       if (count >= budget.max) {
         const { mode, message } = exceed(budget, call, count)
-        events.push(policyEvent('tool-budget:exceeded', { turnId, callId: call.callId, tool: call.name, input: call.input, max: budget.max, count, mode, message }))
+        events.push({ hook: 'tool-budget:exceeded', context: { turnId, callId: call.callId, tool: call.name, input: call.input, max: budget.max, count, mode, message } })
         if (mode === 'block') {
           decisions[index] = { type: 'block', reason: message }
           return

@@ -2,7 +2,7 @@ import type { ToolOutputShare } from '../hooks/budget-hooks'
 import type { BehaviorPolicy } from './policy'
 import { activeLimit } from '../knobs/behavior'
 import { toolOutputBudgetByteLength } from '../session/tool-output'
-import { nudge, policyEvent } from './policy'
+import { nudge } from './policy'
 
 function summarizeText(total: number, budget: number): string {
   return `The tool results of your last turn came to ${total} bytes, over this run's budget of ${budget} bytes per turn. `
@@ -45,7 +45,7 @@ export const toolOutputBudget: BehaviorPolicy<null> = {
     const message = summarizeText(totalBytes, budget)
     return {
       decision: nudge(message, 'tool-output-budget'),
-      events: [policyEvent('budget:exceeded', { turnId, turn, budget, totalBytes, outputs, message })],
+      events: [{ hook: 'budget:exceeded', context: { turnId, turn, budget, totalBytes, outputs, message } }],
     }
   },
 }

@@ -14,15 +14,13 @@ import type {
   TurnDecision,
   TurnPhaseContext,
 } from '../behavior/policy'
-import type { RunHookContext } from '../core/hook-context'
 import type { ToolOutcome, ToolOutput } from '../core/tool-io'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
-import { debugLog } from '../debug'
 import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
-import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { callHookBounded } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { assertPolicyState } from './run-state'
 
@@ -51,8 +49,11 @@ export interface PolicyHost extends PolicyRunView {
   readonly state: RunState
   /** Aborts the run (an `abort` decision). */
   readonly abort: (reason?: unknown) => void
-  /** Fires a policy's hook event (absent: events are dropped). */
-  readonly emit?: (event: PolicyEvent) => Promise<void> | void
+  /** Where the policies' events (`PhaseResult.events`) are fired, with these run ids. */
+  readonly hooks: AgentHookBus
+  readonly depth: number
+  readonly parentRunId?: string
+  readonly parentCallId?: string
 }
 
 /** What `activatePolicies` sets up for one run. */
@@ -155,36 +156,23 @@ export function activatePolicies(
   return { phases, state: { policies: states }, wireStages }
 }
 
+/**
+ * Fire a policy's events on the bus, in order, each with the run's ids. An
+ * observer's failure is the host's bug and propagates like any awaited hook's.
+ */
+async function announce(host: PolicyHost, events: readonly PolicyEvent[]): Promise<void> {
+  const ids = { runId: host.runId, depth: host.depth, parentRunId: host.parentRunId, parentCallId: host.parentCallId }
+  const options = { timeoutMs: host.behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false }
+  for (const event of events)
+    await callHookBounded(host.hooks, event.hook, { ...ids, ...event.context } as never, options)
+}
+
 function take<D>(host: PolicyHost, policy: BehaviorPolicy, result: PhaseResult<D, PolicyState> | undefined | void): D | undefined {
   if (!result)
     return undefined
   if (result.state !== undefined)
     setState(host, policy, result.state)
   return result.decision
-}
-
-/**
- * How a run fires its policies' events: on its bus, with its ids, bounded by
- * `hookTimeoutMs`. A handler that fails is logged and never fails the run:
- * the events report decisions already taken.
- */
-export function policyEventEmitter(run: RunHookContext & { readonly hooks: AgentHookBus, readonly behavior: Readonly<AgentBehavior> }): (event: PolicyEvent) => Promise<void> {
-  return async (event) => {
-    if (!hasHookHandlers(run.hooks, event.name))
-      return
-    const context = { runId: run.runId, depth: run.depth, parentRunId: run.parentRunId, parentCallId: run.parentCallId, ...event.context }
-    await callHookBounded(run.hooks, event.name, context as never, { timeoutMs: run.behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false })
-      .catch(error => debugLog(`${event.name} hook failed`, error))
-  }
-}
-
-/** Fire the events a phase returned, in order; most phases return none, which costs one check and no await. */
-function fire(host: PolicyHost, events: readonly PolicyEvent[] | undefined): Promise<void> | undefined {
-  if (!events || events.length === 0 || !host.emit)
-    return undefined
-  return (async () => {
-    for (const event of events) await host.emit!(event)
-  })()
 }
 
 /** A new state is checked once, when a policy returns it (most phases return none). */
@@ -213,9 +201,10 @@ export interface PatchableRequest {
 export async function adjustRequest<R extends PatchableRequest>(host: PolicyHost, turn: number, request: R): Promise<R> {
   let current = request
   for (const policy of host.policyPhases.request) {
-    const returned = await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current })
-    const patch: RequestPatch | undefined = take(host, policy, returned)
-    await fire(host, returned?.events)
+    const result = await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current })
+    const patch: RequestPatch | undefined = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!patch)
       continue
     current = { ...current }
@@ -256,7 +245,8 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
       continue
     if (result.state !== undefined)
       setState(host, policy, result.state)
-    await fire(host, result.events)
+    if (result.events?.length)
+      await announce(host, result.events)
     result.decisions?.forEach((decision, index) => {
       if (index < decided.length)
         decided[index] = foldCallDecision(decided[index], decision)
@@ -269,9 +259,11 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
 export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall, decided?: CallDecision): Promise<CallDecision | undefined> {
   let verdict = decided
   for (const policy of host.policyPhases.gateCall) {
-    const returned = await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })
-    verdict = foldCallDecision(verdict, take(host, policy, returned))
-    await fire(host, returned?.events)
+    const result = await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })
+    const decision = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
+    verdict = foldCallDecision(verdict, decision)
   }
   return verdict
 }
@@ -286,9 +278,10 @@ export async function observeResult(
 ): Promise<{ output: ToolOutput, isError: boolean }> {
   let { output, isError } = answer
   for (const policy of host.policyPhases.result) {
-    const returned = await policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome })
-    const replace = take(host, policy, returned)
-    await fire(host, returned?.events)
+    const result = await policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome })
+    const replace = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!replace)
       continue
     const checked = check(replace.result)
@@ -341,9 +334,8 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlie
     // Runs every turn: a policy that answers synchronously (most do, most turns) costs no microtask.
     const result = isThenable(returned) ? await returned : returned
     const decisions = take<TurnDecision | readonly TurnDecision[]>(host, policy, result)
-    const firing = fire(host, result?.events)
-    if (firing)
-      await firing
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!decisions)
       continue
     for (const decision of Array.isArray(decisions) ? decisions as readonly TurnDecision[] : [decisions as TurnDecision]) {
@@ -393,9 +385,10 @@ export async function decideProviderError(
   let stop: TurnDecisionStop | undefined
   let retry = false
   for (const policy of host.policyPhases.providerError) {
-    const returned = await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried })
-    const decision: ProviderErrorDecision | undefined = take(host, policy, returned)
-    await fire(host, returned?.events)
+    const result = await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried })
+    const decision: ProviderErrorDecision | undefined = take(host, policy, result)
+    if (result?.events?.length)
+      await announce(host, result.events)
     if (!decision)
       continue
     if (decision.type === 'fail')

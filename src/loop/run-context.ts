@@ -1,4 +1,4 @@
-import type { InjectedMessage, PolicyEvent } from '../behavior/policy'
+import type { InjectedMessage } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { SessionTurn } from '../core/content'
@@ -90,8 +90,6 @@ export interface RunContext {
   readonly policyPhases: PolicyPhases
   /** The serializable run state: each enabled policy's state, by name. */
   readonly state: RunState
-  /** Fires a policy's hook event on this run's bus (set with the policies). */
-  readonly emit?: (event: PolicyEvent) => Promise<void>
   /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
   readonly wireStages: readonly WireStage[]
   /** What the wire pipeline remembers from one request to the next (created by its first request; a cache, never saved). */

@@ -10,6 +10,7 @@ export type {
   AfterTurnStep,
   GateBatchStep,
   GateCallStep,
+  PolicyScriptEvent,
   PolicyScriptOptions,
   PolicyScriptOutcome,
   PolicyScriptResult,

@@ -3,7 +3,6 @@ import type {
   CallDecision,
   GatedCall,
   InjectedMessage,
-  PolicyEvent,
   PolicyState,
 } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
@@ -18,6 +17,7 @@ import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
 import type { Session } from '../session/session'
 import type { WireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
+import { createHookBus } from '../hooks/bus'
 import { resolveBehavior } from '../knobs/behavior'
 import { activatePolicies, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
@@ -109,12 +109,14 @@ export type PolicyScriptOutcome
     }
     | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error }
 
-/**
- * One step's outcome, the turn it belonged to, the policy's state after it (a
- * JSON copy) and the hook events its phase returned (without the run ids a
- * run adds), in order.
- */
-export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState, readonly events: readonly PolicyEvent[] }
+/** A hook event the policy fired during a step (`PhaseResult.events`), with the run ids the runner added. */
+export interface PolicyScriptEvent {
+  readonly hook: string
+  readonly context: Readonly<Record<string, unknown>>
+}
+
+/** One step's outcome, the turn it belonged to, the events the policy fired in it, and its state after it (a JSON copy). */
+export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState, readonly events: readonly PolicyScriptEvent[] }
 
 /** Options of `runPolicyScript`. */
 export interface PolicyScriptOptions {
@@ -163,7 +165,11 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     return () => `script-id-${++n}`
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
-  let events: PolicyEvent[] = []
+  const hooks = createHookBus()
+  let events: PolicyScriptEvent[] = []
+  hooks.beforeEach((event) => {
+    events.push({ hook: event.name, context: event.args[0] as unknown as Record<string, unknown> })
+  })
   const host = {
     runId: 'policy-script',
     clock,
@@ -181,7 +187,8 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       abort.aborted = true
       abort.reason = reason
     },
-    emit: (event: PolicyEvent) => void events.push(event),
+    hooks,
+    depth: 0,
   } satisfies PolicyHost
   const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
   const activated = activatePolicies([policy], behavior, host, restored)
@@ -230,10 +237,15 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
         const reason = step.blocked?.[i]
         return reason === undefined ? gated : { ...gated, decided: { type: 'block', reason } as const }
       })
-      return { phase: 'gateBatch', decisions: await gateBatch(host, turnId, calls) }
+      const decisions = await gateBatch(host, turnId, calls)
+      abortOn(host, decisions.find(decision => decision?.type === 'abort'))
+      return { phase: 'gateBatch', decisions }
     }
-    case 'gateCall':
-      return { phase: 'gateCall', decision: await gateCall(host, turnId, gatedCall(step.call, `call-${index}`), step.decided) }
+    case 'gateCall': {
+      const decision = await gateCall(host, turnId, gatedCall(step.call, `call-${index}`), step.decided)
+      abortOn(host, decision)
+      return { phase: 'gateCall', decision }
+    }
     case 'result': {
       const answer = { output: step.result, isError: step.isError === true, outcome: step.outcome }
       const { output, isError } = await observeResult(host, turnId, gatedCall(step.call, `call-${index}`), answer, result => checkToolOutput(result, step.call.name))
@@ -268,6 +280,12 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
         return { phase: 'providerError', error: error as Error }
       }
   }
+}
+
+/** A gate's abort aborts the run, as the dispatcher does when it answers the call. */
+function abortOn(host: ScriptHost, decision: CallDecision | undefined): void {
+  if (decision?.type === 'abort')
+    host.abort(decision.reason)
 }
 
 function gatedCall(call: ScriptedCall, fallbackId: string): GatedCall {

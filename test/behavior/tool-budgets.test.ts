@@ -19,7 +19,7 @@ describe('tool-budgets (policy harness)', () => {
     expect(decisions.map(decision => decision?.type)).toEqual([undefined, undefined, undefined, 'block', 'block'])
     expect(decisions[3]).toMatchObject({ reason: expect.stringContaining('probe has used its budget of 3 calls') })
     expect(steps[0].state).toEqual({ counts: { probe: 3 }, steers: [] })
-    expect(steps[0].events.map(event => [event.name, event.context.mode, event.context.count, event.context.callId])).toEqual([
+    expect(steps[0].events.map(event => [event.hook, event.context.mode, event.context.count, event.context.callId])).toEqual([
       ['tool-budget:exceeded', 'block', 3, 'call-0-3'],
       ['tool-budget:exceeded', 'block', 3, 'call-0-4'],
     ])

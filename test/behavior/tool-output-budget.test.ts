@@ -24,7 +24,11 @@ describe('tool-output-budget (policy harness)', () => {
     const at = turnOf([{ name: 'a', output: 'x'.repeat(100) }])
     const { steps } = await runPolicyScript(toolOutputBudget, { behavior: { toolOutputBudget: 100 }, steps: [over, at] })
     expect(steps[0]).toMatchObject({ keepGoing: false, messages: [{ injected: 'tool-output-budget', content: [{ origin: 'injected', text: expect.stringContaining('came to 120 bytes') }] }] })
-    expect(steps[0].events).toEqual([{ name: 'budget:exceeded', context: {
+    expect(steps[0].events).toEqual([{ hook: 'budget:exceeded', context: {
+      runId: 'policy-script',
+      depth: 0,
+      parentRunId: undefined,
+      parentCallId: undefined,
       turnId: 'turn-1',
       turn: 1,
       budget: 100,
