@@ -1,5 +1,6 @@
 import type { BehaviorPolicy } from './policy'
 import { runBudgets } from './budgets'
+import { dedupTools } from './dedup-tools'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
 import { pauseContinuation } from './pause-continuation'
@@ -7,8 +8,11 @@ import { progressNudges } from './progress-nudges'
 import { refusalResume } from './refusal-resume'
 import { repeatGuard } from './repeat-guard'
 import { shellToolNudges } from './shell-tool-nudges'
+import { staleReads } from './stale-reads'
 import { textToolCallRescue } from './text-tool-call-rescue'
 import { thinkingOverrunPolicy } from './thinking-overrun'
+import { toolBudgets } from './tool-budgets'
+import { toolOutputBudget } from './tool-output-budget'
 import { trackShellReads } from './track-shell-reads'
 import { unknownToolRecovery } from './unknown-tool-recovery'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
@@ -25,6 +29,10 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
+  toolBudgets,
+  dedupTools,
+  toolOutputBudget,
+  staleReads,
   shellToolNudges,
   unknownToolRecovery,
   textToolCallRescue,

@@ -113,6 +113,8 @@ export type InjectedTurnReason
     | 'text-tool-call-rescue'
     | 'progress-nudge'
     | 'thinking-overrun'
+    | 'tool-budget'
+    | 'tool-output-budget'
     | (string & {})
 
 /** One turn of a conversation as it is kept (and, with a session, persisted). */

@@ -9,6 +9,7 @@ import { MCP_HOOK_NAMES } from '../mcp/hooks'
 import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
+import { BUDGET_HOOK_NAMES } from './budget-hooks'
 import { mayReach, trackRegistrations } from './registrations'
 import { RUN_HOOK_NAMES } from './run-hooks'
 
@@ -32,6 +33,7 @@ const OWN_HOOK_NAMES = {
   ...MCP_HOOK_NAMES,
   ...SPAWN_HOOK_NAMES,
   ...REPEAT_GUARD_HOOK_NAMES,
+  ...BUDGET_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

@@ -6,6 +6,7 @@
  * `BEHAVIOR_DEFAULTS` the union of their defaults.
  */
 
+import type { BudgetKnobs } from './budget-knobs'
 import type { KnobMeta, KnobSlice } from './define'
 import type { ExecutionKnobs } from './execution-knobs'
 import type { FileKnobs } from './file-knobs'
@@ -23,6 +24,7 @@ import type { WatchdogKnobs } from './watchdog-knobs'
 import type { WebKnobs } from './web-knobs'
 import { definedOnly } from '../core/defined-only'
 import { AgentBehaviorError } from '../errors'
+import { BUDGET_KNOBS } from './budget-knobs'
 import { EXECUTION_KNOBS } from './execution-knobs'
 import { FILE_KNOBS } from './file-knobs'
 import { HOST_KNOBS } from './host-knobs'
@@ -62,7 +64,8 @@ export interface AgentBehavior extends
   SessionKnobs,
   NudgeKnobs,
   HostKnobs,
-  RepeatKnobs {}
+  RepeatKnobs,
+  BudgetKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -80,6 +83,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   NUDGE_KNOBS,
   HOST_KNOBS,
   REPEAT_KNOBS,
+  BUDGET_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
@@ -99,6 +103,7 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   ...FILE_KNOBS.defaults,
   ...SESSION_KNOBS.defaults,
   ...NUDGE_KNOBS.defaults,
+  ...BUDGET_KNOBS.defaults,
 })
 
 const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))

@@ -17,6 +17,9 @@ import { readFile } from '../tools/read-file'
 import { shell } from '../tools/shell/shell'
 import { writeFile } from '../tools/write-file'
 
+/** Context-loading tools to leave out of `toolOutputBudget` (`behavior.toolOutputBudgetExcludeTools`). */
+export { DEFAULT_BUDGET_EXCLUDE_TOOLS } from '../knobs/budget-knobs'
+
 /** A reusable part of `AgentOptions`: tools and a system prompt, optionally behavior and aliases. */
 export interface Preset extends Pick<AgentOptions, 'behavior' | 'toolAliases'> {
   readonly tools: ToolMap

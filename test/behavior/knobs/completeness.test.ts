@@ -1,4 +1,5 @@
 import type { AgentBehavior } from '../../../src'
+import type { BudgetKnobs } from '../../../src/knobs/budget-knobs'
 import type { KnobSlice } from '../../../src/knobs/define'
 import type { ExecutionKnobs } from '../../../src/knobs/execution-knobs'
 import type { FileKnobs } from '../../../src/knobs/file-knobs'
@@ -19,6 +20,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { KNOB_SLICES, KNOBS } from '../../../src/knobs/behavior'
+import { budgetScenarios } from './scenarios/budgets'
 import { executionScenarios } from './scenarios/execution'
 import { fileScenarios } from './scenarios/files'
 import { hostScenarios } from './scenarios/host'
@@ -35,7 +37,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -54,6 +56,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'nudges': { scenarios: nudgeScenarios, file: 'nudges.test.ts' },
   'host data': { scenarios: hostScenarios, file: 'host.test.ts' },
   'repeat guard': { scenarios: repeatScenarios, file: 'repeat.test.ts' },
+  'budgets': { scenarios: budgetScenarios, file: 'budgets.test.ts' },
 }
 
 describe('every knob has a scenario', () => {
