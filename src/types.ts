@@ -8,6 +8,7 @@
 
 export type { Agent } from './agent/create-agent'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
+export type { AgentDecisionsOptions } from './agent/decide'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
@@ -36,6 +37,34 @@ export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage
 export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export type {
+  AgentDecide,
+  DecideHookContext,
+  DecideOptions,
+  DecisionAnswer,
+  DecisionAnswerFor,
+  DecisionAnswers,
+  DecisionChoiceAnswer,
+  DecisionChoiceQuestion,
+  DecisionEndHookContext,
+  DecisionFailure,
+  DecisionFailureReason,
+  DecisionInput,
+  DecisionInputKind,
+  DecisionOutcome,
+  DecisionPredicateAnswer,
+  DecisionPredicateQuestion,
+  DecisionQuestion,
+  DecisionQuestions,
+  DecisionRecord,
+  DecisionRefusalAnswer,
+  DecisionRequest,
+  DecisionScoreAnswer,
+  DecisionScoreQuestion,
+  DecisionStartHookContext,
+  DecisionSuccess,
+  DecisionUsage,
+} from './decisions/types'
+export type {
   AgentAbortedError,
   AgentBehaviorError,
   AgentBudgetExceededError,
@@ -50,6 +79,8 @@ export type {
   BudgetLimit,
   ClassifiedError,
   ClassifiedErrorKind,
+  DecisionError,
+  DecisionErrorInit,
   MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
@@ -57,7 +88,7 @@ export type {
   SessionStoreError,
   WorkingDirectoryError,
 } from './errors'
-export type { AgentHookBus } from './hooks/bus'
+export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 
 export type * from './hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
