@@ -8,8 +8,8 @@
 
 export { createAgent } from './agent/create-agent'
 export type { Agent } from './agent/create-agent'
-export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { AgentDecisionsOptions } from './agent/decide'
+export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export { DEFAULT_STREAM_HIGH_WATER_MARK } from './agent/stream'
@@ -51,6 +51,7 @@ export type {
   DecisionSuccess,
   DecisionUsage,
 } from './decisions/types'
+export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions } from './decisions/types'
 export { AgentLengthResumeExhaustedError } from './errors'
 export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'

@@ -7,8 +7,8 @@
  */
 
 export type { Agent } from './agent/create-agent'
-export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { AgentDecisionsOptions } from './agent/decide'
+export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
@@ -64,6 +64,7 @@ export type {
   DecisionSuccess,
   DecisionUsage,
 } from './decisions/types'
+export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions } from './decisions/types'
 export type {
   AgentAbortedError,
   AgentBehaviorError,
@@ -88,8 +89,8 @@ export type {
   SessionStoreError,
   WorkingDirectoryError,
 } from './errors'
-export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 
+export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { McpElicitationContext } from './mcp/elicitation'

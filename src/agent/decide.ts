@@ -7,8 +7,7 @@
  */
 
 import type { AgentClock } from '../core/clock'
-import type { DecideOptions, DecisionAnswer, DecisionEndHookContext, DecisionFailure, DecisionInputKind, DecisionOutcome, DecisionRecord, DecisionReply, DecisionRequest, DecisionStartHookContext, DecisionUsage, ProviderDecisions } from '../decisions/types'
-import type { AgentDecide } from '../decisions/types'
+import type { AgentDecide, DecideOptions, DecisionAnswer, DecisionEndHookContext, DecisionFailure, DecisionInputKind, DecisionOutcome, DecisionRecord, DecisionReply, DecisionRequest, DecisionStartHookContext, DecisionUsage, ProviderDecisions } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { Provider } from '../providers/types'

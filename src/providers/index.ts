@@ -6,9 +6,9 @@
  * @module zidane/providers
  */
 
+export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions } from '../decisions/types'
 export { BUNDLED_MODEL_CATALOG, fillEstimatedCost, getModelCatalog, resolveModelInfo, setModelCatalog } from './catalog'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './catalog'
-export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions } from '../decisions/types'
 export { THINKING_LEVELS } from './thinking'
 export type { ThinkingLevel } from './thinking'
 export { INVALID_TOOL_INPUT_KEY, invalidToolInput, parseToolInput, ToolJsonBuffer } from './tool-json'

@@ -18,7 +18,7 @@ import { buildAnthropicRequest } from './wire'
 /** The tool whose input is the answer object. */
 export const ANTHROPIC_DECISION_TOOL = 'record_answers'
 
-const IGNORE = () => {}
+function IGNORE() {}
 
 /** The `decisions` capability of `anthropic()`, on that provider's lazily built client. */
 export function anthropicDecisions(getClient: () => Anthropic, defaultModel: string, extraBetas: readonly string[]): ProviderDecisions {

@@ -6,8 +6,8 @@
  * a turn, so usage (and OpenRouter's reported cost) arrives the same way.
  */
 
-import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type OpenAI from 'openai'
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../decisions/types'
 import type { ThinkingLevel } from '../thinking'
 import type { ChatDialect } from './dialect'
@@ -32,7 +32,7 @@ export interface ChatDecisionSettings {
 /** The schema's name on the wire. */
 const SCHEMA_NAME = 'decision_answers'
 
-const IGNORE = () => {}
+function IGNORE() {}
 
 /** The `decisions` capability of a Chat Completions provider, on its lazily built client. */
 export function chatDecisions(client: () => OpenAI, dialect: ChatDialect, defaultModel: string, settings: ChatDecisionSettings = {}): ProviderDecisions {

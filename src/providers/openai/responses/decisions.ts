@@ -14,7 +14,7 @@ import { classifyResponsesError } from './errors'
 import { consumeResponsesStream } from './stream'
 import { buildResponsesRequest } from './wire'
 
-const IGNORE = () => {}
+function IGNORE() {}
 
 /** The `decisions` capability of a Responses provider, on its lazily built client. */
 export function responsesDecisions(client: () => OpenAI, providerName: string, defaultModel: string): ProviderDecisions {
