@@ -1,6 +1,7 @@
 import type { DecisionEndHookContext, DecisionQuestions, DecisionStartHookContext, Provider } from '../../src'
 import type { FakeAnthropic } from '../support/fake-anthropic'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { createAgent, tool } from '../../src'
 import { DecisionError } from '../../src/errors'
 import { anthropic } from '../../src/providers/anthropic'
@@ -9,7 +10,6 @@ import { createMemoryStore, createSession, loadSession } from '../../src/session
 import { scriptedProvider } from '../../src/testing'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI } from '../support/fake-openai'
-import { z } from 'zod'
 
 const QUESTIONS = { safe: { kind: 'predicate', question: 'Is the command safe to run?' } } as const satisfies DecisionQuestions
 
