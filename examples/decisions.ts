@@ -28,6 +28,9 @@ import { openaiCompat } from 'zidane/providers/openai-compat'
 import { scriptedProvider } from 'zidane/testing'
 import { z } from 'zod'
 
+const BUILD_PATH = /\\"path\\": \\"build\//
+const MENTIONS_BUILD = /build/
+
 const QUESTIONS = {
   artifact: { kind: 'predicate', question: 'Is the file a build artifact that a build regenerates?' },
   area: { kind: 'choice', question: 'Which part of the project does the file belong to?', options: ['source', 'build', 'docs'] },
@@ -128,12 +131,12 @@ async function startDecisionServer(): Promise<{ url: string, close: () => Promis
     const names = Object.keys(request.response_format?.json_schema?.schema?.properties ?? {})
     const evidence = JSON.stringify(request.messages.at(-1)?.content ?? '')
     console.log(`  [server] decision request: schema ${request.response_format?.type}, questions [${names.join(', ')}]`)
-    const inBuild = /\\"path\\": \\"build\//.test(evidence)
+    const inBuild = BUILD_PATH.test(evidence)
     const rules: Record<string, { value: unknown, reason: string }> = {
       artifact: { value: inBuild, reason: inBuild ? 'It sits in the build output folder.' : 'It is hand-written.' },
       area: { value: inBuild ? 'build' : 'docs', reason: inBuild ? 'Under build/.' : 'A Markdown file.' },
       risk: { value: inBuild ? 1 : 8, reason: inBuild ? 'A build recreates it.' : 'No other copy exists.' },
-      hasBuild: { value: /build/.test(evidence), reason: 'The listing names a build folder.' },
+      hasBuild: { value: MENTIONS_BUILD.test(evidence), reason: 'The listing names a build folder.' },
     }
     const answers = Object.fromEntries(names.map(name => [name, { ...(rules[name] ?? { value: false, reason: 'No rule for this question.' }), refused: false }]))
     const text = JSON.stringify(answers)
