@@ -35,14 +35,25 @@ function fitting(q: DecisionQuestion): fc.Arbitrary<unknown> {
   }
 }
 
-/** Model JSON of any shape: whole answer objects, per-question entries, or anything at all in their place. */
+/** A value close to fitting: a fitting one, one just outside the range or options, or any JSON at all. */
+function nearly(q: DecisionQuestion): fc.Arbitrary<unknown> {
+  const off = q.kind === 'score'
+    ? fc.oneof(fc.double({ min: q.max, max: q.max + 50, minExcluded: true, noNaN: true }), fc.double({ min: q.min - 50, max: q.min, maxExcluded: true, noNaN: true }), fc.constant(String(q.min)))
+    : q.kind === 'choice'
+      ? fc.string().filter(value => !q.options.includes(value))
+      : fc.constantFrom('true', 0, 1, null)
+  return fc.oneof(fitting(q), off, fc.jsonValue())
+}
+
+/** Model JSON of any shape: near-miss answer objects, loose per-question entries, or anything at all. */
 function anyAnswerObject(qs: DecisionQuestions): fc.Arbitrary<unknown> {
-  const entry = fc.oneof(
+  const loose = fc.oneof(
     fc.jsonValue(),
     fc.record({ value: fc.jsonValue(), refused: fc.oneof(fc.boolean(), fc.jsonValue()), reason: fc.oneof(fc.string(), fc.jsonValue()) }, { requiredKeys: [] }),
   )
-  const shaped = fc.record(Object.fromEntries(Object.keys(qs).map(key => [key, entry])), { requiredKeys: [] })
-  return fc.oneof(fc.jsonValue(), shaped, shaped.map(value => JSON.stringify(value)))
+  const close = fc.record(Object.fromEntries(Object.entries(qs).map(([key, q]) => [key, fc.record({ value: nearly(q), refused: fc.boolean(), reason: fc.string() })])))
+  const shaped = fc.record(Object.fromEntries(Object.keys(qs).map(key => [key, loose])), { requiredKeys: [] })
+  return fc.oneof({ arbitrary: close, weight: 3 }, { arbitrary: fc.jsonValue(), weight: 1 }, { arbitrary: shaped, weight: 1 }, { arbitrary: close.map(value => JSON.stringify(value)), weight: 1 })
 }
 
 describe('answer validation (property)', () => {
