@@ -7,6 +7,7 @@
 import type { HookHandler } from '../core/hook-context'
 import type { DecisionEndHookContext, DecisionStartHookContext } from './types'
 
+/** The decision events and the context each handler receives. */
 export interface DecisionHooks {
   /** A decision is about to be sent (after its request was checked and a provider chosen, or found missing). */
   'decision:start': HookHandler<DecisionStartHookContext>

@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { createAgent, tool } from '../../src'
 import { DecisionError } from '../../src/errors'
 import { anthropic } from '../../src/providers/anthropic'
+import { cerebras } from '../../src/providers/cerebras'
 import { openai } from '../../src/providers/openai'
 import { createMemoryStore, createSession, loadSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
@@ -221,6 +222,24 @@ describe('provider selection', () => {
     finally {
       if (previous !== undefined)
         process.env.ANTHROPIC_API_KEY = previous
+    }
+  })
+})
+
+describe('input the wire cannot carry', () => {
+  it('is `unsupported` before anything is sent (an image to a text-only Cerebras model)', async () => {
+    const openaiFake = await startFakeOpenAI()
+    try {
+      const agent = createAgent({ provider: cerebras({ baseURL: openaiFake.url, apiKey: 'k' }) })
+      const outcome = await agent.decide({
+        input: [{ type: 'text', text: 'Is this a cat?' }, { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' }],
+        questions: { cat: { kind: 'predicate', question: 'Does the picture show a cat?' } },
+      })
+      expect(outcome).toMatchObject({ ok: false, reason: 'unsupported', provider: 'cerebras' })
+      expect(openaiFake.requests).toHaveLength(0)
+    }
+    finally {
+      await openaiFake.close()
     }
   })
 })

@@ -11,6 +11,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../decisions/types'
 import type { ThinkingLevel } from '../thinking'
 import type { ChatDialect } from './dialect'
+import { textReply } from '../shared/decision-reply'
 import { endpointUrl } from '../transport-errors'
 import { classifyChatError } from './errors'
 import { readChatChunks } from './sse-chunks'
@@ -74,19 +75,5 @@ async function decideOnChat(client: () => OpenAI, call: DecisionCall, dialect: C
   }
   catch (error) {
     throw classify(error)
-  }
-}
-
-/** The answer object from the message text, or why there is none. */
-export function textReply(text: string, finishReason: string): DecisionReply['body'] {
-  if (finishReason === 'content-filter')
-    return { type: 'refusal', message: 'the model declined to answer' }
-  if (finishReason === 'length')
-    return { type: 'malformed', message: 'the answer was cut off at the output-token limit' }
-  try {
-    return { type: 'answers', value: JSON.parse(text) as unknown }
-  }
-  catch {
-    return { type: 'malformed', message: text.trim() === '' ? 'the model sent no answer' : 'the answer is not JSON' }
   }
 }

@@ -8,7 +8,7 @@
 import type OpenAI from 'openai'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../../decisions/types'
-import { textReply } from '../../openai-chat/decisions'
+import { textReply } from '../../shared/decision-reply'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
 import { consumeResponsesStream } from './stream'
