@@ -14,8 +14,11 @@ import { RUN_HOOK_NAMES } from './run-hooks'
 
 /** Registration typed by `AgentHookHandlers`, so handlers see `ctx.decide`. */
 export interface AgentHookRegistration {
+  /** Register a handler; returns the function that removes it. */
   hook: <K extends AgentHookName>(name: K, handler: AgentHookHandlers[K], options?: { allowDeprecated?: boolean }) => () => void
+  /** Register a handler that runs once, then removes itself. */
   hookOnce: <K extends AgentHookName>(name: K, handler: AgentHookHandlers[K]) => () => void
+  /** Register several handlers at once; returns one function that removes them all. */
   addHooks: (hooks: { [K in AgentHookName]?: AgentHookHandlers[K] }) => () => void
 }
 
