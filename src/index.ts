@@ -8,6 +8,7 @@
 
 export { createAgent } from './agent/create-agent'
 export type { Agent } from './agent/create-agent'
+export type { AgentDecisionsOptions } from './agent/decide'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
@@ -23,8 +24,37 @@ export type * from './core/content'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export type { StopReason } from './core/stop-reason'
+export type {
+  AgentDecide,
+  DecideHookContext,
+  DecideOptions,
+  DecisionAnswer,
+  DecisionAnswerFor,
+  DecisionAnswers,
+  DecisionChoiceAnswer,
+  DecisionChoiceQuestion,
+  DecisionEndHookContext,
+  DecisionFailure,
+  DecisionFailureReason,
+  DecisionInput,
+  DecisionInputKind,
+  DecisionOutcome,
+  DecisionPredicateAnswer,
+  DecisionPredicateQuestion,
+  DecisionQuestion,
+  DecisionQuestions,
+  DecisionRecord,
+  DecisionRefusalAnswer,
+  DecisionRequest,
+  DecisionScoreAnswer,
+  DecisionScoreQuestion,
+  DecisionStartHookContext,
+  DecisionSuccess,
+  DecisionUsage,
+} from './decisions/types'
+export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions } from './decisions/types'
 export { AgentLengthResumeExhaustedError } from './errors'
-export type { AgentHookBus } from './hooks/bus'
+export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig } from './knobs/behavior'
 export { DEFAULT_BUDGET_EXCLUDE_TOOLS } from './knobs/budget-knobs'

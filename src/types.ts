@@ -7,6 +7,7 @@
  */
 
 export type { Agent } from './agent/create-agent'
+export type { AgentDecisionsOptions } from './agent/decide'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
@@ -36,6 +37,35 @@ export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage
 export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export type {
+  AgentDecide,
+  DecideHookContext,
+  DecideOptions,
+  DecisionAnswer,
+  DecisionAnswerFor,
+  DecisionAnswers,
+  DecisionChoiceAnswer,
+  DecisionChoiceQuestion,
+  DecisionEndHookContext,
+  DecisionFailure,
+  DecisionFailureReason,
+  DecisionInput,
+  DecisionInputKind,
+  DecisionOutcome,
+  DecisionPredicateAnswer,
+  DecisionPredicateQuestion,
+  DecisionQuestion,
+  DecisionQuestions,
+  DecisionRecord,
+  DecisionRefusalAnswer,
+  DecisionRequest,
+  DecisionScoreAnswer,
+  DecisionScoreQuestion,
+  DecisionStartHookContext,
+  DecisionSuccess,
+  DecisionUsage,
+} from './decisions/types'
+export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions } from './decisions/types'
+export type {
   AgentAbortedError,
   AgentBehaviorError,
   AgentBudgetExceededError,
@@ -50,6 +80,8 @@ export type {
   BudgetLimit,
   ClassifiedError,
   ClassifiedErrorKind,
+  DecisionError,
+  DecisionErrorInit,
   MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
@@ -57,8 +89,8 @@ export type {
   SessionStoreError,
   WorkingDirectoryError,
 } from './errors'
-export type { AgentHookBus } from './hooks/bus'
 
+export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { DedupHasher, StaleReadPolicy, ToolBudget, ToolBudgetExceedContext, ToolBudgetMode, ToolBudgetOnExceed } from './knobs/budget-knobs'

@@ -1,14 +1,17 @@
 import type { TaskStallInfo } from '../contexts/types'
 import type { PromptPart } from '../core/content'
 import type { AgentStats } from '../core/stats'
+import type { AgentDecide } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { Session } from '../session/session'
 import type { AgentToolState } from '../tool-state/types'
 import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
+import type { RunEnvironment } from './run'
 import type { SteeringQueues } from './steering'
 import type { AgentStream, AgentStreamOptions } from './stream'
 import { randomUUID } from 'node:crypto'
 import { createProcessContext } from '../contexts/process'
+import { DEFAULT_AGENT_CLOCK } from '../core/clock'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
@@ -16,6 +19,7 @@ import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, validateBehavior } from '../knobs/behavior'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
+import { attachContextDecide, createDecisionEngine } from './decide'
 import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
 import { agentPolicies, executeRun, providerList } from './run'
@@ -49,6 +53,13 @@ export interface Agent {
    * stats are on `stream.result`. Breaking out of the loop aborts the run.
    */
   stream: (options?: AgentStreamOptions) => AgentStream
+  /**
+   * Ask a model typed questions about some evidence, in one short structured
+   * call (see `DecisionRequest`). Never throws unless `{ throw: true }`;
+   * `agent.decide.available` says whether a provider can take decisions now.
+   * Hooks get the same function as `ctx.decide`, bound to the run.
+   */
+  readonly decide: AgentDecide
   /** Abort the run in progress: the stream and tools in flight stop, and the run returns `'aborted'`. */
   abort: (reason?: unknown) => void
   /** Abort any run, tear down the execution context (bounded by `destroyTimeoutMs`), and refuse new runs. */
@@ -83,9 +94,29 @@ export function createAgent(options: AgentOptions): Agent {
   }
   let current: AbortController | undefined
   let destroyed = false
+  const decisions = createDecisionEngine({
+    providers,
+    options: options.decisions,
+    hooks,
+    clock: options.clock ?? DEFAULT_AGENT_CLOCK,
+    catalogs: { agent: options.behavior?.modelCatalog },
+    hookTimeoutMs: options.behavior?.hookTimeoutMs,
+  })
+  // The run in progress binds `ctx.decide` to itself; between runs hooks get the agent's.
+  let runDecide: AgentDecide | undefined
+  attachContextDecide(hooks, () => runDecide ?? decisions.decide)
+  const bindDecisions: RunEnvironment['bindDecisions'] = (binding) => {
+    const bound = decisions.bind(binding)
+    runDecide = bound
+    return () => {
+      if (runDecide === bound)
+        runDecide = undefined
+    }
+  }
 
   const agent: Agent = {
     hooks,
+    decide: decisions.decide,
     session: options.session,
     toolState: toolState.committed,
     get running() {
@@ -105,7 +136,7 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
-        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies }, runOptions)
+        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions }, runOptions)
       }
       finally {
         current = undefined

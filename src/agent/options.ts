@@ -14,6 +14,7 @@ import type { SystemFreezeOptions } from '../session/system-freeze'
 import type { SessionRunAgent } from '../session/types'
 import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
+import type { AgentDecisionsOptions } from './decide'
 import type { McpConnector } from './types'
 
 /** Options for `createAgent`. */
@@ -79,6 +80,8 @@ export interface AgentOptions {
    * policies the agent has, without a cycle: checked here (`AgentPolicyError`).
    */
   policies?: readonly BehaviorPolicy[]
+  /** Where `agent.decide` / `ctx.decide` send decisions: provider, model and timeout defaults. */
+  decisions?: AgentDecisionsOptions
 }
 
 /** Options for one `agent.run()`. */

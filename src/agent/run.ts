@@ -3,6 +3,7 @@ import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { SessionTurn } from '../core/content'
 import type { AgentStats, ChildRunStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
+import type { DecisionRecord } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
@@ -12,6 +13,7 @@ import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
 import type { SubagentHost, SubagentParent } from '../tools/types'
+import type { DecisionBinding } from './decide'
 import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { SteeringQueues } from './steering'
@@ -54,6 +56,8 @@ export interface RunEnvironment {
   onBackgroundStall: (info: TaskStallInfo) => void
   /** The agent's policies in run order (`agentPolicies`); default: the built-ins and the queue policies. */
   policies?: readonly BehaviorPolicy[]
+  /** Bind `ctx.decide` to this run until the returned function is called. */
+  bindDecisions?: (binding: DecisionBinding) => () => void
 }
 
 /**
@@ -167,13 +171,17 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
     Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
     seedQueuedMessages(run, env.queues)
+    // Decisions the run's hooks make are bound to it and recorded on its `SessionRun`.
+    const decisions: DecisionRecord[] = []
+    if (env.bindDecisions)
+      detachers.push(env.bindDecisions({ runId: run.runId, signal: controller.signal, record: entry => decisions.push(entry) }))
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
     await untilWall(env.toolState.hydrate(), wall)
     if (tools.names.length > 0)
       await untilWall(spawnExecution(run), wall)
-    return await driveRun(run, options, freshSystem, sections)
+    return await driveRun(run, options, freshSystem, sections, decisions)
   }
   finally {
     for (const detach of detachers.reverse()) detach()
@@ -231,7 +239,7 @@ function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
 }
 
 /** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */
-async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string, sections: FrozenPromptSections): Promise<AgentStats> {
+async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string, sections: FrozenPromptSections, decisions: readonly DecisionRecord[] = []): Promise<AgentStats> {
   const lifecycle = { timeoutMs: hookTimeout(run), failClosed: false }
   const session = run.session
   const record: SessionRun = {
@@ -277,7 +285,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       throw run.wall.error
     await persistNewTurns(run)
     const stats = buildStats(run, stopReason)
-    await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason)
+    await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason, undefined, decisions)
     if (stopReason === 'aborted')
       await callHookBounded(run.hooks, 'agent:abort', { ...runIds(run), reason: run.signal.reason }, lifecycle)
     await callHookBounded(run.hooks, 'agent:done', { ...runIds(run), stats, stopReason }, lifecycle)
@@ -288,7 +296,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     // recorded before any policy can throw), so they are safe to store.
     await persistNewTurns(run).catch(() => {})
     const status: SessionEndStatus = error instanceof AgentBudgetExceededError ? 'aborted' : 'error'
-    await finishRecord(run, record, status, buildStats(run, 'aborted'), undefined, error).catch(() => {})
+    await finishRecord(run, record, status, buildStats(run, 'aborted'), undefined, error, decisions).catch(() => {})
     await callHookBounded(run.hooks, 'agent:error', { ...runIds(run), error }, lifecycle).catch(() => {})
     throw error
   }
@@ -301,6 +309,7 @@ async function finishRecord(
   stats: AgentStats,
   stopReason?: StopReason,
   error?: unknown,
+  decisions: readonly DecisionRecord[] = [],
 ): Promise<void> {
   const session = run.session
   if (!session)
@@ -311,6 +320,7 @@ async function finishRecord(
     endedAt: await run.clock.now(),
     ...definedOnly({ stopReason }),
     ...(error === undefined ? {} : { error: describeError(error) }),
+    ...(decisions.length === 0 ? {} : { decisions: [...decisions] }),
     usage: {
       input: stats.totalIn,
       output: stats.totalOut,

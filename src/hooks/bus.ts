@@ -1,9 +1,10 @@
 import type { Hookable, HookCallback } from 'hookable'
-import type { AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
+import type { AgentHookHandlers, AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
 import { createHooks } from 'hookable'
 import { REPEAT_GUARD_HOOK_NAMES } from '../behavior/repeat-guard/hooks'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
+import { DECISION_HOOK_NAMES } from '../decisions/hooks'
 import { OperationTimeoutError } from '../errors'
 import { MCP_HOOK_NAMES } from '../mcp/hooks'
 import { SESSION_HOOK_NAMES } from '../session/hooks'
@@ -13,12 +14,26 @@ import { BUDGET_HOOK_NAMES } from './budget-hooks'
 import { mayReach, trackRegistrations } from './registrations'
 import { RUN_HOOK_NAMES } from './run-hooks'
 
-/** `agent.hooks`: a hookable instance typed by the agent's event map. */
-export type AgentHookBus = Hookable<AgentHooks>
+/** Registration typed by `AgentHookHandlers`, so handlers see `ctx.decide`. */
+export interface AgentHookRegistration {
+  /** Register a handler; returns the function that removes it. */
+  hook: <K extends AgentHookName>(name: K, handler: AgentHookHandlers[K], options?: { allowDeprecated?: boolean }) => () => void
+  /** Register a handler that runs once, then removes itself. */
+  hookOnce: <K extends AgentHookName>(name: K, handler: AgentHookHandlers[K]) => () => void
+  /** Register several handlers at once; returns one function that removes them all. */
+  addHooks: (hooks: { [K in AgentHookName]?: AgentHookHandlers[K] }) => () => void
+}
+
+/**
+ * `agent.hooks`: a hookable instance typed by the agent's event map.
+ * Registering goes through `AgentHookHandlers` (handlers see `ctx.decide`);
+ * `callHook` takes the raw `AgentHooks` contexts, without it.
+ */
+export type AgentHookBus = AgentHookRegistration & Hookable<AgentHooks>
 
 /** A fresh bus that keeps count of its registrations, so unheard hooks can be skipped cheaply. */
 export function createHookBus(): AgentHookBus {
-  return trackRegistrations(createHooks<AgentHooks>())
+  return trackRegistrations(createHooks<AgentHooks>()) as AgentHookBus
 }
 
 /**
@@ -34,6 +49,7 @@ const OWN_HOOK_NAMES = {
   ...SPAWN_HOOK_NAMES,
   ...REPEAT_GUARD_HOOK_NAMES,
   ...BUDGET_HOOK_NAMES,
+  ...DECISION_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

@@ -6,6 +6,8 @@
 
 import type { RepeatGuardHooks } from '../behavior/repeat-guard/hooks'
 import type { HookHandler } from '../core/hook-context'
+import type { DecisionHooks } from '../decisions/hooks'
+import type { DecideHookContext } from '../decisions/types'
 import type { McpHooks } from '../mcp/hooks'
 import type { SessionHooks } from '../session/hooks'
 import type { ToolHooks } from '../tools/hooks'
@@ -15,6 +17,7 @@ import type { RunHooks } from './run-hooks'
 
 export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../behavior/repeat-guard/hooks'
 export type { RunHookContext, StreamHookContext } from '../core/hook-context'
+export type { DecisionHooks } from '../decisions/hooks'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
@@ -23,7 +26,7 @@ export type { OutputBudgetExceededContext, ToolBudgetExceededContext, ToolOutput
 export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
 
 /** The events of the agent itself: every domain's, subagents' re-emissions aside. */
-interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks {}
+interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks {}
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
 export interface ChildEventMarks {
@@ -50,8 +53,20 @@ export type AgentHookName = keyof AgentHooks
 /** The context type of one event. */
 export type HookContext<K extends AgentHookName> = Parameters<AgentHooks[K]>[0]
 
+/** A handler whose object context also carries `ctx.decide`. */
+export type WithDecide<H> = H extends (ctx: infer C) => infer R
+  ? C extends object ? (ctx: C & DecideHookContext) => R : H
+  : H
+
+/**
+ * Handler signatures as consumers see them: those of `AgentHooks`, except that
+ * every object context but the `decision:*` ones also carries `ctx.decide`
+ * (the agent attaches it right before handlers run).
+ */
+export type AgentHookHandlers = { [K in keyof AgentHooks]: K extends `decision:${string}` ? AgentHooks[K] : WithDecide<AgentHooks[K]> }
+
 /** Hooks given as options: one handler or a list per event. */
-export type AgentHookMap = { [K in AgentHookName]?: AgentHooks[K] | AgentHooks[K][] }
+export type AgentHookMap = { [K in AgentHookName]?: AgentHookHandlers[K] | AgentHookHandlers[K][] }
 
 /**
  * Per-run hook registrations (`AgentRunOptions.hooks`): keyed by event name,

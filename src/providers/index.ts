@@ -6,6 +6,7 @@
  * @module zidane/providers
  */
 
+export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions } from '../decisions/types'
 export { BUNDLED_MODEL_CATALOG, fillEstimatedCost, getModelCatalog, resolveModelInfo, setModelCatalog } from './catalog'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './catalog'
 export { THINKING_LEVELS } from './thinking'

@@ -1,6 +1,7 @@
 import type { SessionContentBlock, SessionMessage } from '../core/content'
 import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { ToolResult } from '../core/tool-io'
+import type { ProviderDecisions } from '../decisions/types'
 import type { ThinkingLevel } from './thinking'
 
 /** A tool as the model sees it: the (wire) name, a description and a JSON Schema for its input. */
@@ -116,4 +117,10 @@ export interface Provider {
   readonly capabilities: ProviderCapabilities
   /** Stream one model turn: report deltas through `callbacks` as they arrive, resolve with the finished turn. */
   stream: (options: StreamOptions, callbacks: StreamCallbacks) => Promise<TurnResult>
+  /**
+   * One short structured call that answers typed questions (`agent.decide`),
+   * in the API's cheapest reliable structured mode. Optional: a provider
+   * without it is skipped when the agent picks where decisions go.
+   */
+  decisions?: ProviderDecisions
 }

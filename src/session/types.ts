@@ -1,5 +1,6 @@
 import type { SessionTurn } from '../core/content'
 import type { StopReason } from '../core/stop-reason'
+import type { DecisionRecord } from '../decisions/types'
 import type { SessionRecordLocation } from '../errors'
 
 /**
@@ -43,6 +44,12 @@ export interface SessionRun {
   label?: string
   agent?: SessionRunAgent
   resumedFromRunId?: string
+  /**
+   * The decisions the run's hooks made (`ctx.decide`), in the order they
+   * finished, with their outcomes: what a replay hands back instead of asking
+   * a model again. Absent when the run made none.
+   */
+  decisions?: DecisionRecord[]
 }
 
 /** A whole session as a store holds it. */

@@ -1,4 +1,4 @@
-import type { AgentHookName, RunHookMap, StreamDeltaContext, TurnAfterContext } from '../../src'
+import type { AgentHookName, DecideHookContext, RunHookMap, StreamDeltaContext, TurnAfterContext } from '../../src'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { createAgent } from '../../src'
 import { scriptedProvider } from '../../src/testing'
@@ -11,11 +11,11 @@ describe('per-run hooks are typed by event', () => {
     const deltas: string[] = []
     const hooks: RunHookMap = {
       'turn:after': (ctx) => {
-        expectTypeOf(ctx).toEqualTypeOf<TurnAfterContext>()
+        expectTypeOf(ctx).toEqualTypeOf<TurnAfterContext & DecideHookContext>()
         turns.push(ctx.turn)
       },
       'stream:text': [(ctx) => {
-        expectTypeOf(ctx).toEqualTypeOf<StreamDeltaContext>()
+        expectTypeOf(ctx).toEqualTypeOf<StreamDeltaContext & DecideHookContext>()
         deltas.push(ctx.delta)
       }],
       'child:turn:after': ctx => void expectTypeOf(ctx.childId).toEqualTypeOf<string>(),

@@ -14,6 +14,7 @@ import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../ty
 import Anthropic from '@anthropic-ai/sdk'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
+import { anthropicDecisions } from './decisions'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
 import { consumeAnthropicStream } from './stream'
@@ -104,6 +105,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       adaptiveBudgetIsEnvelope: true,
     },
     stream,
+    decisions: anthropicDecisions(getClient, defaultModel, userBetas),
   }
 }
 

@@ -8,6 +8,8 @@
 export { parseRetryAfter } from '../retry-after'
 export { openaiReasoningEfforts } from '../shared/openai-models'
 export { fitEffort } from '../shared/reasoning-effort'
+export { chatDecisions } from './decisions'
+export type { ChatDecisionSettings } from './decisions'
 export { CHAT_REASONING_EFFORTS, COMMON_MODEL_OPTION_KEYS, OPEN_WEIGHT_MODEL_OPTION_KEYS } from './dialect'
 export type { ChatDialect, ChatReasoningEffort, ReasoningReplayField, ToolResultImageMode } from './dialect'
 export { classifyChatError, generationFailedError, missingApiKeyError, truncatedStreamError, unsupportedContentError } from './errors'

@@ -7,9 +7,11 @@
 
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import type { Provider, ProviderCapabilities, ProviderMeta, StreamCallbacks, StreamOptions, TurnResult } from '../types'
+import type { ChatDecisionSettings } from './decisions'
 import type { ChatDialect } from './dialect'
 import OpenAI from 'openai'
 import { endpointUrl } from '../transport-errors'
+import { chatDecisions } from './decisions'
 import { classifyChatError, missingApiKeyError } from './errors'
 import { readChatChunks } from './sse-chunks'
 import { consumeChatStream } from './stream'
@@ -71,6 +73,8 @@ export interface ChatProviderConfig {
   capabilities: ProviderCapabilities
   dialect: ChatDialect
   client: () => OpenAI
+  /** How decision calls go out on this API (`Provider.decisions`). Default: `response_format` JSON schema, no reasoning field. */
+  decisions?: ChatDecisionSettings
 }
 
 /** A `Provider` over any Chat Completions API. */
@@ -80,6 +84,7 @@ export function chatCompletionsProvider(config: ChatProviderConfig): Provider {
     meta: config.meta,
     capabilities: config.capabilities,
     stream: (options, callbacks) => streamChatCompletion(config.client, options, callbacks, config.dialect),
+    decisions: chatDecisions(config.client, config.dialect, config.meta.defaultModel, config.decisions),
   }
 }
 

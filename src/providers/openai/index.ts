@@ -12,8 +12,9 @@
 
 import type { ChatDialect } from '../openai-chat'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
-import { COMMON_MODEL_OPTION_KEYS, lazyChatClient, openaiReasoningEfforts, streamChatCompletion } from '../openai-chat'
+import { chatDecisions, COMMON_MODEL_OPTION_KEYS, lazyChatClient, openaiReasoningEfforts, streamChatCompletion } from '../openai-chat'
 import { streamResponses } from './responses'
+import { responsesDecisions } from './responses/decisions'
 
 /** Options of the `openai()` provider. */
 export interface OpenAIParams {
@@ -81,9 +82,10 @@ export function openai(params: OpenAIParams = {}): Provider {
     : (options: StreamOptions, callbacks: StreamCallbacks): Promise<TurnResult> =>
         streamChatCompletion(client, options, callbacks, OPENAI_CHAT_DIALECT)
 
+  const defaultModel = params.defaultModel ?? DEFAULT_OPENAI_MODEL
   return {
     name: PROVIDER_NAME,
-    meta: { defaultModel: params.defaultModel ?? DEFAULT_OPENAI_MODEL },
+    meta: { defaultModel },
     capabilities: {
       images: true,
       documents: true,
@@ -92,6 +94,9 @@ export function openai(params: OpenAIParams = {}): Provider {
       promptCache: false,
     },
     stream,
+    decisions: params.api === 'responses'
+      ? responsesDecisions(client, PROVIDER_NAME, defaultModel)
+      : chatDecisions(client, OPENAI_CHAT_DIALECT, defaultModel, { thinking: 'minimal' }),
   }
 }
 

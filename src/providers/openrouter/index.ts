@@ -77,6 +77,8 @@ export function openrouterDialect(toolResultImages: ToolResultImageMode = 'compa
 export function openrouter(params: OpenRouterParams = {}): Provider {
   return chatCompletionsProvider({
     dialect: openrouterDialect(params.toolResultImages),
+    // Only upstreams that honor `response_format` may serve a decision; others would answer free text.
+    decisions: { extraBody: { provider: { require_parameters: true } } },
     meta: { defaultModel: params.defaultModel ?? DEFAULT_OPENROUTER_MODEL },
     capabilities: {
       images: true,

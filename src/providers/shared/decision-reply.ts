@@ -1,0 +1,20 @@
+/**
+ * The answer object of a decision sent back as message text (the JSON-schema
+ * modes of Chat Completions and Responses), or why there is none.
+ */
+
+import type { DecisionReply } from '../../decisions/types'
+
+/** The answer object from the message text, or why there is none. */
+export function textReply(text: string, finishReason: string): DecisionReply['body'] {
+  if (finishReason === 'content-filter')
+    return { type: 'refusal', message: 'the model declined to answer' }
+  if (finishReason === 'length')
+    return { type: 'malformed', message: 'the answer was cut off at the output-token limit' }
+  try {
+    return { type: 'answers', value: JSON.parse(text) as unknown }
+  }
+  catch {
+    return { type: 'malformed', message: text.trim() === '' ? 'the model sent no answer' : 'the answer is not JSON' }
+  }
+}
