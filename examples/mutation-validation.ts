@@ -32,6 +32,8 @@ writeFileSync(join(dir, 'test.js'), [
   '',
 ].join('\n'))
 const execution = createProcessContext({ cwd: dir })
+const ERROR_LINE = /Error/
+const LINE_START = /^/gm
 
 const live = Boolean(process.env.ANTHROPIC_API_KEY)
 if (!live)
@@ -48,11 +50,11 @@ const agent = createAgent({
       const test = await execution.exec('node test.js', { timeoutMs: 30_000 })
       if (test.exitCode === 0)
         return { ok: true }
-      const firstError = test.output.split('\n').find(line => /Error/.test(line)) ?? test.output.trim()
+      const firstError = test.output.split('\n').find(line => ERROR_LINE.test(line)) ?? test.output.trim()
       return { ok: false, message: '`node test.js` failed.', errors: [firstError] }
     },
     onFailure: ({ message, failureCount }) => {
-      console.log(`  [failure ${failureCount}] steered to the model:\n${message.replace(/^/gm, '    ')}`)
+      console.log(`  [failure ${failureCount}] steered to the model:\n${message.replace(LINE_START, '    ')}`)
       agent.steer(message)
     },
   }),
