@@ -62,6 +62,7 @@ export type { AgentHookBus } from './hooks/bus'
 export type * from './hooks/hook-map'
 export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
+export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './knobs/behavior'
 export type { McpElicitationContext } from './mcp/elicitation'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'
@@ -71,6 +72,7 @@ export type { ThinkingLevel } from './providers/thinking'
 export type {
   Provider,
   ProviderCapabilities,
+  ProviderInputTransformation,
   ProviderMeta,
   StreamCallbacks,
   StreamOptions,

@@ -5,6 +5,7 @@ import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { OperationTimeoutError } from '../errors'
 import { MCP_HOOK_NAMES } from '../mcp/hooks'
+import { PROVIDER_HOOK_NAMES } from '../providers/hooks'
 import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
@@ -30,6 +31,7 @@ const OWN_HOOK_NAMES = {
   ...SESSION_HOOK_NAMES,
   ...MCP_HOOK_NAMES,
   ...SPAWN_HOOK_NAMES,
+  ...PROVIDER_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

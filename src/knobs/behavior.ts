@@ -17,6 +17,7 @@ import type { RecoveryKnobs } from './recovery-knobs'
 import type { RetryKnobs } from './retry-knobs'
 import type { SessionKnobs } from './session-knobs'
 import type { ShellKnobs } from './shell-knobs'
+import type { ThinkingKnobs } from './thinking-knobs'
 import type { WatchdogKnobs } from './watchdog-knobs'
 import type { WebKnobs } from './web-knobs'
 import { definedOnly } from '../core/defined-only'
@@ -31,12 +32,14 @@ import { RECOVERY_KNOBS } from './recovery-knobs'
 import { RETRY_KNOBS } from './retry-knobs'
 import { SESSION_KNOBS } from './session-knobs'
 import { SHELL_KNOBS } from './shell-knobs'
+import { THINKING_KNOBS } from './thinking-knobs'
 import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
 export type { ToolSearchBehavior } from './mcp-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RetryConfig } from './retry-knobs'
+export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './thinking-knobs'
 
 /**
  * Every knob of a run: limits, retries, watchdogs, caching, recovery and tool
@@ -55,7 +58,8 @@ export interface AgentBehavior extends
   FileKnobs,
   WebKnobs,
   SessionKnobs,
-  HostKnobs {}
+  HostKnobs,
+  ThinkingKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -71,6 +75,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   WEB_KNOBS,
   SESSION_KNOBS,
   HOST_KNOBS,
+  THINKING_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */

@@ -14,6 +14,8 @@ import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError } from '../errors'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
+import type { ThinkingLevel } from '../providers/thinking'
+import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { WireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
@@ -129,6 +131,10 @@ export interface PolicyScriptOptions {
   readonly model?: string
   /** The serving model's window the provider side knows; the `contextWindow` knob wins over it, as in a run. */
   readonly contextWindow?: number
+  /** What `run.thinking` says. Default `'off'`, as a run without a level. */
+  readonly thinking?: ThinkingLevel
+  /** What `run.provider` says (name and capabilities). Default: none. */
+  readonly provider?: Pick<Provider, 'name' | 'capabilities'>
 }
 
 /** What `runPolicyScript` returns. */
@@ -168,6 +174,8 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     execution: options.execution ?? createProcessContext(),
     model: options.model ?? 'scripted',
     contextWindow: servingContextWindow({ behavior, targets: [{ contextWindow: options.contextWindow }], targetIndex: 0 }),
+    thinking: options.thinking ?? 'off',
+    provider: options.provider,
     behavior,
     policyPhases: NO_PHASES,
     state: createRunState(),
