@@ -6,6 +6,7 @@
  */
 
 import type { AgentBehavior, ThinkingDecay } from '../../src'
+import type { PolicyScriptStep } from '../../src/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -21,14 +22,14 @@ const note = tool({ name: 'note', description: 'Take a note.', input: z.object({
 
 /** Budgets a run of `turns` turns asks for, per the policy alone (no provider). */
 async function scheduled(behavior: AgentBehavior, turns: number, thinking: 'high' | 'adaptive' = 'high', envelope = false): Promise<(number | undefined)[]> {
+  const steps: PolicyScriptStep[] = []
+  for (let turn = 1; turn <= turns; turn++)
+    steps.push({ phase: 'request', request: { thinkingBudget: behavior.thinkingBudget } }, { phase: 'afterTurn' })
   const result = await runPolicyScript(thinkingDecay, {
     behavior,
     thinking,
     provider: { name: 'p', capabilities: { images: false, documents: false, toolResultMedia: false, thinking: true, promptCache: false, adaptiveBudgetIsEnvelope: envelope } },
-    steps: Array.from({ length: turns }).fill([
-      { phase: 'request' as const, request: { thinkingBudget: behavior.thinkingBudget } },
-      { phase: 'afterTurn' as const },
-    ]).flat(),
+    steps,
   })
   return result.steps.flatMap(step => step.phase === 'request' ? [step.request.thinkingBudget] : [])
 }
