@@ -6,6 +6,7 @@
  * @module zidane
  */
 
+export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export { createAgent } from './agent/create-agent'
 export type { Agent } from './agent/create-agent'
 export type { AgentOptions, AgentRunOptions } from './agent/options'

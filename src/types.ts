@@ -6,6 +6,7 @@
  * @module zidane/types
  */
 
+export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export type { Agent } from './agent/create-agent'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'

@@ -2,8 +2,10 @@ import type { TaskStallInfo } from '../contexts/types'
 import type { PromptPart } from '../core/content'
 import type { AgentStats } from '../core/stats'
 import type { AgentHookBus } from '../hooks/bus'
+import type { RunContext } from '../loop/run-context'
 import type { Session } from '../session/session'
 import type { AgentToolState } from '../tool-state/types'
+import type { ContextBreakdown } from './context-breakdown'
 import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
 import type { SteeringQueues } from './steering'
 import type { AgentStream, AgentStreamOptions } from './stream'
@@ -18,6 +20,7 @@ import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
+import { idleBreakdown, liveBreakdown } from './next-request'
 import { agentPolicies, executeRun, providerList } from './run'
 import { streamRun } from './stream'
 
@@ -53,6 +56,13 @@ export interface Agent {
   abort: (reason?: unknown) => void
   /** Abort any run, tear down the execution context (bounded by `destroyTimeoutMs`), and refuse new runs. */
   destroy: () => Promise<void>
+  /**
+   * Bytes and estimated tokens of the next request: system prompt, tools, and
+   * each kind of message content, as the wire pipeline would send it (without
+   * the host's `context:transform`). During a run, that run's next request;
+   * between runs, the request a run continuing the session would start with.
+   */
+  getContextBreakdown: () => ContextBreakdown
 }
 
 /**
@@ -82,6 +92,7 @@ export function createAgent(options: AgentOptions): Agent {
     queues.notices.push({ content: [{ type: 'text', text: stallNotice(info), origin: 'injected' }], injected: 'background-stall' })
   }
   let current: AbortController | undefined
+  let live: RunContext | undefined
   let destroyed = false
 
   const agent: Agent = {
@@ -105,13 +116,17 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
-        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies }, runOptions)
+        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, onRunContext: (run) => {
+          live = run
+        } }, runOptions)
       }
       finally {
         current = undefined
+        live = undefined
       }
     },
     stream: streamOptions => streamRun(agent.run, streamOptions),
+    getContextBreakdown: () => live ? liveBreakdown(live) : idleBreakdown(options, policies, execution),
     abort(reason) {
       current?.abort(reason ?? new AgentAbortedError())
     },

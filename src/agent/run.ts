@@ -54,6 +54,8 @@ export interface RunEnvironment {
   onBackgroundStall: (info: TaskStallInfo) => void
   /** The agent's policies in run order (`agentPolicies`); default: the built-ins and the queue policies. */
   policies?: readonly BehaviorPolicy[]
+  /** Told the run's context once its policies are active (so `agent.getContextBreakdown()` can read the live run). */
+  onRunContext?: (run: RunContext) => void
 }
 
 /**
@@ -166,6 +168,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     // phases of those that do are listed, their states seeded on the run state.
     const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
     Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
+    env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
     detachers.push(registerHookMap(hooks, options.hooks))
 
@@ -222,7 +225,7 @@ function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[]
  * its calls), so the model answers the last user message afresh instead of
  * seeing a half-finished turn as its final word.
  */
-function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
+export function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
   const filtered = filterUnresolvedToolUses(turns)
   const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
   if (!lastAssistant || filtered.includes(lastAssistant))
