@@ -117,8 +117,9 @@ export async function consumeAnthropicStream(
   }
   const finishReason = anthropicFinishReason(stopReason)
   const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(usage, servedModel ?? context.model, context, finishReason) }
-  const reported = inputTransformations(transformations)
-  if (reported.length > 0) {
+  // Almost every turn reports nothing: no list to build then.
+  const reported = transformations === undefined ? undefined : inputTransformations(transformations)
+  if (reported && reported.length > 0) {
     result.inputTransformations = reported
     const dropped = reported.filter(entry => entry.type === 'thinking_dropped').length
     if (dropped > 0)
