@@ -6,6 +6,7 @@
  * @module zidane
  */
 
+export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export { createAgent } from './agent/create-agent'
 export type { Agent } from './agent/create-agent'
 export type { AgentDecisionsOptions } from './agent/decide'
@@ -56,7 +57,10 @@ export type { DecisionCall, DecisionReply, DecisionReplyBody, ProviderDecisions 
 export { AgentLengthResumeExhaustedError } from './errors'
 export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
+export { createMutationValidationHooks } from './hooks/mutation-validation'
+export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig } from './knobs/behavior'
+export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './knobs/behavior'
 export { DEFAULT_BUDGET_EXCLUDE_TOOLS } from './knobs/budget-knobs'
 export type { DedupHasher, StaleReadPolicy, ToolBudget, ToolBudgetExceedContext, ToolBudgetMode, ToolBudgetOnExceed } from './knobs/budget-knobs'
 export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'

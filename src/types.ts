@@ -6,6 +6,7 @@
  * @module zidane/types
  */
 
+export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export type { Agent } from './agent/create-agent'
 export type { AgentDecisionsOptions } from './agent/decide'
 export type { AgentOptions, AgentRunOptions } from './agent/options'
@@ -92,7 +93,9 @@ export type {
 
 export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
+export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
+export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './knobs/behavior'
 export type { DedupHasher, StaleReadPolicy, ToolBudget, ToolBudgetExceedContext, ToolBudgetMode, ToolBudgetOnExceed } from './knobs/budget-knobs'
 export type { ProgressNudgeKind, ProgressNudgeMessage, ProgressNudgesConfig, ShellToolNudgesConfig, ThinkingOverrunConfig, ThinkingOverrunMode, UnknownToolMessageContext, UnknownToolRecoveryConfig } from './knobs/nudge-knobs'
 export type { McpElicitationContext } from './mcp/elicitation'
@@ -104,6 +107,7 @@ export type { ThinkingLevel } from './providers/thinking'
 export type {
   Provider,
   ProviderCapabilities,
+  ProviderInputTransformation,
   ProviderMeta,
   StreamCallbacks,
   StreamOptions,

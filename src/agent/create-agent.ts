@@ -3,8 +3,10 @@ import type { PromptPart } from '../core/content'
 import type { AgentStats } from '../core/stats'
 import type { AgentDecide } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
+import type { RunContext } from '../loop/run-context'
 import type { Session } from '../session/session'
 import type { AgentToolState } from '../tool-state/types'
+import type { ContextBreakdown } from './context-breakdown'
 import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
 import type { RunEnvironment } from './run'
 import type { SteeringQueues } from './steering'
@@ -22,6 +24,7 @@ import { createToolRegistry } from '../tools/registry'
 import { attachContextDecide, createDecisionEngine } from './decide'
 import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
+import { idleBreakdown, liveBreakdown } from './next-request'
 import { agentPolicies, executeRun, providerList } from './run'
 import { streamRun } from './stream'
 
@@ -64,6 +67,13 @@ export interface Agent {
   abort: (reason?: unknown) => void
   /** Abort any run, tear down the execution context (bounded by `destroyTimeoutMs`), and refuse new runs. */
   destroy: () => Promise<void>
+  /**
+   * Bytes and estimated tokens of the next request: system prompt, tools, and
+   * each kind of message content, as the wire pipeline would send it (without
+   * the host's `context:transform`). During a run, that run's next request;
+   * between runs, the request a run continuing the session would start with.
+   */
+  getContextBreakdown: () => ContextBreakdown
 }
 
 /**
@@ -93,6 +103,7 @@ export function createAgent(options: AgentOptions): Agent {
     queues.notices.push({ content: [{ type: 'text', text: stallNotice(info), origin: 'injected' }], injected: 'background-stall' })
   }
   let current: AbortController | undefined
+  let live: RunContext | undefined
   let destroyed = false
   const decisions = createDecisionEngine({
     providers,
@@ -136,13 +147,17 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
-        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions }, runOptions)
+        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions, onRunContext: (run) => {
+          live = run
+        } }, runOptions)
       }
       finally {
         current = undefined
+        live = undefined
       }
     },
     stream: streamOptions => streamRun(agent.run, streamOptions),
+    getContextBreakdown: () => live ? liveBreakdown(live) : idleBreakdown(options, policies, execution),
     abort(reason) {
       current?.abort(reason ?? new AgentAbortedError())
     },

@@ -58,6 +58,8 @@ export interface RunEnvironment {
   policies?: readonly BehaviorPolicy[]
   /** Bind `ctx.decide` to this run until the returned function is called. */
   bindDecisions?: (binding: DecisionBinding) => () => void
+  /** Told the run's context once its policies are active (so `agent.getContextBreakdown()` can read the live run). */
+  onRunContext?: (run: RunContext) => void
 }
 
 /**
@@ -170,6 +172,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     // phases of those that do are listed, their states seeded on the run state.
     const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
     Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
+    env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
     // Decisions the run's hooks make are bound to it and recorded on its `SessionRun`.
     const decisions: DecisionRecord[] = []
@@ -230,7 +233,7 @@ function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[]
  * its calls), so the model answers the last user message afresh instead of
  * seeing a half-finished turn as its final word.
  */
-function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
+export function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
   const filtered = filterUnresolvedToolUses(turns)
   const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
   if (!lastAssistant || filtered.includes(lastAssistant))

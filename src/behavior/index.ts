@@ -10,6 +10,7 @@ import { repeatGuard } from './repeat-guard'
 import { shellToolNudges } from './shell-tool-nudges'
 import { staleReads } from './stale-reads'
 import { textToolCallRescue } from './text-tool-call-rescue'
+import { thinkingDecay } from './thinking-decay'
 import { thinkingOverrunPolicy } from './thinking-overrun'
 import { toolBudgets } from './tool-budgets'
 import { toolOutputBudget } from './tool-output-budget'
@@ -39,4 +40,5 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   progressNudges,
   thinkingOverrunPolicy,
   repeatGuard,
+  thinkingDecay,
 ])

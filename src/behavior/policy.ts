@@ -7,7 +7,8 @@ import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
 import type { AgentHookName, HookContext } from '../hooks/hook-map'
 import type { AgentBehavior } from '../knobs/behavior'
-import type { ToolSpec } from '../providers/types'
+import type { ThinkingLevel } from '../providers/thinking'
+import type { Provider, ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
 import type { WireStage } from '../wire/stage'
 
@@ -42,6 +43,10 @@ export interface PolicyRunView {
    * policies read it here, so every one of them resolves it the same way.
    */
   readonly contextWindow?: number
+  /** The run's thinking level (`'off'` when the run sets none). */
+  readonly thinking?: ThinkingLevel
+  /** The provider serving the run now (a fallback changes it): its name and what it supports. */
+  readonly provider?: Pick<Provider, 'name' | 'capabilities'>
   /** The run's tools: what the model is offered and which names resolve. */
   readonly tools: PolicyToolsView
 }

@@ -7,6 +7,7 @@ import { debugLog } from '../debug'
 import { DECISION_HOOK_NAMES } from '../decisions/hooks'
 import { OperationTimeoutError } from '../errors'
 import { MCP_HOOK_NAMES } from '../mcp/hooks'
+import { PROVIDER_HOOK_NAMES } from '../providers/hooks'
 import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
@@ -50,6 +51,7 @@ const OWN_HOOK_NAMES = {
   ...REPEAT_GUARD_HOOK_NAMES,
   ...BUDGET_HOOK_NAMES,
   ...DECISION_HOOK_NAMES,
+  ...PROVIDER_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

@@ -9,6 +9,7 @@ import type { HookHandler } from '../core/hook-context'
 import type { DecisionHooks } from '../decisions/hooks'
 import type { DecideHookContext } from '../decisions/types'
 import type { McpHooks } from '../mcp/hooks'
+import type { ProviderHooks } from '../providers/hooks'
 import type { SessionHooks } from '../session/hooks'
 import type { ToolHooks } from '../tools/hooks'
 import type { SpawnHooks } from '../tools/spawn-hooks'
@@ -19,6 +20,7 @@ export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext 
 export type { RunHookContext, StreamHookContext } from '../core/hook-context'
 export type { DecisionHooks } from '../decisions/hooks'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
+export type { ProviderInputTransformationsContext } from '../providers/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
 export type { SpawnCompleteContext, SpawnErrorContext, SpawnHookContext } from '../tools/spawn-hooks'
@@ -26,7 +28,7 @@ export type { OutputBudgetExceededContext, ToolBudgetExceededContext, ToolOutput
 export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
 
 /** The events of the agent itself: every domain's, subagents' re-emissions aside. */
-interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks {}
+interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks, ProviderHooks {}
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
 export interface ChildEventMarks {

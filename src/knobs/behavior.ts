@@ -20,6 +20,7 @@ import type { RepeatKnobs } from './repeat-knobs'
 import type { RetryKnobs } from './retry-knobs'
 import type { SessionKnobs } from './session-knobs'
 import type { ShellKnobs } from './shell-knobs'
+import type { ThinkingKnobs } from './thinking-knobs'
 import type { WatchdogKnobs } from './watchdog-knobs'
 import type { WebKnobs } from './web-knobs'
 import { definedOnly } from '../core/defined-only'
@@ -37,6 +38,7 @@ import { REPEAT_KNOBS } from './repeat-knobs'
 import { RETRY_KNOBS } from './retry-knobs'
 import { SESSION_KNOBS } from './session-knobs'
 import { SHELL_KNOBS } from './shell-knobs'
+import { THINKING_KNOBS } from './thinking-knobs'
 import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
@@ -44,6 +46,7 @@ export type { ToolSearchBehavior } from './mcp-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher } from './repeat-knobs'
 export type { RetryConfig } from './retry-knobs'
+export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './thinking-knobs'
 
 /**
  * Every knob of a run: limits, retries, watchdogs, caching, recovery and tool
@@ -65,7 +68,8 @@ export interface AgentBehavior extends
   NudgeKnobs,
   HostKnobs,
   RepeatKnobs,
-  BudgetKnobs {}
+  BudgetKnobs,
+  ThinkingKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -84,6 +88,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   HOST_KNOBS,
   REPEAT_KNOBS,
   BUDGET_KNOBS,
+  THINKING_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */

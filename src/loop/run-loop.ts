@@ -79,6 +79,8 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
     // Each context is built only when someone listens: most hooks have no handler on most turns.
     if (hasHookHandlers(run.hooks, 'stream:end'))
       await callHookBounded(run.hooks, 'stream:end', extendContext(runIds(run), { turnId, content, usage, finishReason: result.finishReason }), hookOpts)
+    if (result.inputTransformations && hasHookHandlers(run.hooks, 'provider:input-transformations'))
+      await callHookBounded(run.hooks, 'provider:input-transformations', extendContext(runIds(run), { turnId, provider: run.provider.name, model: usage.modelId ?? run.model, transformations: result.inputTransformations, thinkingDropped: usage.thinkingDropped ?? 0 }), hookOpts)
     const assistant = await appendTurn(run, turnId, 'assistant', content, { usage })
     run.usage.push(usage)
     if (hasHookHandlers(run.hooks, 'usage'))

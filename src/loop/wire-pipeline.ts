@@ -1,4 +1,4 @@
-import type { SessionMessage } from '../core/content'
+import type { SessionMessage, SessionTurn } from '../core/content'
 import type { PairingRepair } from '../errors'
 import type { WireStage, WireStageContext } from '../wire/stage'
 import type { RunContext } from './run-context'
@@ -57,6 +57,32 @@ export async function sendableMessages(run: RunContext, turnId: string, view: re
     await checkRepairs(run, turnId, paired.repairs)
   const named = runWireStages(NAME_STAGES, paired.messages, stageContext(run), memo)
   return named.slice()
+}
+
+/** What `previewMessages` reads: the turns, the policy stages and the stage context of a run (live or prospective). */
+export interface WirePreviewSource {
+  readonly turns: readonly SessionTurn[]
+  readonly wireStages: readonly WireStage[]
+  readonly ctx: WireStageContext
+}
+
+/**
+ * The messages the next request would send, from the pure steps only (base
+ * view, built-in and policy stages, pairing repair, tool names): no hook runs,
+ * so `context:transform` is not applied and no repair is announced. A fresh
+ * memo is used, so a live run's memo is left alone.
+ */
+export function previewMessages(source: WirePreviewSource): SessionMessage[] {
+  const memo = createWireMemo()
+  const base = memoWireView(source.turns, memo)
+  const view = VIEW_STAGES.length > 0 ? runWireStages(VIEW_STAGES, base, source.ctx, memo) : base
+  const staged = source.wireStages.length > 0 ? runWireStages(source.wireStages, view, source.ctx, memo) : view
+  return runWireStages(NAME_STAGES, pairWireView(staged).messages, source.ctx, memo).slice()
+}
+
+/** The stage context of `run`'s next request. */
+export function nextStageContext(run: RunContext): WireStageContext {
+  return { turn: run.turnCount + 1, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire }
 }
 
 /**

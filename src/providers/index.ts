@@ -16,6 +16,7 @@ export type { InvalidToolInput } from './tool-json'
 export type {
   Provider,
   ProviderCapabilities,
+  ProviderInputTransformation,
   ProviderMeta,
   StreamCallbacks,
   StreamOptions,

@@ -104,6 +104,23 @@ export interface TurnResult {
   toolCalls: ToolCall[]
   usage: TurnUsage
   finishReason: TurnFinishReason
+  /** Changes the provider reports it made to the request's input before sampling (Anthropic `input_transformations`); absent when none. */
+  inputTransformations?: ProviderInputTransformation[]
+}
+
+/**
+ * One change a provider made to the input it was sent, as it reported it:
+ * Anthropic's `thinking_dropped` (a replayed thinking block removed before
+ * the model saw it) and `thinking_mismatch_allowed` entries, and any type the
+ * API adds later, passed through as sent.
+ */
+export interface ProviderInputTransformation {
+  /** `'thinking_dropped'`, `'thinking_mismatch_allowed'`, or a newer type. */
+  type: string
+  /** Where the block was in the request the provider received, e.g. `messages.3.content.0`. */
+  path?: string
+  /** Which check the block failed (e.g. `prefix_binding_mismatch`). */
+  reason?: string
 }
 
 /**

@@ -15,6 +15,8 @@ import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError } from '../errors'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
+import type { ThinkingLevel } from '../providers/thinking'
+import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { WireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
@@ -139,6 +141,10 @@ export interface PolicyScriptOptions {
   readonly contextWindow?: number
   /** Names of the tools the run registers and advertises (what `run.tools` says). Default: none. */
   readonly tools?: readonly string[]
+  /** What `run.thinking` says. Default `'off'`, as a run without a level. */
+  readonly thinking?: ThinkingLevel
+  /** What `run.provider` says (name and capabilities). Default: none. */
+  readonly provider?: Pick<Provider, 'name' | 'capabilities'>
 }
 
 /** What `runPolicyScript` returns. */
@@ -184,6 +190,8 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     model: options.model ?? 'scripted',
     contextWindow: servingContextWindow({ behavior, targets: [{ contextWindow: options.contextWindow }], targetIndex: 0 }),
     tools: scriptTools(options.tools ?? []),
+    thinking: options.thinking ?? 'off',
+    provider: options.provider,
     behavior,
     policyPhases: NO_PHASES,
     state: createRunState(),

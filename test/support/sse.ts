@@ -16,6 +16,8 @@ export interface ScriptedAnthropicTurn {
   usage?: { input_tokens?: number, output_tokens?: number, cache_read_input_tokens?: number, cache_creation_input_tokens?: number }
   /** The model named in `message_start`. Default: the request's model (or `claude-test` without a request). */
   model?: string
+  /** `message.input_transformations` of `message_start` (the thinking-binding beta's report); omitted when unset. */
+  inputTransformations?: unknown[]
 }
 
 export interface SseEvent {
@@ -103,6 +105,7 @@ export function anthropicEvents(turn: ScriptedAnthropicTurn, msgId = 'msg_fake_0
           cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
           cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
         },
+        ...(turn.inputTransformations ? { input_transformations: turn.inputTransformations } : {}),
       },
     },
   }]

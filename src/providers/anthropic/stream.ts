@@ -7,7 +7,7 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { SessionContentBlock } from '../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../core/stats'
-import type { StreamCallbacks, ToolCall, TurnResult } from '../types'
+import type { ProviderInputTransformation, StreamCallbacks, ToolCall, TurnResult } from '../types'
 import { ToolJsonBuffer } from '../tool-json'
 import { truncatedStreamError } from './errors'
 import { anthropicTurnCost, findAnthropicModel } from './models'
@@ -66,6 +66,8 @@ export async function consumeAnthropicStream(
   let servedModel: string | undefined
   let stopReason: string | null | undefined
   let stopped = false
+  // Final in `message_start`; a `message_delta` carries it only after a server-side fallback, and then replaces it.
+  let transformations: unknown
 
   const close = (index: number) => {
     const block = open.get(index)
@@ -80,6 +82,7 @@ export async function consumeAnthropicStream(
       case 'message_start':
         servedModel = event.message.model
         Object.assign(usage, event.message.usage)
+        transformations = (event.message as { input_transformations?: unknown }).input_transformations ?? transformations
         break
       case 'content_block_start':
         open.set(event.index, startBlock(event.content_block as unknown as Record<string, unknown>, callbacks))
@@ -93,6 +96,7 @@ export async function consumeAnthropicStream(
       case 'message_delta':
         stopReason = event.delta.stop_reason ?? stopReason
         mergeDefined(usage, event.usage as WireUsage)
+        transformations = (event as { input_transformations?: unknown }).input_transformations ?? transformations
         break
       case 'message_stop':
         stopped = true
@@ -112,7 +116,35 @@ export async function consumeAnthropicStream(
       toolCalls.push({ id: block.id, name: block.name, input: block.input })
   }
   const finishReason = anthropicFinishReason(stopReason)
-  return { content, toolCalls, finishReason, usage: turnUsage(usage, servedModel ?? context.model, context, finishReason) }
+  const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(usage, servedModel ?? context.model, context, finishReason) }
+  // Almost every turn reports nothing: no list to build then.
+  const reported = transformations === undefined ? undefined : inputTransformations(transformations)
+  if (reported && reported.length > 0) {
+    result.inputTransformations = reported
+    const dropped = reported.filter(entry => entry.type === 'thinking_dropped').length
+    if (dropped > 0)
+      result.usage.thinkingDropped = dropped
+  }
+  return result
+}
+
+/** The entries of `input_transformations` that have a type; unknown types pass through, malformed entries are skipped. */
+function inputTransformations(raw: unknown): ProviderInputTransformation[] {
+  if (!Array.isArray(raw))
+    return []
+  const entries: ProviderInputTransformation[] = []
+  for (const item of raw) {
+    if (typeof item !== 'object' || item === null || typeof (item as { type?: unknown }).type !== 'string')
+      continue
+    const { type, path, reason } = item as Record<string, unknown>
+    const entry: ProviderInputTransformation = { type: type as string }
+    if (typeof path === 'string')
+      entry.path = path
+    if (typeof reason === 'string')
+      entry.reason = reason
+    entries.push(entry)
+  }
+  return entries
 }
 
 function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks): OpenBlock {

@@ -28,6 +28,8 @@ import { acceptsCacheControl, toWireBlock } from './wire-content'
 export const EXTENDED_CACHE_TTL_BETA = 'extended-cache-ttl-2025-04-11'
 export const FAST_MODE_BETA = 'fast-mode-2026-02-01'
 export const CONTEXT_MANAGEMENT_BETA = 'context-management-2025-06-27'
+/** Makes the API report (in `input_transformations`) replayed thinking blocks it dropped or let through unverified. */
+export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01'
 
 /** The request body, typed by the SDK where its non-beta types cover the field. */
 export type AnthropicRequestBody = Omit<MessageCreateParamsBase, 'thinking' | 'output_config' | 'stream'> & {
@@ -88,7 +90,27 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
     body.context_management = settings.contextManagement
     betas.push(CONTEXT_MANAGEMENT_BETA)
   }
+  if (replaysThinking(body.messages))
+    betas.push(THINKING_BINDING_BETA)
   return { body, betas: [...new Set(betas)] }
+}
+
+/**
+ * Whether the request sends a thinking block back. Only then can the API drop
+ * one, and only with the binding beta does it say so. Searched from the end:
+ * the latest assistant turn of a thinking run usually has one.
+ */
+function replaysThinking(messages: readonly MessageParam[]): boolean {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const { role, content } = messages[i]
+    if (role !== 'assistant' || typeof content === 'string')
+      continue
+    for (const block of content) {
+      if (block.type === 'thinking' || block.type === 'redacted_thinking')
+        return true
+    }
+  }
+  return false
 }
 
 function withCacheControl<T extends object>(block: T, cacheControl: CacheControlEphemeral | undefined): T {

@@ -13,6 +13,7 @@ import type { RepeatKnobs } from '../../../src/knobs/repeat-knobs'
 import type { RetryKnobs } from '../../../src/knobs/retry-knobs'
 import type { SessionKnobs } from '../../../src/knobs/session-knobs'
 import type { ShellKnobs } from '../../../src/knobs/shell-knobs'
+import type { ThinkingKnobs } from '../../../src/knobs/thinking-knobs'
 import type { WatchdogKnobs } from '../../../src/knobs/watchdog-knobs'
 import type { WebKnobs } from '../../../src/knobs/web-knobs'
 import type { KnobScenario } from './harness'
@@ -33,11 +34,12 @@ import { repeatScenarios } from './scenarios/repeat'
 import { retryScenarios } from './scenarios/retry'
 import { sessionScenarios } from './scenarios/sessions'
 import { shellScenarios } from './scenarios/shell'
+import { thinkingScenarios } from './scenarios/thinking'
 import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs & ThinkingKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -57,6 +59,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'host data': { scenarios: hostScenarios, file: 'host.test.ts' },
   'repeat guard': { scenarios: repeatScenarios, file: 'repeat.test.ts' },
   'budgets': { scenarios: budgetScenarios, file: 'budgets.test.ts' },
+  'thinking': { scenarios: thinkingScenarios, file: 'thinking.test.ts' },
 }
 
 describe('every knob has a scenario', () => {

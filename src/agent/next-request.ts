@@ -1,0 +1,67 @@
+import type { BehaviorPolicy } from '../behavior/policy'
+import type { ExecutionContext } from '../contexts/types'
+import type { SessionTurn } from '../core/content'
+import type { RunContext } from '../loop/run-context'
+import type { ContextBreakdown } from './context-breakdown'
+import type { AgentOptions } from './options'
+import { DEFAULT_AGENT_CLOCK } from '../core/clock'
+import { resolveBehavior } from '../knobs/behavior'
+import { activatePolicies } from '../loop/policy-runner'
+import { servingContextWindow } from '../loop/run-context'
+import { nextStageContext, previewMessages } from '../loop/wire-pipeline'
+import { resolveModelTargets } from '../providers/model-targets'
+import { composeSystemPrompt } from '../session/system-freeze'
+import { measureContext } from './context-breakdown'
+import { DEFAULT_SYSTEM_PROMPT } from './options'
+import { providerList, resumableTurns } from './run'
+import { prepareRunTools } from './run-tools'
+import { planToolDisclosure } from './tool-disclosure'
+
+/**
+ * The breakdown of a running run's next request: its system prompt and
+ * tools, its turns plus the messages waiting to join the next user turn,
+ * through its own wire stages.
+ */
+export function liveBreakdown(run: RunContext): ContextBreakdown {
+  const pending = run.pending.flatMap(part => part.content)
+  const turns: readonly SessionTurn[] = pending.length === 0
+    ? run.turns
+    : [...run.turns, { id: 'pending', role: 'user', content: pending, createdAt: 0 }]
+  const messages = previewMessages({ turns, wireStages: run.wireStages, ctx: nextStageContext(run) })
+  return measureContext({ system: run.system, tools: run.tools.specs, messages, contextWindow: run.contextWindow })
+}
+
+/**
+ * The breakdown of the request a run with no options of its own would start
+ * with: the agent's system prompt, tools and first model, and the session's
+ * turns through the stages of the agent's policies. MCP tools are left out
+ * (their servers connect when a run starts).
+ */
+export function idleBreakdown(options: AgentOptions, policies: readonly BehaviorPolicy[], execution: ExecutionContext): ContextBreakdown {
+  const behavior = resolveBehavior(options.behavior, undefined)
+  const turns = options.session ? resumableTurns(options.session.turns) : []
+  const disclosure = planToolDisclosure(options.tools, options.toolAliases, undefined, behavior, turns)
+  const tools = prepareRunTools(disclosure.tools, options.toolAliases, behavior, execution, disclosure.disclosure)
+  const catalogs = { agent: behavior.modelCatalog }
+  const targets = resolveModelTargets(providerList(options.provider), undefined, catalogs)
+  const { provider, model } = targets[0]
+  const contextWindow = servingContextWindow({ behavior, targets, targetIndex: 0 })
+  const view = {
+    runId: 'context-breakdown',
+    clock: options.clock ?? DEFAULT_AGENT_CLOCK,
+    turnCount: 0,
+    usage: [],
+    startedAt: 0,
+    session: options.session,
+    execution,
+    model,
+    contextWindow,
+    thinking: 'off' as const,
+    provider,
+    tools,
+  }
+  const { wireStages } = activatePolicies(policies, behavior, view)
+  const messages = previewMessages({ turns, wireStages, ctx: { turn: 1, providerName: provider.name, model, toolWireName: tools.toWire } })
+  const system = composeSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT, disclosure.sections)
+  return measureContext({ system, tools: tools.specs, messages, contextWindow })
+}
