@@ -61,6 +61,7 @@ export type { AgentHookBus } from './hooks/bus'
 
 export type * from './hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
+export type { AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/compaction-knobs'
 export type { McpElicitationContext } from './mcp/elicitation'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'

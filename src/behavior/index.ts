@@ -1,9 +1,12 @@
 import type { BehaviorPolicy } from './policy'
+import { autoCompact } from './auto-compact'
 import { runBudgets } from './budgets'
+import { contextRecovery } from './context-recovery'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
 import { pauseContinuation } from './pause-continuation'
 import { refusalResume } from './refusal-resume'
+import { tailCompaction } from './tail-compaction'
 import { trackShellReads } from './track-shell-reads'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
 
@@ -19,4 +22,7 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
+  tailCompaction,
+  autoCompact,
+  contextRecovery,
 ])

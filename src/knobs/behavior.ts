@@ -6,6 +6,7 @@
  * `BEHAVIOR_DEFAULTS` the union of their defaults.
  */
 
+import type { CompactionKnobs } from './compaction-knobs'
 import type { KnobMeta, KnobSlice } from './define'
 import type { ExecutionKnobs } from './execution-knobs'
 import type { FileKnobs } from './file-knobs'
@@ -21,6 +22,7 @@ import type { WatchdogKnobs } from './watchdog-knobs'
 import type { WebKnobs } from './web-knobs'
 import { definedOnly } from '../core/defined-only'
 import { AgentBehaviorError } from '../errors'
+import { COMPACTION_KNOBS } from './compaction-knobs'
 import { EXECUTION_KNOBS } from './execution-knobs'
 import { FILE_KNOBS } from './file-knobs'
 import { HOST_KNOBS } from './host-knobs'
@@ -34,6 +36,7 @@ import { SHELL_KNOBS } from './shell-knobs'
 import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
+export type { AutoCompactConfig, CompactFunction, CompactSkip } from './compaction-knobs'
 export type { ToolSearchBehavior } from './mcp-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RetryConfig } from './retry-knobs'
@@ -55,7 +58,8 @@ export interface AgentBehavior extends
   FileKnobs,
   WebKnobs,
   SessionKnobs,
-  HostKnobs {}
+  HostKnobs,
+  CompactionKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -71,6 +75,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   WEB_KNOBS,
   SESSION_KNOBS,
   HOST_KNOBS,
+  COMPACTION_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
@@ -89,6 +94,7 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   ...MCP_KNOBS.defaults,
   ...FILE_KNOBS.defaults,
   ...SESSION_KNOBS.defaults,
+  ...COMPACTION_KNOBS.defaults,
 })
 
 const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))

@@ -1,6 +1,8 @@
 import type {
   BehaviorPolicy,
   CallDecision,
+  CompletionRequest,
+  CompletionResult,
   GatedCall,
   InjectedMessage,
   PolicyState,
@@ -15,7 +17,7 @@ import type { AgentContextExceededError, AgentProviderError } from '../errors'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
 import type { Session } from '../session/session'
-import type { WireStage } from '../wire/stage'
+import type { PolicyWireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
 import { resolveBehavior } from '../knobs/behavior'
 import { activatePolicies, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
@@ -106,7 +108,7 @@ export type PolicyScriptOutcome
       /** The error of a `fail` decision. */
       readonly error?: Error
     }
-    | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error }
+    | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error, readonly messages?: readonly InjectedMessage[] }
 
 /** One step's outcome, the turn it belonged to, and the policy's state after it (a JSON copy). */
 export type PolicyScriptStepResult = PolicyScriptOutcome & { readonly turn: number, readonly state: PolicyState }
@@ -121,6 +123,8 @@ export interface PolicyScriptOptions {
   /** Turns already played before the first step (with a restored state, where the earlier script stopped). */
   readonly turnsBefore?: number
   readonly session?: Session
+  /** What `run.turns` holds (the recorded conversation). Default: none. */
+  readonly turns?: readonly SessionTurn[]
   /** Where `run.execution` points. Default: a process context in the current directory. */
   readonly execution?: ExecutionContext
   /** Default: a clock at 0 that moves only with the steps' `elapsedMs`. */
@@ -129,18 +133,32 @@ export interface PolicyScriptOptions {
   readonly model?: string
   /** The serving model's window the provider side knows; the `contextWindow` knob wins over it, as in a run. */
   readonly contextWindow?: number
+  /** Answers `run.complete` (a policy's side-band model call). Default: the call throws, as a run without a model would. */
+  readonly complete?: (request: CompletionRequest) => CompletionResult | Promise<CompletionResult>
+}
+
+/** A host event a policy fired through `run.emit` during the script. */
+export interface PolicyScriptEvent {
+  readonly event: string
+  readonly context: Readonly<Record<string, unknown>>
+  /** The turn it was fired in. */
+  readonly turn: number
 }
 
 /** What `runPolicyScript` returns. */
 export interface PolicyScriptResult {
   /** What the policy's `enabled` said; a disabled policy plays no step. */
   readonly enabled: boolean
-  readonly wireStages: readonly WireStage[]
+  readonly wireStages: readonly PolicyWireStage[]
   readonly steps: readonly PolicyScriptStepResult[]
   /** The state after the last step (`undefined` when disabled). */
   readonly state?: PolicyState
   /** The reason of an `abort` decision, if one was made (the script stops there). */
   readonly abortReason?: unknown
+  /** Host events the policy fired (`run.emit`), in order. */
+  readonly events: readonly PolicyScriptEvent[]
+  /** The requests the policy made through `run.complete`, in order. */
+  readonly completions: readonly CompletionRequest[]
 }
 
 /**
@@ -158,10 +176,13 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     return () => `script-id-${++n}`
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
+  const events: PolicyScriptEvent[] = []
+  const completions: CompletionRequest[] = []
   const host = {
     runId: 'policy-script',
     clock,
     turnCount: options.turnsBefore ?? 0,
+    turns: options.turns ?? [],
     usage: [] as TurnUsage[],
     startedAt: options.clock ? await options.clock.now() : 0,
     session: options.session,
@@ -175,11 +196,20 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       abort.aborted = true
       abort.reason = reason
     },
+    complete: async (request: CompletionRequest): Promise<CompletionResult> => {
+      completions.push(request)
+      if (!options.complete)
+        throw new Error('runPolicyScript: the policy called run.complete, and the script gives no `complete` answer')
+      return options.complete(request)
+    },
+    emit: async (event: string, context: object) => {
+      events.push({ event, context: { ...context }, turn: host.turnCount })
+    },
   } satisfies PolicyHost
   const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
   const activated = activatePolicies([policy], behavior, host, restored)
   if (!Object.hasOwn(activated.state.policies, policy.name))
-    return { enabled: false, wireStages: [], steps: [] }
+    return { enabled: false, wireStages: [], steps: [], events, completions }
   Object.assign(host, { policyPhases: activated.phases, state: activated.state })
 
   const results: PolicyScriptStepResult[] = []
@@ -200,8 +230,10 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   }
   return {
     enabled: true,
-    wireStages: activated.wireStages,
+    wireStages: [...activated.wireStages, ...activated.sentStages],
     steps: results,
+    events,
+    completions,
     state: jsonCopy(host.state.policies[policy.name]),
     ...(abort.aborted ? { abortReason: abort.reason } : {}),
   }
@@ -253,8 +285,9 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
     }
     case 'providerError':
       try {
-        const verdict = await decideProviderError(host, host.turnCount, step.error, step.retried === true)
-        return { phase: 'providerError', ...(verdict === undefined || verdict === 'aborted' ? {} : { verdict }) }
+        const messages: InjectedMessage[] = []
+        const verdict = await decideProviderError(host, host.turnCount, step.error, step.retried === true, messages)
+        return { phase: 'providerError', ...(verdict === undefined || verdict === 'aborted' ? {} : { verdict }), ...(messages.length > 0 ? { messages } : {}) }
       }
       catch (error) {
         return { phase: 'providerError', error: error as Error }
