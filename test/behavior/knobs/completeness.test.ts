@@ -1,4 +1,5 @@
 import type { AgentBehavior } from '../../../src'
+import type { CompactionKnobs } from '../../../src/knobs/compaction-knobs'
 import type { KnobSlice } from '../../../src/knobs/define'
 import type { ExecutionKnobs } from '../../../src/knobs/execution-knobs'
 import type { FileKnobs } from '../../../src/knobs/file-knobs'
@@ -17,6 +18,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { KNOB_SLICES, KNOBS } from '../../../src/knobs/behavior'
+import { compactionScenarios } from './scenarios/compaction'
 import { executionScenarios } from './scenarios/execution'
 import { fileScenarios } from './scenarios/files'
 import { hostScenarios } from './scenarios/host'
@@ -31,7 +33,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs & CompactionKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -48,6 +50,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'web tools': { scenarios: webScenarios, file: 'web.test.ts' },
   'sessions': { scenarios: sessionScenarios, file: 'sessions.test.ts' },
   'host data': { scenarios: hostScenarios, file: 'host.test.ts' },
+  'compaction': { scenarios: compactionScenarios, file: 'compaction.test.ts' },
 }
 
 describe('every knob has a scenario', () => {
