@@ -19,7 +19,9 @@ const dump = tool({
 
 /** A run of `count` tool turns, each printing `size` bytes, then an answer; returns every request sent. */
 async function requestsOf(behavior: AgentBehavior, count: number, size: number, window?: number): Promise<StreamOptions[]> {
-  const turns: ScriptedTurn[] = Array.from({ length: count }).fill({ toolCalls: [{ name: 'dump', input: { size } }] })
+  const turns: ScriptedTurn[] = []
+  for (let i = 0; i < count; i++)
+    turns.push({ toolCalls: [{ name: 'dump', input: { size } }] })
   const provider = scriptedProvider([...turns, { text: 'done' }], window === undefined ? {} : { contextWindow: window })
   const agent = createAgent({ provider, tools: { dump }, behavior })
   await agent.run({ prompt: 'go' })
