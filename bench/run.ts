@@ -5,12 +5,14 @@
  */
 
 import { availableParallelism } from 'node:os'
+import { contextBenchmark } from './context'
 import { loopOverhead } from './loop-overhead'
 import { sessionPersist } from './session-persist'
 
 const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'loop-overhead', run: loopOverhead },
   { name: 'session-persist', run: sessionPersist },
+  { name: 'context', run: contextBenchmark },
 ]
 
 console.log(`zidane benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs\n`)

@@ -46,8 +46,8 @@ export interface PolicyRunView {
   readonly contextWindow?: number
   /**
    * A side-band model call (a summary, say): the request the loop sent last,
-   * with the conversation as it would be sent now and `prompt` appended as a
-   * final user message, so it reads the prefix the provider has cached. The
+   * exactly as sent, extended with the turns recorded since and `prompt` as
+   * a final user message, so it reads the prefix the provider has cached. The
    * answer is not recorded as a turn and fires no stream hooks; the caller
    * decides what to keep. Throws the provider's error when the call fails.
    */

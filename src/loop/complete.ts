@@ -5,16 +5,17 @@ import type { RunContext } from './run-context'
 import type { TurnRequest } from './stream-turn'
 import { callHookBounded } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
+import { wireMessageOf } from '../wire/messages'
 import { requestForTarget } from './model-metadata'
 import { hookTimeout, runIds } from './stream-turn'
 import { sendableMessages, wireView } from './wire-pipeline'
 
 /**
  * `run.complete` for policies: one side-band model call built from the
- * request the loop sent last (system prompt, tools, thinking and caching
- * exactly as they went out), with the conversation as the wire pipeline
- * would send it now and the policy's prompt appended as a final user
- * message. Sending the same prefix is what lets the provider serve it from
+ * request the loop sent last (system prompt, tools, thinking, caching and
+ * messages exactly as they went out), extended with the turns recorded since
+ * and the policy's prompt as a final user message (before the first request:
+ * the conversation as the wire pipeline would send it). Sending the same prefix is what lets the provider serve it from
  * its prompt cache. Nothing is recorded and no stream hook fires: the text
  * is the policy's to use. Names no policy: any policy may call it.
  */
@@ -22,7 +23,9 @@ export async function completeForPolicy(run: RunContext, request: CompletionRequ
   const turnId = run.clock.randomUUID()
   const conversation: SessionMessage[] = request.messages
     ? request.messages.slice()
-    : await sendableMessages(run, turnId, wireView(run))
+    : run.lastRequest
+      ? extendLastRequest(run, run.lastRequest)
+      : await sendableMessages(run, turnId, wireView(run))
   conversation.push({ role: 'user', content: [...request.prompt] })
   const base: TurnRequest = run.lastRequest ?? {
     model: run.model,
@@ -47,6 +50,26 @@ export async function completeForPolicy(run: RunContext, request: CompletionRequ
       text += block.text
   }
   return { text, usage: result.usage, model: run.model }
+}
+
+/**
+ * The last request's messages exactly as they were sent, followed by the
+ * turns recorded since (the model's answer and its tool results), as the
+ * model knows them. Re-running the pipeline instead could move a wire
+ * frontier and rewrite the very prefix this call means to read from cache.
+ */
+function extendLastRequest(run: RunContext, last: TurnRequest): SessionMessage[] {
+  const messages = last.messages.slice()
+  for (const turn of run.turns.slice(run.lastRequestTurns ?? run.turns.length)) {
+    const message = wireMessageOf(turn)
+    if (!message)
+      continue
+    const renamed = message.content.map(block => block.type === 'tool_call' && run.tools.toWire(block.name) !== block.name
+      ? { ...block, name: run.tools.toWire(block.name) }
+      : block)
+    messages.push({ role: message.role, content: renamed })
+  }
+  return messages
 }
 
 /** `run.emit` for policies: a host event with the run's ids, bounded like every loop hook; a throwing handler is logged. */

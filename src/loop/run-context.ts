@@ -99,6 +99,8 @@ export interface RunContext {
   wireMemo?: WireMemo
   /** The last model request the loop sent (for `complete`, which reuses its cached prefix). */
   lastRequest?: TurnRequest
+  /** How many turns the conversation had when `lastRequest` was built. */
+  lastRequestTurns?: number
   /** A side-band model call for policies (see `PolicyRunView.complete`). */
   readonly complete: PolicyRunView['complete']
   /** Fire a host event from a policy (see `PolicyRunView.emit`). */

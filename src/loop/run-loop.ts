@@ -51,6 +51,7 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
     if (run.policyPhases.request.length > 0)
       request = await adjustRequest(run, run.turnCount, request)
     run.lastRequest = request
+    run.lastRequestTurns = run.turns.length
     let streamed: StreamedTurn | undefined
     try {
       streamed = await streamWithFallback(run, turnId, request)
