@@ -8,7 +8,7 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { ModelTarget } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
-import type { Provider } from '../providers/types'
+import type { Provider, StreamOptions } from '../providers/types'
 import type { Session } from '../session/session'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
@@ -17,7 +17,6 @@ import type { WireMemo } from '../wire/pipeline'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { PolicyPhases } from './policy-runner'
 import type { RunState } from './run-state'
-import type { TurnRequest } from './stream-turn'
 import type { WallDeadline } from './wall-deadline'
 
 /** A user message waiting to join the next user turn (all of a boundary's messages join as one turn). */
@@ -98,7 +97,7 @@ export interface RunContext {
   /** What the wire pipeline remembers from one request to the next (created by its first request; a cache, never saved). */
   wireMemo?: WireMemo
   /** The last model request the loop sent (for `complete`, which reuses its cached prefix). */
-  lastRequest?: TurnRequest
+  lastRequest?: Omit<StreamOptions, 'signal'>
   /** How many turns the conversation had when `lastRequest` was built. */
   lastRequestTurns?: number
   /** A side-band model call for policies (see `PolicyRunView.complete`). */
