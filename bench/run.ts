@@ -5,6 +5,7 @@
  */
 
 import { availableParallelism } from 'node:os'
+import { contextBenchmark } from './context'
 import { guards } from './guards'
 import { loopOverhead } from './loop-overhead'
 import { sessionPersist } from './session-persist'
@@ -13,6 +14,7 @@ const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'loop-overhead', run: loopOverhead },
   { name: 'session-persist', run: sessionPersist },
   { name: 'guards', run: guards },
+  { name: 'context', run: contextBenchmark },
 ]
 
 console.log(`zidane benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs\n`)

@@ -59,6 +59,12 @@ export function idleBreakdown(options: AgentOptions, policies: readonly Behavior
     thinking: 'off' as const,
     provider,
     tools,
+    turns,
+    // Nothing runs while a breakdown is measured: no model call to make, no host to tell.
+    complete: async () => {
+      throw new Error('getContextBreakdown: no run is active, so a policy cannot call the model')
+    },
+    emit: async () => {},
   }
   const { wireStages } = activatePolicies(policies, behavior, view)
   const messages = previewMessages({ turns, wireStages, ctx: { turn: 1, providerName: provider.name, model, toolWireName: tools.toWire } })

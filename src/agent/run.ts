@@ -25,6 +25,7 @@ import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
+import { completeForPolicy, emitForPolicy } from '../loop/complete'
 import { activatePolicies, NO_PHASES, orderPolicies } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
@@ -166,12 +167,15 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       policyPhases: NO_PHASES,
       state: createRunState(),
       wireStages: [],
+      sentStages: [],
+      complete: request => completeForPolicy(run, request),
+      emit: (event, context) => emitForPolicy(run, event, context),
     }
 
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.
     const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
-    Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
+    Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages, sentStages: activated.sentStages })
     env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
     // Decisions the run's hooks make are bound to it and recorded on its `SessionRun`.

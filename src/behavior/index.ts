@@ -1,5 +1,7 @@
 import type { BehaviorPolicy } from './policy'
+import { autoCompact } from './auto-compact'
 import { runBudgets } from './budgets'
+import { contextRecovery } from './context-recovery'
 import { dedupTools } from './dedup-tools'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
@@ -9,6 +11,7 @@ import { refusalResume } from './refusal-resume'
 import { repeatGuard } from './repeat-guard'
 import { shellToolNudges } from './shell-tool-nudges'
 import { staleReads } from './stale-reads'
+import { tailCompaction } from './tail-compaction'
 import { textToolCallRescue } from './text-tool-call-rescue'
 import { thinkingDecay } from './thinking-decay'
 import { thinkingOverrunPolicy } from './thinking-overrun'
@@ -30,6 +33,9 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
+  tailCompaction,
+  autoCompact,
+  contextRecovery,
   toolBudgets,
   dedupTools,
   toolOutputBudget,

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
-import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionTurn } from '../core/content'
+import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
 import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
@@ -10,7 +10,7 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider, ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
-import type { WireStage } from '../wire/stage'
+import type { PolicyWireStage } from '../wire/stage'
 
 /**
  * Plain JSON data: what a policy keeps between phases. It lives on the run's
@@ -26,6 +26,8 @@ export interface PolicyRunView {
   readonly clock: AgentClock
   /** Turns started so far in this run. */
   readonly turnCount: number
+  /** The conversation as recorded so far: the turns the run started from plus the ones it added (read-only). */
+  readonly turns: readonly SessionTurn[]
   /** Usage of each finished turn. */
   readonly usage: readonly TurnUsage[]
   /** Run start on the run's clock. */
@@ -49,6 +51,16 @@ export interface PolicyRunView {
   readonly provider?: Pick<Provider, 'name' | 'capabilities'>
   /** The run's tools: what the model is offered and which names resolve. */
   readonly tools: PolicyToolsView
+  /**
+   * A side-band model call (a summary, say): the request the loop sent last,
+   * exactly as sent, extended with the turns recorded since and `prompt` as
+   * a final user message, so it reads the prefix the provider has cached. The
+   * answer is not recorded as a turn and fires no stream hooks; the caller
+   * decides what to keep. Throws the provider's error when the call fails.
+   */
+  readonly complete: (request: CompletionRequest) => Promise<CompletionResult>
+  /** Fire a host event from a policy (`compact:start`, say); the run's ids are added. Handlers that throw are logged, not fatal. */
+  readonly emit: <K extends AgentHookName>(event: K, context: Omit<HookContext<K>, 'runId' | 'depth' | 'parentRunId' | 'parentCallId'>) => Promise<void>
 }
 
 /**
@@ -62,6 +74,27 @@ export interface PolicyToolsView {
   readonly names: readonly string[]
   /** The canonical name for a name the model used; unknown names come back unchanged. */
   readonly toCanonical: (wireName: string) => string
+}
+
+/** What a policy asks `run.complete` for. */
+export interface CompletionRequest {
+  /** The content of the user message appended after the conversation. */
+  readonly prompt: readonly SessionContentBlock[]
+  /** Output ceiling of this call (the run's `maxTokens` otherwise). */
+  readonly maxTokens?: number
+  /**
+   * Messages to send instead of the conversation as it would be sent now
+   * (still followed by `prompt`): for a call that must fit where the
+   * conversation no longer does.
+   */
+  readonly messages?: readonly SessionMessage[]
+}
+
+/** What `run.complete` returns: the answer's text, its usage and the model that wrote it. */
+export interface CompletionResult {
+  readonly text: string
+  readonly usage: TurnUsage
+  readonly model: string
 }
 
 /** What every phase of a policy receives: the run, its resolved knobs, and the policy's own state. */
@@ -162,8 +195,18 @@ export interface ReplaceResultDecision {
 /** What the after-turn phase may decide. */
 export type TurnDecision = FailDecision | AbortDecision | StopDecision | SteerDecision
 
+/**
+ * Run the failed turn again (granted once per turn). `message`, when given,
+ * joins the conversation as a user turn before the retry (a compaction
+ * summary, say); messages of several retrying policies join as one turn.
+ */
+export interface RetryDecision {
+  readonly type: 'retry'
+  readonly message?: InjectedMessage
+}
+
 /** What the provider-error phase may decide; no decision lets the error end the run as before. */
-export type ProviderErrorDecision = FailDecision | AbortDecision | StopDecision | { readonly type: 'retry' }
+export type ProviderErrorDecision = FailDecision | AbortDecision | StopDecision | RetryDecision
 
 /** Fields of the next model request a policy may change. */
 export interface RequestPatch {
@@ -271,7 +314,7 @@ export interface BehaviorPolicy<S = any> {
   /** The policy's state at run start: plain JSON data. Default: `null`. */
   initialState?: (behavior: Readonly<AgentBehavior>) => S
   /** Wire stages this policy adds to every request of the run, collected at run start. */
-  wireStages?: (behavior: Readonly<AgentBehavior>) => readonly WireStage[]
+  wireStages?: (behavior: Readonly<AgentBehavior>) => readonly PolicyWireStage[]
   /** Adjust the next model request (a patch of its fields). */
   request?: (ctx: RequestPhaseContext<S>) => PhaseReturn<RequestPatch, S>
   /** Gate a whole batch of tool calls before any of them runs (atomic budgets). */

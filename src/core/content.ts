@@ -115,6 +115,7 @@ export type InjectedTurnReason
     | 'thinking-overrun'
     | 'tool-budget'
     | 'tool-output-budget'
+    | 'compact'
     | (string & {})
 
 /** One turn of a conversation as it is kept (and, with a session, persisted). */

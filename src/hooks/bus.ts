@@ -12,6 +12,7 @@ import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
 import { BUDGET_HOOK_NAMES } from './budget-hooks'
+import { COMPACTION_HOOK_NAMES } from './compaction-hooks'
 import { mayReach, trackRegistrations } from './registrations'
 import { RUN_HOOK_NAMES } from './run-hooks'
 
@@ -52,6 +53,7 @@ const OWN_HOOK_NAMES = {
   ...BUDGET_HOOK_NAMES,
   ...DECISION_HOOK_NAMES,
   ...PROVIDER_HOOK_NAMES,
+  ...COMPACTION_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

@@ -14,6 +14,7 @@ import type { SessionHooks } from '../session/hooks'
 import type { ToolHooks } from '../tools/hooks'
 import type { SpawnHooks } from '../tools/spawn-hooks'
 import type { BudgetHooks } from './budget-hooks'
+import type { CompactionHooks } from './compaction-hooks'
 import type { RunHooks } from './run-hooks'
 
 export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../behavior/repeat-guard/hooks'
@@ -25,10 +26,11 @@ export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from 
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
 export type { SpawnCompleteContext, SpawnErrorContext, SpawnHookContext } from '../tools/spawn-hooks'
 export type { OutputBudgetExceededContext, ToolBudgetExceededContext, ToolOutputShare } from './budget-hooks'
+export type { CompactEndContext, CompactStartContext, CompactTrigger } from './compaction-hooks'
 export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
 
 /** The events of the agent itself: every domain's, subagents' re-emissions aside. */
-interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks, ProviderHooks {}
+interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks, ProviderHooks, CompactionHooks {}
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
 export interface ChildEventMarks {

@@ -7,6 +7,7 @@
  */
 
 import type { BudgetKnobs } from './budget-knobs'
+import type { CompactionKnobs } from './compaction-knobs'
 import type { KnobMeta, KnobSlice } from './define'
 import type { ExecutionKnobs } from './execution-knobs'
 import type { FileKnobs } from './file-knobs'
@@ -26,6 +27,7 @@ import type { WebKnobs } from './web-knobs'
 import { definedOnly } from '../core/defined-only'
 import { AgentBehaviorError } from '../errors'
 import { BUDGET_KNOBS } from './budget-knobs'
+import { COMPACTION_KNOBS } from './compaction-knobs'
 import { EXECUTION_KNOBS } from './execution-knobs'
 import { FILE_KNOBS } from './file-knobs'
 import { HOST_KNOBS } from './host-knobs'
@@ -42,6 +44,7 @@ import { THINKING_KNOBS } from './thinking-knobs'
 import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
+export type { AutoCompactConfig, CompactFunction, CompactSkip } from './compaction-knobs'
 export type { ToolSearchBehavior } from './mcp-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher } from './repeat-knobs'
@@ -69,7 +72,8 @@ export interface AgentBehavior extends
   HostKnobs,
   RepeatKnobs,
   BudgetKnobs,
-  ThinkingKnobs {}
+  ThinkingKnobs,
+  CompactionKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -89,6 +93,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   REPEAT_KNOBS,
   BUDGET_KNOBS,
   THINKING_KNOBS,
+  COMPACTION_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
@@ -109,6 +114,7 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   ...SESSION_KNOBS.defaults,
   ...NUDGE_KNOBS.defaults,
   ...BUDGET_KNOBS.defaults,
+  ...COMPACTION_KNOBS.defaults,
 })
 
 const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))

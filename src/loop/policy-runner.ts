@@ -17,11 +17,12 @@ import type {
 import type { ToolOutcome, ToolOutput } from '../core/tool-io'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
-import type { WireStage } from '../wire/stage'
+import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
 import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
+import { isSentStage } from '../wire/stage'
 import { assertPolicyState } from './run-state'
 
 /**
@@ -61,6 +62,8 @@ export interface ActivatedPolicies {
   readonly phases: PolicyPhases
   readonly state: RunState
   readonly wireStages: readonly WireStage[]
+  /** The policies' sent-slot stages (after `context:transform`), in policy order. */
+  readonly sentStages: readonly SentWireStage[]
 }
 
 const PHASES = ['request', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
@@ -138,6 +141,7 @@ export function activatePolicies(
   const phases = emptyPhases()
   const states: Record<string, PolicyState> = {}
   const wireStages: WireStage[] = []
+  const sentStages: SentWireStage[] = []
   for (const policy of ordered) {
     if (policy.enabled && !policy.enabled(behavior, view))
       continue
@@ -146,14 +150,18 @@ export function activatePolicies(
       : policy.initialState ? policy.initialState(behavior) : null
     assertPolicyState(policy.name, initial)
     states[policy.name] = initial
-    if (policy.wireStages)
-      wireStages.push(...policy.wireStages(behavior))
+    for (const stage of policy.wireStages?.(behavior) ?? []) {
+      if (isSentStage(stage))
+        sentStages.push(stage)
+      else
+        wireStages.push(stage)
+    }
     for (const phase of PHASES) {
       if (policy[phase])
         phases[phase].push(policy)
     }
   }
-  return { phases, state: { policies: states }, wireStages }
+  return { phases, state: { policies: states }, wireStages, sentStages }
 }
 
 /**
@@ -374,7 +382,8 @@ export function isProviderFailure(error: unknown): error is AgentProviderError |
 
 /**
  * Run the provider-error phase for a turn that failed for good. Returns
- * `'retry'` (run the turn again; granted once per turn), a stop reason, or
+ * `'retry'` (run the turn again; granted once per turn, and the retrying
+ * policies' messages are added to `messages`), a stop reason, or
  * `undefined` to let the error end the run as it would without policies.
  * A `fail` throws its error; an `abort` aborts the run and returns `'aborted'`.
  */
@@ -383,10 +392,12 @@ export async function decideProviderError(
   turn: number,
   error: AgentProviderError | AgentContextExceededError,
   retried: boolean,
+  messages?: InjectedMessage[],
 ): Promise<'retry' | TurnDecisionStop | 'aborted' | undefined> {
   const kind = error instanceof AgentProviderError ? error.kind : 'context_exceeded'
   let stop: TurnDecisionStop | undefined
   let retry = false
+  const joining: InjectedMessage[] = []
   for (const policy of host.policyPhases.providerError) {
     const result = await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried })
     const decision: ProviderErrorDecision | undefined = take(host, policy, result)
@@ -400,10 +411,16 @@ export async function decideProviderError(
       host.abort(decision.reason)
       return 'aborted'
     }
-    if (decision.type === 'stop')
+    if (decision.type === 'stop') {
       stop ??= decision.reason
-    else if (decision.type === 'retry' && !retried)
+    }
+    else if (decision.type === 'retry' && !retried) {
       retry = true
+      if (decision.message)
+        joining.push(decision.message)
+    }
   }
+  if (stop === undefined && retry && messages)
+    messages.push(...joining)
   return stop ?? (retry ? 'retry' : undefined)
 }

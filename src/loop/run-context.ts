@@ -1,4 +1,4 @@
-import type { InjectedMessage } from '../behavior/policy'
+import type { InjectedMessage, PolicyRunView } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { SessionTurn } from '../core/content'
@@ -8,13 +8,13 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { ModelTarget } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
-import type { Provider } from '../providers/types'
+import type { Provider, StreamOptions } from '../providers/types'
 import type { Session } from '../session/session'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
 import type { SubagentHost } from '../tools/types'
 import type { WireMemo } from '../wire/pipeline'
-import type { WireStage } from '../wire/stage'
+import type { SentWireStage, WireStage } from '../wire/stage'
 import type { PolicyPhases } from './policy-runner'
 import type { RunState } from './run-state'
 import type { WallDeadline } from './wall-deadline'
@@ -42,7 +42,7 @@ export interface RunContext {
   /** Every target of the run, in fallback order, and the index of the current one. */
   readonly targets: readonly ModelTarget[]
   targetIndex: number
-  /** The serving model's context window: the `contextWindow` knob, else the current target's (see `servingContextWindow`). */
+  /** The serving model's context window: the `contextWindow` knob, then `autoCompact.contextWindow`, then the current target's (see `servingContextWindow`). */
   readonly contextWindow?: number
   readonly system: string
   readonly thinking: ThinkingLevel
@@ -92,14 +92,25 @@ export interface RunContext {
   readonly state: RunState
   /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
   readonly wireStages: readonly WireStage[]
+  /** Sent-slot stages of the run's policies, in policy order (after `context:transform`). */
+  readonly sentStages: readonly SentWireStage[]
   /** What the wire pipeline remembers from one request to the next (created by its first request; a cache, never saved). */
   wireMemo?: WireMemo
+  /** The last model request the loop sent (for `complete`, which reuses its cached prefix). */
+  lastRequest?: Omit<StreamOptions, 'signal'>
+  /** How many turns the conversation had when `lastRequest` was built. */
+  lastRequestTurns?: number
+  /** A side-band model call for policies (see `PolicyRunView.complete`). */
+  readonly complete: PolicyRunView['complete']
+  /** Fire a host event from a policy (see `PolicyRunView.emit`). */
+  readonly emit: PolicyRunView['emit']
 }
 
 /**
- * The context window of the model serving the run now: the host's
- * `contextWindow` knob wins, then what the current target resolved (catalog
- * layers, the provider's `meta`, the bundled data). The one place it is read.
+ * The context window of the model serving the run now, in this order: the
+ * host's `contextWindow` knob, `autoCompact.contextWindow`, then what the
+ * current target resolved (its list entry, the host's catalog layers, the
+ * provider's `meta`, the bundled data). The one place it is read.
  */
 export function servingContextWindow(run: {
   readonly behavior: Readonly<AgentBehavior>
@@ -107,5 +118,10 @@ export function servingContextWindow(run: {
   readonly targetIndex: number
 }): number | undefined {
   const knob = run.behavior.contextWindow
-  return knob !== undefined && knob > 0 ? knob : run.targets[run.targetIndex]?.contextWindow
+  if (knob !== undefined && knob > 0)
+    return knob
+  const auto = run.behavior.autoCompact
+  if (typeof auto === 'object' && auto.contextWindow !== undefined && auto.contextWindow > 0)
+    return auto.contextWindow
+  return run.targets[run.targetIndex]?.contextWindow
 }

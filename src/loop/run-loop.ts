@@ -50,6 +50,8 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
     let request = await prepareRequest(run, turnId)
     if (run.policyPhases.request.length > 0)
       request = await adjustRequest(run, run.turnCount, request)
+    run.lastRequest = request
+    run.lastRequestTurns = run.turns.length
     let streamed: StreamedTurn | undefined
     try {
       streamed = await streamWithFallback(run, turnId, request)
@@ -188,7 +190,7 @@ async function appendPendingTurns(run: RunContext): Promise<void> {
 async function afterProviderFailure(run: RunContext, error: unknown, retried: boolean): Promise<'retry' | StopReason> {
   if (run.policyPhases.providerError.length === 0 || !isProviderFailure(error))
     throw error
-  const next = await decideProviderError(run, run.turnCount, error, retried)
+  const next = await decideProviderError(run, run.turnCount, error, retried, run.pending)
   if (next === undefined)
     throw error
   return next

@@ -7,7 +7,8 @@ import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { activeLimit } from '../knobs/behavior'
 import { detachView } from '../wire/detached-view'
-import { createWireMemo, memoWireView, runWireStages } from '../wire/pipeline'
+import { createWireMemo, memoWireView, runSentStages, runWireStages } from '../wire/pipeline'
+import { compactSummaryViewStage } from '../wire/stages/compact-summary-view'
 import { pairWireView } from '../wire/stages/pairing'
 import { toolNamesStage } from '../wire/stages/tool-names'
 import { hookTimeout, runIds } from './stream-turn'
@@ -16,18 +17,20 @@ import { hookTimeout, runIds } from './stream-turn'
  * The wire pipeline, in order (docs/architecture/wire-pipeline.md):
  *
  * 1. base view: the recorded turns as messages (`memoWireView`);
- * 2. `VIEW_STAGES`, the built-in view stages (compaction view, stale reads,
- *    media, thinking decay will go here, in that order; none yet);
+ * 2. `VIEW_STAGES`, the built-in view stages (the compaction view; stale
+ *    reads, media and thinking decay go after it, in that order);
  * 3. the run's policy stages (`run.wireStages`, in policy order);
  *    then `turn:before` and `system:transform` fire (in `prepareRequest`);
  * 4. the host's `context:transform` hook, on a detached copy;
+ * 4b. the run's sent-slot policy stages (`run.sentStages`: what measures the
+ *    request as sent, such as tail compaction), which may be async;
  * 5. pairing repair, with `pairing:repair` and its limits;
  * 6. `NAME_STAGES`: tool calls renamed to their wire names.
  *
  * Steps 1 to 3 are `wireView`, 4 to 6 `sendableMessages`. Every pure step runs
  * through the run's memo (`run.wireMemo`).
  */
-const VIEW_STAGES: readonly WireStage[] = []
+const VIEW_STAGES: readonly WireStage[] = [compactSummaryViewStage]
 
 /** Pure stages after pairing: what only the wire, never a hook, should see. */
 const NAME_STAGES: readonly WireStage[] = [toolNamesStage]
@@ -52,6 +55,8 @@ export async function sendableMessages(run: RunContext, turnId: string, view: re
     await callHookBounded(run.hooks, 'context:transform', ctx, { timeoutMs: hookTimeout(run), failClosed: true })
     messages = detached.restore(ctx.messages)
   }
+  if (run.sentStages.length > 0)
+    messages = await runSentStages(run.sentStages, messages, stageContext(run), memo)
   const paired = pairWireView(messages, memo.pairing)
   if (paired.repairs.length > 0)
     await checkRepairs(run, turnId, paired.repairs)
@@ -105,5 +110,5 @@ async function checkRepairs(run: RunContext, turnId: string, repairs: readonly P
 
 /** One literal per call: the stages read a handful of fields, and the turn changes every time. */
 function stageContext(run: RunContext): WireStageContext {
-  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire }
+  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire, contextWindow: run.contextWindow, turnIdOf: run.wireMemo?.turnIdOf }
 }

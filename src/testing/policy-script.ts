@@ -1,6 +1,8 @@
 import type {
   BehaviorPolicy,
   CallDecision,
+  CompletionRequest,
+  CompletionResult,
   GatedCall,
   InjectedMessage,
   PolicyState,
@@ -18,7 +20,7 @@ import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
-import type { WireStage } from '../wire/stage'
+import type { PolicyWireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
 import { createHookBus } from '../hooks/bus'
 import { resolveBehavior } from '../knobs/behavior'
@@ -110,12 +112,13 @@ export type PolicyScriptOutcome
       /** The error of a `fail` decision. */
       readonly error?: Error
     }
-    | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error }
+    | { readonly phase: 'providerError', readonly verdict?: 'retry' | StopReason, readonly error?: Error, readonly messages?: readonly InjectedMessage[] }
 
-/** A hook event the policy fired during a step (`PhaseResult.events`), with the run ids the runner added. */
+/** A hook event the policy fired (`PhaseResult.events` or `run.emit`), with the run ids added, and the turn it was fired in. */
 export interface PolicyScriptEvent {
   readonly hook: string
   readonly context: Readonly<Record<string, unknown>>
+  readonly turn: number
 }
 
 /** One step's outcome, the turn it belonged to, the events the policy fired in it, and its state after it (a JSON copy). */
@@ -131,6 +134,8 @@ export interface PolicyScriptOptions {
   /** Turns already played before the first step (with a restored state, where the earlier script stopped). */
   readonly turnsBefore?: number
   readonly session?: Session
+  /** What `run.turns` holds (the recorded conversation). Default: none. */
+  readonly turns?: readonly SessionTurn[]
   /** Where `run.execution` points. Default: a process context in the current directory. */
   readonly execution?: ExecutionContext
   /** Default: a clock at 0 that moves only with the steps' `elapsedMs`. */
@@ -145,18 +150,24 @@ export interface PolicyScriptOptions {
   readonly thinking?: ThinkingLevel
   /** What `run.provider` says (name and capabilities). Default: none. */
   readonly provider?: Pick<Provider, 'name' | 'capabilities'>
+  /** Answers `run.complete` (a policy's side-band model call). Default: the call throws, as a run without a model would. */
+  readonly complete?: (request: CompletionRequest) => CompletionResult | Promise<CompletionResult>
 }
 
 /** What `runPolicyScript` returns. */
 export interface PolicyScriptResult {
   /** What the policy's `enabled` said; a disabled policy plays no step. */
   readonly enabled: boolean
-  readonly wireStages: readonly WireStage[]
+  readonly wireStages: readonly PolicyWireStage[]
   readonly steps: readonly PolicyScriptStepResult[]
   /** The state after the last step (`undefined` when disabled). */
   readonly state?: PolicyState
   /** The reason of an `abort` decision, if one was made (the script stops there). */
   readonly abortReason?: unknown
+  /** Every hook event the policy fired during the script, in order. */
+  readonly events: readonly PolicyScriptEvent[]
+  /** The requests the policy made through `run.complete`, in order. */
+  readonly completions: readonly CompletionRequest[]
 }
 
 /**
@@ -175,14 +186,18 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
   const hooks = createHookBus()
-  let events: PolicyScriptEvent[] = []
+  // Events reach the bus both ways a policy fires them (`PhaseResult.events`, `run.emit`); one listener records them all.
+  const allEvents: PolicyScriptEvent[] = []
+  let fired: Omit<PolicyScriptEvent, 'turn'>[] = []
   hooks.beforeEach((event) => {
-    events.push({ hook: event.name, context: event.args[0] as unknown as Record<string, unknown> })
+    fired.push({ hook: event.name, context: event.args[0] as unknown as Record<string, unknown> })
   })
+  const completions: CompletionRequest[] = []
   const host = {
     runId: 'policy-script',
     clock,
     turnCount: options.turnsBefore ?? 0,
+    turns: options.turns ?? [],
     usage: [] as TurnUsage[],
     startedAt: options.clock ? await options.clock.now() : 0,
     session: options.session,
@@ -201,11 +216,20 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     },
     hooks,
     depth: 0,
+    complete: async (request: CompletionRequest): Promise<CompletionResult> => {
+      completions.push(request)
+      if (!options.complete)
+        throw new Error('runPolicyScript: the policy called run.complete, and the script gives no `complete` answer')
+      return options.complete(request)
+    },
+    emit: async (event, context) => {
+      await (hooks.callHook as (name: string, context: unknown) => Promise<unknown>)(event, { ...context, runId: 'policy-script', depth: 0 })
+    },
   } satisfies PolicyHost
   const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
   const activated = activatePolicies([policy], behavior, host, restored)
   if (!Object.hasOwn(activated.state.policies, policy.name))
-    return { enabled: false, wireStages: [], steps: [] }
+    return { enabled: false, wireStages: [], steps: [], events: allEvents, completions }
   Object.assign(host, { policyPhases: activated.phases, state: activated.state })
 
   const results: PolicyScriptStepResult[] = []
@@ -217,8 +241,10 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       host.turnCount += 1
       turnOpen = true
     }
-    events = []
+    fired = []
     const outcome = await playStep(host, step, index)
+    const events = fired.map(event => ({ ...event, turn: host.turnCount }))
+    allEvents.push(...events)
     if (step.phase === 'afterTurn')
       turnOpen = false
     results.push({ ...outcome, turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]), events })
@@ -227,8 +253,10 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   }
   return {
     enabled: true,
-    wireStages: activated.wireStages,
+    wireStages: [...activated.wireStages, ...activated.sentStages],
     steps: results,
+    events: allEvents,
+    completions,
     state: jsonCopy(host.state.policies[policy.name]),
     ...(abort.aborted ? { abortReason: abort.reason } : {}),
   }
@@ -285,8 +313,9 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
     }
     case 'providerError':
       try {
-        const verdict = await decideProviderError(host, host.turnCount, step.error, step.retried === true)
-        return { phase: 'providerError', ...(verdict === undefined || verdict === 'aborted' ? {} : { verdict }) }
+        const messages: InjectedMessage[] = []
+        const verdict = await decideProviderError(host, host.turnCount, step.error, step.retried === true, messages)
+        return { phase: 'providerError', ...(verdict === undefined || verdict === 'aborted' ? {} : { verdict }), ...(messages.length > 0 ? { messages } : {}) }
       }
       catch (error) {
         return { phase: 'providerError', error: error as Error }

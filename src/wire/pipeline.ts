@@ -1,5 +1,5 @@
 import type { SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
-import type { WireStage, WireStageContext } from './stage'
+import type { SentWireStage, WireStage, WireStageContext } from './stage'
 import type { PairingCheckpoint } from './well-paired'
 import { sameItems, wireMessageOf } from './messages'
 import { createPairingCheckpoint } from './well-paired'
@@ -19,17 +19,21 @@ export interface WireMemo {
   /** The base view: which turns it was built from, and the message each gave. */
   readonly base: BaseViewMemo
   /** One entry per pure stage, by the stage object. */
-  readonly stages: Map<WireStage, StageMemo>
+  readonly stages: Map<WireStage | SentWireStage, StageMemo>
   /** How far the view handed to pairing repair is known to be well paired. */
   readonly pairing: PairingCheckpoint
+  /** The recorded turn each base-view message came from (`WireStageContext.turnIdOf`). */
+  readonly turnIdOf: (message: SessionMessage) => string | undefined
 }
 
 /** A fresh, empty memo for a run. */
 export function createWireMemo(): WireMemo {
+  const ids = new WeakMap<SessionMessage, string>()
   return {
-    base: { turns: [], contents: [], lengths: [], roles: [], aborted: [], view: [], viewBefore: [] },
+    base: { turns: [], contents: [], lengths: [], roles: [], aborted: [], view: [], viewBefore: [], ids },
     stages: new Map(),
     pairing: createPairingCheckpoint(),
+    turnIdOf: message => ids.get(message),
   }
 }
 
@@ -43,6 +47,8 @@ interface BaseViewMemo {
   /** The messages of the remembered turns, in order, and how many came before each turn. */
   view: SessionMessage[]
   viewBefore: number[]
+  /** Each message's turn id. */
+  ids: WeakMap<SessionMessage, string>
 }
 
 type StageMemo
@@ -83,8 +89,10 @@ export function memoWireView(turns: readonly SessionTurn[], memo: WireMemo): Ses
     base.aborted.push(turn.aborted === true)
     base.viewBefore.push(base.view.length)
     const message = wireMessageOf(turn)
-    if (message)
+    if (message) {
+      base.ids.set(message, turn.id)
       base.view.push(message)
+    }
   }
   return base.view.slice()
 }
@@ -102,6 +110,27 @@ export function runWireStages(stages: readonly WireStage[], messages: readonly S
   let view = messages
   for (const stage of stages)
     view = stage.scope === 'message' ? runPerMessage(stage, view, ctx, memo) : runOnList(stage, view, ctx, memo)
+  return view
+}
+
+/**
+ * Run the sent-slot stages in order (after `context:transform`), each through
+ * a list-scoped memo entry like `runWireStages`; they may be async.
+ */
+export async function runSentStages(stages: readonly SentWireStage[], messages: readonly SessionMessage[], ctx: WireStageContext, memo: WireMemo): Promise<readonly SessionMessage[]> {
+  let view = messages
+  for (const stage of stages) {
+    const known = memo.stages.get(stage)
+    if (known?.scope === 'list' && sameContext(known.ctx, ctx) && known.ctx.turn === ctx.turn && sameItems(known.input, view)) {
+      view = known.output
+      continue
+    }
+    let output = await stage.apply(view, ctx)
+    if (known?.scope === 'list' && output !== view)
+      output = internMessages(output, known.output)
+    memo.stages.set(stage, { scope: 'list', input: view, output, ctx })
+    view = output
+  }
   return view
 }
 

@@ -9,6 +9,14 @@ export interface WireStageContext {
   readonly model: string
   /** The name the model knows a tool by (its alias), from its canonical name; fixed for a run. */
   readonly toolWireName: (canonical: string) => string
+  /** The serving model's context window in tokens, when the run knows it (a fallback may change it). */
+  readonly contextWindow?: number
+  /**
+   * The id of the recorded turn a base-view message came from (`undefined`
+   * for a message an earlier stage made). Lets a stage act on what the
+   * session says about its turns (a summary naming the turns it replaces).
+   */
+  readonly turnIdOf?: (message: SessionMessage) => string | undefined
 }
 
 /**
@@ -31,4 +39,24 @@ export interface WireStage {
    * changed.
    */
   readonly scope?: 'message'
+}
+
+/**
+ * A stage that runs on what is about to be sent: after the host's
+ * `context:transform` and before pairing repair (a knob that measures the
+ * request as sent, such as tail compaction, or a host compactor). It may be
+ * async. The same purity rules hold; it is always list-scoped.
+ */
+export interface SentWireStage {
+  readonly name: string
+  readonly slot: 'sent'
+  apply: (messages: readonly SessionMessage[], ctx: WireStageContext) => readonly SessionMessage[] | Promise<readonly SessionMessage[]>
+}
+
+/** What a policy may contribute to the wire pipeline: a view stage (the default slot) or a sent stage. */
+export type PolicyWireStage = WireStage | SentWireStage
+
+/** Whether a policy stage runs in the sent slot. */
+export function isSentStage(stage: PolicyWireStage): stage is SentWireStage {
+  return (stage as SentWireStage).slot === 'sent'
 }

@@ -8,6 +8,7 @@
  */
 
 import type { ServerResponse } from 'node:http'
+import type { PromptCache } from './prompt-cache'
 import type { RecordedRequest, ScriptedServer } from './scripted-server'
 import type { ScriptedAnthropicTurn, SseEvent } from './sse'
 import { startScriptedServer, writeEventStream, writeJsonError } from './scripted-server'
@@ -37,6 +38,11 @@ export type FakeAnthropic = ScriptedServer<FakeResponse>
 export interface FakeAnthropicOptions {
   /** Answers requests once the queue is empty. Without it an empty queue answers 500. */
   fallback?: (request: RecordedRequest) => FakeResponse
+  /**
+   * Simulate the prompt cache (`./prompt-cache`): every scripted turn then
+   * reports the input, cache-read and cache-write tokens the cache says.
+   */
+  promptCache?: PromptCache
 }
 
 const ERROR_TYPE_BY_STATUS: Readonly<Record<number, string>> = {
@@ -58,8 +64,16 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     routes: request => request.method === 'POST' && request.path.startsWith('/v1/messages'),
     fallback: options.fallback,
     writeError: (res, status, message) => writeJsonError(res, status, errorBody(status, message)),
-    respond,
+    respond: (res, response, request, later) => respond(res, withCache(response, request, options.promptCache), request, later),
   })
+}
+
+/** A scripted turn with the usage the simulated cache reports for this request. */
+function withCache(response: FakeResponse, request: RecordedRequest, cache: PromptCache | undefined): FakeResponse {
+  if (!cache || response.type !== 'turn')
+    return response
+  const { usage } = cache.account(request.body)
+  return { ...response, turn: { ...response.turn, usage: { ...response.turn.usage, ...usage } } }
 }
 
 function respond(res: ServerResponse, response: FakeResponse, request: RecordedRequest, later: (ms: number, send: () => void) => void): void {

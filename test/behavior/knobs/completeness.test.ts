@@ -1,5 +1,6 @@
 import type { AgentBehavior } from '../../../src'
 import type { BudgetKnobs } from '../../../src/knobs/budget-knobs'
+import type { CompactionKnobs } from '../../../src/knobs/compaction-knobs'
 import type { KnobSlice } from '../../../src/knobs/define'
 import type { ExecutionKnobs } from '../../../src/knobs/execution-knobs'
 import type { FileKnobs } from '../../../src/knobs/file-knobs'
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { KNOB_SLICES, KNOBS } from '../../../src/knobs/behavior'
 import { budgetScenarios } from './scenarios/budgets'
+import { compactionScenarios } from './scenarios/compaction'
 import { executionScenarios } from './scenarios/execution'
 import { fileScenarios } from './scenarios/files'
 import { hostScenarios } from './scenarios/host'
@@ -39,7 +41,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs & ThinkingKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs & ThinkingKnobs & CompactionKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -60,6 +62,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'repeat guard': { scenarios: repeatScenarios, file: 'repeat.test.ts' },
   'budgets': { scenarios: budgetScenarios, file: 'budgets.test.ts' },
   'thinking': { scenarios: thinkingScenarios, file: 'thinking.test.ts' },
+  'compaction': { scenarios: compactionScenarios, file: 'compaction.test.ts' },
 }
 
 describe('every knob has a scenario', () => {

@@ -51,7 +51,7 @@ describe('docs/behavior.md', () => {
 function ownerOf(iface: string): Record<string, KnobMeta> | undefined {
   if (iface.endsWith('Knobs'))
     return KNOBS
-  const fieldsOf: Record<string, string> = { RetryConfig: 'retry', ToolSearchBehavior: 'toolSearch', ReadFileDefaults: 'readFileDefaults', UnknownToolRecoveryConfig: 'unknownToolRecovery', ShellToolNudgesConfig: 'shellToolNudges', ProgressNudgesConfig: 'progressNudges', ThinkingOverrunConfig: 'thinkingOverrunPolicy', RepeatGuardConfig: 'repeatGuard' }
+  const fieldsOf: Record<string, string> = { RetryConfig: 'retry', ToolSearchBehavior: 'toolSearch', ReadFileDefaults: 'readFileDefaults', UnknownToolRecoveryConfig: 'unknownToolRecovery', ShellToolNudgesConfig: 'shellToolNudges', ProgressNudgesConfig: 'progressNudges', ThinkingOverrunConfig: 'thinkingOverrunPolicy', RepeatGuardConfig: 'repeatGuard', AutoCompactConfig: 'autoCompact', CompactSkip: 'compactSkip' }
   const knob = fieldsOf[iface] as keyof typeof KNOBS | undefined
   return knob && KNOBS[knob].fields?.knobs
 }

@@ -1,0 +1,51 @@
+import type { BehaviorPolicy } from './policy'
+import { debugLog } from '../debug'
+import { AUTO_COMPACT_DEFAULTS, autoCompactConfig } from '../knobs/compaction-knobs'
+import { compactConversation, promptTokens, shouldAutoCompact } from './compact-summary'
+
+/** The turn of the last compaction (0: none yet), so a tail that alone still crosses the line is not summarized every turn. */
+interface AutoCompactState {
+  readonly lastTurn: number
+}
+
+/**
+ * `autoCompact`: after a turn whose input crossed `threshold × window`
+ * (`shouldAutoCompact`), the older turns are summarized by the model in a
+ * call that reuses the cached prefix, and the summary joins the next user
+ * turn as a `compact-summary` block (with the files the summarized turns
+ * worked on, when `restore` is on). From then on the wire view starts at the
+ * summary (the compaction view stage). Only when the run goes on: a turn that
+ * ends the run is not worth a summary. Inert without a known window, which
+ * debug output says.
+ */
+export const autoCompact: BehaviorPolicy<AutoCompactState> = {
+  name: 'auto-compact',
+  enabled(behavior, run) {
+    if (!autoCompactConfig(behavior.autoCompact))
+      return false
+    if (run.contextWindow === undefined) {
+      debugLog('autoCompact is on but no context window is known (set contextWindow or autoCompact.contextWindow); auto-compaction stays off for this run')
+      return false
+    }
+    return true
+  },
+  initialState: () => ({ lastTurn: 0 }),
+  async afterTurn({ run, behavior, state, turn, usage, toolResults, decided }) {
+    if (decided.ending || (toolResults.length === 0 && !decided.continues))
+      return
+    if (state.lastTurn > 0 && turn - state.lastTurn < 2)
+      return
+    if (!shouldAutoCompact(usage, run.contextWindow, behavior.autoCompact))
+      return
+    const config = autoCompactConfig(behavior.autoCompact)
+    const compaction = await compactConversation(run, {
+      trigger: 'threshold',
+      keepTurns: config?.keepTurns ?? AUTO_COMPACT_DEFAULTS.keepTurns,
+      restore: config?.restore ?? AUTO_COMPACT_DEFAULTS.restore,
+      inputTokens: promptTokens(usage),
+    })
+    if (!compaction)
+      return
+    return { decision: { type: 'steer', message: compaction.message }, state: { lastTurn: turn } }
+  },
+}

@@ -1,0 +1,166 @@
+import type { BlockOf, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
+import type { TurnUsage } from '../core/stats'
+import type { CompactTrigger } from '../hooks/compaction-hooks'
+import type { AutoCompactConfig } from '../knobs/compaction-knobs'
+import type { InjectedMessage, PolicyRunView } from './policy'
+import { autoCompactConfig } from '../knobs/compaction-knobs'
+import { wireMessageOf } from '../wire/messages'
+import { compactTail } from '../wire/stages/tail-compaction'
+
+/**
+ * Whether a turn's input has crossed the auto-compaction threshold: its
+ * prompt tokens (uncached input plus cache reads and writes) at or above
+ * `threshold × contextWindow`. `false` when auto-compaction is off or no
+ * window is known. The loop's own trigger; hosts that compact between runs
+ * can ask the same question.
+ */
+export function shouldAutoCompact(usage: Pick<TurnUsage, 'input' | 'cacheRead' | 'cacheCreation'>, contextWindow: number | undefined, config: boolean | AutoCompactConfig | undefined): boolean {
+  const resolved = autoCompactConfig(config)
+  if (!resolved || contextWindow === undefined || !(contextWindow > 0))
+    return false
+  return promptTokens(usage) >= resolved.threshold * contextWindow
+}
+
+/** Every input token of a turn, cached or not. */
+export function promptTokens(usage: Pick<TurnUsage, 'input' | 'cacheRead' | 'cacheCreation'>): number {
+  return usage.input + (usage.cacheRead ?? 0) + (usage.cacheCreation ?? 0)
+}
+
+/** The instruction appended to the conversation for the summary call. */
+export function summaryPrompt(kept: number): string {
+  return [
+    'The conversation above is about to be compacted to save context space.',
+    `Write a summary of everything before the last ${kept} messages that lets you continue the task without them:`,
+    'the goal, what was done and found, decisions and their reasons, files touched, open problems and next steps.',
+    'Answer with the summary text only; do not call tools.',
+  ].join(' ')
+}
+
+/** Tools whose `path` input names a file the run worked on. */
+const FILE_TOOLS: ReadonlySet<string> = new Set(['read_file', 'write_file', 'edit', 'multi_edit'])
+/** Most files put back after a summary, and most bytes of each. */
+const RESTORE_MAX_FILES = 5
+const RESTORE_MAX_BYTES = 16_384
+
+/** Where the tail the summary keeps begins: `keep` wire messages from the end, moved back so it never opens on tool results. */
+export function tailStart(turns: readonly SessionTurn[], keep: number): number {
+  let seen = 0
+  let start = turns.length
+  for (let i = turns.length - 1; i >= 0 && seen < keep; i--) {
+    if (wireMessageOf(turns[i])) {
+      seen++
+      start = i
+    }
+  }
+  while (start > 0 && turns[start].role === 'user' && turns[start].content.some(block => block.type === 'tool_result'))
+    start--
+  return start
+}
+
+/** Paths of the files the given turns' tool calls read or wrote, most recent first. */
+export function touchedFiles(turns: readonly SessionTurn[]): string[] {
+  const paths: string[] = []
+  for (let i = turns.length - 1; i >= 0; i--) {
+    for (const block of turns[i].content) {
+      if (block.type !== 'tool_call' || !FILE_TOOLS.has(block.name))
+        continue
+      const path = (block.input as { path?: unknown }).path
+      if (typeof path === 'string' && path !== '' && !paths.includes(path))
+        paths.push(path)
+    }
+  }
+  return paths
+}
+
+async function restoredFiles(run: PolicyRunView, paths: readonly string[]): Promise<{ blocks: SessionContentBlock[], files: string[] }> {
+  const blocks: SessionContentBlock[] = []
+  const files: string[] = []
+  const decoder = new TextDecoder('utf-8', { fatal: true })
+  for (const path of paths.slice(0, RESTORE_MAX_FILES)) {
+    let text: string
+    try {
+      const bytes = await run.execution.readFile(path)
+      text = decoder.decode(bytes.subarray(0, RESTORE_MAX_BYTES))
+      if (bytes.length > RESTORE_MAX_BYTES)
+        text += `\n[… ${bytes.length - RESTORE_MAX_BYTES} more bytes; read the file for the rest]`
+    }
+    catch {
+      // Gone, unreadable or binary: the summary still names it, and the model can read it again.
+      continue
+    }
+    blocks.push({ type: 'text', origin: 'injected', text: `Current content of ${path} (restored after compaction):\n${text}` })
+    files.push(path)
+  }
+  return { blocks, files }
+}
+
+/** What one compaction produced: the message to add and the summary block in it. */
+export interface Compaction {
+  readonly message: InjectedMessage
+  readonly block: BlockOf<'compact-summary'>
+}
+
+/**
+ * Summarize the turns before the kept tail with a real model call and build
+ * the user message that carries the `compact-summary` block (and the files
+ * put back after it). Returns `undefined` when there is nothing older than
+ * the tail to summarize, or when the call fails or says nothing (then
+ * `compact:end` carries the error and the run goes on without a summary).
+ * `cheap` sends the older turns alone with their tool outputs stubbed,
+ * instead of the cached conversation: the way to summarize a conversation
+ * the provider just refused as too long.
+ */
+export async function compactConversation(
+  run: PolicyRunView,
+  options: { trigger: CompactTrigger, keepTurns: number, restore: boolean, inputTokens?: number, cheap?: boolean },
+): Promise<Compaction | undefined> {
+  const turns = run.turns
+  const start = tailStart(turns, options.keepTurns)
+  const older = turns.slice(0, start).filter(turn => wireMessageOf(turn) !== undefined)
+  if (older.length === 0)
+    return undefined
+  const replacesTurnIds = older.map(turn => turn.id)
+  await run.emit('compact:start', {
+    trigger: options.trigger,
+    ...(options.inputTokens === undefined ? {} : { inputTokens: options.inputTokens }),
+    ...(run.contextWindow === undefined ? {} : { contextWindow: run.contextWindow }),
+    replacesTurnIds,
+  })
+  const kept = turns.length - start
+  let answer
+  try {
+    const messages = options.cheap ? cheapView(older) : undefined
+    answer = await run.complete({ prompt: [{ type: 'text', text: summaryPrompt(kept), origin: 'injected' }], ...(messages ? { messages } : {}) })
+    if (answer.text.trim() === '')
+      throw new Error('The summary call returned no text')
+  }
+  catch (error) {
+    await run.emit('compact:end', { trigger: options.trigger, replacesTurnIds, restoredFiles: [], error: error as Error })
+    return undefined
+  }
+  const block: BlockOf<'compact-summary'> = {
+    type: 'compact-summary',
+    summary: answer.text.trim(),
+    compactedAt: await run.clock.now(),
+    model: answer.model,
+    replacesTurnIds,
+    usage: answer.usage,
+  }
+  const restored = options.restore ? await restoredFiles(run, touchedFiles(older)) : { blocks: [], files: [] }
+  await run.emit('compact:end', { trigger: options.trigger, summary: block.summary, replacesTurnIds, usage: block.usage, restoredFiles: restored.files })
+  return { block, message: { content: [block, ...restored.blocks], injected: 'compact' } }
+}
+
+/** The older turns as messages with every tool output stubbed: small enough to summarize after an overflow. */
+function cheapView(older: readonly SessionTurn[]): SessionMessage[] {
+  // Turns an earlier summary replaced stay out, as they do on the wire.
+  let replaced: ReadonlySet<string> = new Set()
+  for (const turn of older) {
+    for (const block of turn.content) {
+      if (block.type === 'compact-summary')
+        replaced = new Set(block.replacesTurnIds)
+    }
+  }
+  const messages = older.filter(turn => !replaced.has(turn.id)).map(turn => wireMessageOf(turn)!)
+  return compactTail(messages, 0, 0).slice()
+}

@@ -1,0 +1,29 @@
+import type { BehaviorPolicy } from './policy'
+import { AUTO_COMPACT_DEFAULTS, autoCompactConfig } from '../knobs/compaction-knobs'
+import { compactConversation } from './compact-summary'
+
+/**
+ * Reactive recovery from a `context_exceeded` error, always on: the older
+ * turns are summarized (from a small view of them, since the full one just
+ * overflowed) and the turn runs again, once, with the summary in front of
+ * the kept tail. When there is nothing older to summarize, or the summary
+ * call fails, or the retry overflows too, the run ends with
+ * `AgentContextExceededError` as it would without this policy.
+ */
+export const contextRecovery: BehaviorPolicy<null> = {
+  name: 'context-recovery',
+  async providerError({ run, behavior, kind, retried }) {
+    if (kind !== 'context_exceeded' || retried)
+      return
+    const config = autoCompactConfig(behavior.autoCompact)
+    const compaction = await compactConversation(run, {
+      trigger: 'context-exceeded',
+      keepTurns: config?.keepTurns ?? AUTO_COMPACT_DEFAULTS.keepTurns,
+      restore: config?.restore ?? AUTO_COMPACT_DEFAULTS.restore,
+      cheap: true,
+    })
+    if (!compaction)
+      return
+    return { decision: { type: 'retry', message: compaction.message } }
+  },
+}

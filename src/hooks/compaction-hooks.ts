@@ -1,0 +1,48 @@
+/**
+ * The events of auto-compaction (`autoCompact`, and the recovery from a
+ * `context_exceeded` error): fired by the compaction policy around the
+ * summary call, so hosts can show "compacting…" and record what it cost.
+ */
+
+import type { HookHandler, RunHookContext } from '../core/hook-context'
+import type { TurnUsage } from '../core/stats'
+
+/** What set a compaction off: a turn's input crossing the threshold, or the provider refusing a request as too long. */
+export type CompactTrigger = 'threshold' | 'context-exceeded'
+
+/** `compact:start`: the older turns are about to be summarized. */
+export interface CompactStartContext extends RunHookContext {
+  trigger: CompactTrigger
+  /** Prompt tokens of the turn that crossed the threshold (input plus cache reads and writes); absent for a recovery. */
+  inputTokens?: number
+  /** The window measured against, when known. */
+  contextWindow?: number
+  /** Ids of the turns the summary will replace on the wire. */
+  replacesTurnIds: readonly string[]
+}
+
+/** `compact:end`: the summary is in the session (or the compaction failed and nothing changed). */
+export interface CompactEndContext extends RunHookContext {
+  trigger: CompactTrigger
+  /** The summary the model wrote; absent when the compaction failed. */
+  summary?: string
+  replacesTurnIds: readonly string[]
+  /** Usage of the summary call; absent when the compaction failed. */
+  usage?: TurnUsage
+  /** Files whose current text was put back after the summary. */
+  restoredFiles: readonly string[]
+  /** Why the compaction failed, when it did (the run goes on without it). */
+  error?: Error
+}
+
+/** The compaction events. */
+export interface CompactionHooks {
+  'compact:start': HookHandler<CompactStartContext>
+  'compact:end': HookHandler<CompactEndContext>
+}
+
+/** The compaction events by name; `satisfies` keeps it in step with `CompactionHooks`. */
+export const COMPACTION_HOOK_NAMES = {
+  'compact:start': true,
+  'compact:end': true,
+} as const satisfies Record<keyof CompactionHooks, true>

@@ -1,0 +1,78 @@
+import type { CompletionRequest, CompletionResult } from '../behavior/policy'
+import type { SessionMessage } from '../core/content'
+import type { AgentHookName, HookContext } from '../hooks/hook-map'
+import type { RunContext } from './run-context'
+import type { TurnRequest } from './stream-turn'
+import { callHookBounded } from '../hooks/bus'
+import { extendContext } from '../hooks/context'
+import { wireMessageOf } from '../wire/messages'
+import { requestForTarget } from './model-metadata'
+import { hookTimeout, runIds } from './stream-turn'
+import { sendableMessages, wireView } from './wire-pipeline'
+
+/**
+ * `run.complete` for policies: one side-band model call built from the
+ * request the loop sent last (system prompt, tools, thinking, caching and
+ * messages exactly as they went out), extended with the turns recorded since
+ * and the policy's prompt as a final user message (before the first request:
+ * the conversation as the wire pipeline would send it). Sending the same prefix is what lets the provider serve it from
+ * its prompt cache. Nothing is recorded and no stream hook fires: the text
+ * is the policy's to use. Names no policy: any policy may call it.
+ */
+export async function completeForPolicy(run: RunContext, request: CompletionRequest): Promise<CompletionResult> {
+  const turnId = run.clock.randomUUID()
+  const conversation: SessionMessage[] = request.messages
+    ? request.messages.slice()
+    : run.lastRequest
+      ? extendLastRequest(run, run.lastRequest)
+      : await sendableMessages(run, turnId, wireView(run))
+  conversation.push({ role: 'user', content: [...request.prompt] })
+  const base: TurnRequest = run.lastRequest ?? {
+    model: run.model,
+    system: run.system,
+    messages: [],
+    tools: [...run.tools.specs],
+    thinking: run.thinking,
+    thinkingBudget: run.behavior.thinkingBudget,
+    maxTokens: run.behavior.maxTokens,
+    cache: run.behavior.cache,
+    cacheTtl: run.behavior.cacheTtl,
+    modelOptions: run.modelOptions,
+  }
+  const fields: Partial<TurnRequest> = { messages: conversation }
+  if (request.maxTokens !== undefined)
+    fields.maxTokens = request.maxTokens
+  const options = requestForTarget(run, extendContext(base, fields))
+  const result = await run.provider.stream(extendContext(options, { signal: run.signal }), { onText() {}, onThinking() {} })
+  let text = ''
+  for (const block of result.content) {
+    if (block.type === 'text')
+      text += block.text
+  }
+  return { text, usage: result.usage, model: run.model }
+}
+
+/**
+ * The last request's messages exactly as they were sent, followed by the
+ * turns recorded since (the model's answer and its tool results), as the
+ * model knows them. Re-running the pipeline instead could move a wire
+ * frontier and rewrite the very prefix this call means to read from cache.
+ */
+function extendLastRequest(run: RunContext, last: TurnRequest): SessionMessage[] {
+  const messages = last.messages.slice()
+  for (const turn of run.turns.slice(run.lastRequestTurns ?? run.turns.length)) {
+    const message = wireMessageOf(turn)
+    if (!message)
+      continue
+    const renamed = message.content.map(block => block.type === 'tool_call' && run.tools.toWire(block.name) !== block.name
+      ? { ...block, name: run.tools.toWire(block.name) }
+      : block)
+    messages.push({ role: message.role, content: renamed })
+  }
+  return messages
+}
+
+/** `run.emit` for policies: a host event with the run's ids, bounded like every loop hook; a throwing handler is logged. */
+export async function emitForPolicy<K extends AgentHookName>(run: RunContext, event: K, context: Omit<HookContext<K>, 'runId' | 'depth' | 'parentRunId' | 'parentCallId'>): Promise<void> {
+  await callHookBounded(run.hooks, event, { ...runIds(run), ...context } as HookContext<K>, { timeoutMs: hookTimeout(run), failClosed: false })
+}
