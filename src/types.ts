@@ -40,6 +40,7 @@ export type {
   AgentBehaviorError,
   AgentBudgetExceededError,
   AgentBusyError,
+  AgentContentRefError,
   AgentContextExceededError,
   AgentLengthResumeExhaustedError,
   AgentPolicyError,
@@ -61,6 +62,7 @@ export type { AgentHookBus } from './hooks/bus'
 
 export type * from './hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
+export type { MediaBudget } from './knobs/behavior'
 export type { McpElicitationContext } from './mcp/elicitation'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'

@@ -2,7 +2,9 @@ import type { BehaviorPolicy } from './policy'
 import { runBudgets } from './budgets'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
+import { imageDownscale, mediaAgeing } from './media'
 import { pauseContinuation } from './pause-continuation'
+import { persistResults } from './persist-results'
 import { refusalResume } from './refusal-resume'
 import { trackShellReads } from './track-shell-reads'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
@@ -19,4 +21,7 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
+  persistResults,
+  imageDownscale,
+  mediaAgeing,
 ])

@@ -12,6 +12,8 @@ import type { FileKnobs } from './file-knobs'
 import type { HostKnobs } from './host-knobs'
 import type { LimitKnobs } from './limit-knobs'
 import type { McpKnobs } from './mcp-knobs'
+import type { MediaKnobs } from './media-knobs'
+import type { PersistKnobs } from './persist-knobs'
 import type { ProviderKnobs } from './provider-knobs'
 import type { RecoveryKnobs } from './recovery-knobs'
 import type { RetryKnobs } from './retry-knobs'
@@ -26,6 +28,8 @@ import { FILE_KNOBS } from './file-knobs'
 import { HOST_KNOBS } from './host-knobs'
 import { LIMIT_KNOBS } from './limit-knobs'
 import { MCP_KNOBS } from './mcp-knobs'
+import { MEDIA_AGEING_KNOBS, MEDIA_KNOBS } from './media-knobs'
+import { PERSIST_KNOBS } from './persist-knobs'
 import { PROVIDER_KNOBS } from './provider-knobs'
 import { RECOVERY_KNOBS } from './recovery-knobs'
 import { RETRY_KNOBS } from './retry-knobs'
@@ -35,6 +39,7 @@ import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
 export type { ToolSearchBehavior } from './mcp-knobs'
+export type { MediaBudget } from './media-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RetryConfig } from './retry-knobs'
 
@@ -55,7 +60,9 @@ export interface AgentBehavior extends
   FileKnobs,
   WebKnobs,
   SessionKnobs,
-  HostKnobs {}
+  HostKnobs,
+  PersistKnobs,
+  MediaKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -71,6 +78,8 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   WEB_KNOBS,
   SESSION_KNOBS,
   HOST_KNOBS,
+  PERSIST_KNOBS,
+  MEDIA_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
@@ -124,7 +133,8 @@ function valueAt(value: unknown, path: string): unknown {
 
 /**
  * Merge a run's behavior over the agent's: each key of the run wins, except
- * `extensions`, whose keys merge one level deep. The merged behavior is
+ * `extensions`, whose keys merge one level deep, and the media-ageing pair
+ * (`mediaKeepTurns`, `mediaBudget`), which a run overrides as one. The merged behavior is
  * validated (`validateBehavior`, as `run()`), so a run never starts on a knob
  * it cannot act on.
  */
@@ -134,6 +144,12 @@ export function resolveBehavior(agent: AgentBehavior | undefined, run: AgentBeha
   const merged: AgentBehavior = run ? { ...agent, ...definedOnly(run) } : { ...agent }
   if (run && (agent?.extensions || run.extensions))
     merged.extensions = { ...agent?.extensions, ...run.extensions }
+  if (run && MEDIA_AGEING_KNOBS.some(key => run[key] !== undefined)) {
+    for (const key of MEDIA_AGEING_KNOBS) {
+      if (run[key] === undefined)
+        delete merged[key]
+    }
+  }
   validateBehavior(merged, 'run')
   return merged
 }

@@ -10,6 +10,7 @@ import { detachView } from '../wire/detached-view'
 import { createWireMemo, memoWireView, runWireStages } from '../wire/pipeline'
 import { pairWireView } from '../wire/stages/pairing'
 import { toolNamesStage } from '../wire/stages/tool-names'
+import { createContentRefCache, resolveContentRefs } from './content-refs'
 import { hookTimeout, runIds } from './stream-turn'
 
 /**
@@ -21,7 +22,8 @@ import { hookTimeout, runIds } from './stream-turn'
  * 3. the run's policy stages (`run.wireStages`, in policy order);
  *    then `turn:before` and `system:transform` fire (in `prepareRequest`);
  * 4. the host's `context:transform` hook, on a detached copy;
- * 5. pairing repair, with `pairing:repair` and its limits;
+ * 5. pairing repair, with `pairing:repair` and its limits, then `ref`
+ *    blocks resolved through `AgentOptions.resolveContentRef`;
  * 6. `NAME_STAGES`: tool calls renamed to their wire names.
  *
  * Steps 1 to 3 are `wireView`, 4 to 6 `sendableMessages`. Every pure step runs
@@ -55,7 +57,9 @@ export async function sendableMessages(run: RunContext, turnId: string, view: re
   const paired = pairWireView(messages, memo.pairing)
   if (paired.repairs.length > 0)
     await checkRepairs(run, turnId, paired.repairs)
-  const named = runWireStages(NAME_STAGES, paired.messages, stageContext(run), memo)
+  // References are resolved after the view stages (media aged out of the request is never fetched) and after pairing.
+  const resolved = run.resolveContentRef ? await resolveContentRefs(paired.messages, run.resolveContentRef, run.contentRefs ??= createContentRefCache()) : paired.messages
+  const named = runWireStages(NAME_STAGES, resolved, stageContext(run), memo)
   return named.slice()
 }
 
@@ -79,5 +83,5 @@ async function checkRepairs(run: RunContext, turnId: string, repairs: readonly P
 
 /** One literal per call: the stages read a handful of fields, and the turn changes every time. */
 function stageContext(run: RunContext): WireStageContext {
-  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire }
+  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire, maxMediaPerRequest: run.provider.capabilities.maxMediaPerRequest }
 }

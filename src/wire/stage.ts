@@ -9,6 +9,8 @@ export interface WireStageContext {
   readonly model: string
   /** The name the model knows a tool by (its alias), from its canonical name; fixed for a run. */
   readonly toolWireName: (canonical: string) => string
+  /** Most media blocks one request may carry at the serving provider, when its API has such a limit. */
+  readonly maxMediaPerRequest?: number
 }
 
 /**
