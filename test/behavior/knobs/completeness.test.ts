@@ -5,6 +5,8 @@ import type { FileKnobs } from '../../../src/knobs/file-knobs'
 import type { HostKnobs } from '../../../src/knobs/host-knobs'
 import type { LimitKnobs } from '../../../src/knobs/limit-knobs'
 import type { McpKnobs } from '../../../src/knobs/mcp-knobs'
+import type { MediaKnobs } from '../../../src/knobs/media-knobs'
+import type { PersistKnobs } from '../../../src/knobs/persist-knobs'
 import type { ProviderKnobs } from '../../../src/knobs/provider-knobs'
 import type { RecoveryKnobs } from '../../../src/knobs/recovery-knobs'
 import type { RetryKnobs } from '../../../src/knobs/retry-knobs'
@@ -22,6 +24,8 @@ import { fileScenarios } from './scenarios/files'
 import { hostScenarios } from './scenarios/host'
 import { limitScenarios } from './scenarios/limits'
 import { mcpScenarios } from './scenarios/mcp'
+import { mediaScenarios } from './scenarios/media'
+import { persistScenarios } from './scenarios/persist'
 import { providerScenarios } from './scenarios/provider'
 import { recoveryScenarios } from './scenarios/recovery'
 import { retryScenarios } from './scenarios/retry'
@@ -31,7 +35,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs & PersistKnobs & MediaKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -48,6 +52,8 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'web tools': { scenarios: webScenarios, file: 'web.test.ts' },
   'sessions': { scenarios: sessionScenarios, file: 'sessions.test.ts' },
   'host data': { scenarios: hostScenarios, file: 'host.test.ts' },
+  'large results': { scenarios: persistScenarios, file: 'persist.test.ts' },
+  'media': { scenarios: mediaScenarios, file: 'media.test.ts' },
 }
 
 describe('every knob has a scenario', () => {
