@@ -17,7 +17,7 @@ export function createContentRefCache(): ContentRefCache {
   return { messages: new WeakMap(), payloads: new Map() }
 }
 
-type RefBlock = { type: 'image' | 'document', ref: string, mediaType: string, name?: string, encoding?: 'text' | 'base64' }
+interface RefBlock { type: 'image' | 'document', ref: string, mediaType: string, name?: string, encoding?: 'text' | 'base64' }
 
 function isRef(block: { type: string, ref?: unknown }): block is RefBlock {
   return (block.type === 'image' || block.type === 'document') && typeof block.ref === 'string'

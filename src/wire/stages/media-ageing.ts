@@ -41,7 +41,7 @@ interface MediaSlot {
   readonly media: MediaBlock
 }
 
-type MediaBlock = { type: 'image' | 'document', mediaType: string, name?: string, data?: string, ref?: string, encoding?: 'base64' | 'text' }
+interface MediaBlock { type: 'image' | 'document', mediaType: string, name?: string, data?: string, ref?: string, encoding?: 'base64' | 'text' }
 
 function isMedia(block: { type: string, encoding?: string }): boolean {
   return block.type === 'image' || (block.type === 'document' && block.encoding === 'base64')
