@@ -156,6 +156,32 @@ describe('maxImageEdge', () => {
   })
 })
 
+describe('queued messages and the media pair', () => {
+  it('downscales images in a follow-up message as it joins the conversation', async () => {
+    const scripted = scriptedProvider([{ text: 'first' }, { text: 'second' }])
+    const agent = createAgent({ provider: scripted, behavior: { maxImageEdge: 50 } })
+    agent.followUp([{ type: 'text', text: 'And this one?' }, { type: 'image', data: gradient(200, 100), mediaType: 'image/png' }])
+    await agent.run({ prompt: 'Hello.' })
+    const sent = scripted.requests[1].messages.at(-1)!.content.find(block => block.type === 'image')!
+    expect(pngSize(Buffer.from((sent as { data: string }).data, 'base64'))).toEqual({ width: 50, height: 25 })
+    await agent.destroy()
+  })
+
+  it('a run that sets mediaBudget replaces the agent\'s mediaKeepTurns (the pair is overridden as one)', async () => {
+    const images = [{ type: 'image' as const, data: gradient(4, 4), mediaType: 'image/png' }]
+    const seen = async (run: object) => {
+      const scripted = scriptedProvider([{ text: 'ok' }])
+      const agent = createAgent({ provider: scripted, behavior: { mediaKeepTurns: 0 } })
+      await agent.run({ prompt: images, behavior: run })
+      await agent.destroy()
+      return scripted.requests[0].messages[0].content[0].type
+    }
+    expect(await seen({})).toBe('text')
+    expect(await seen({ mediaBudget: { maxItems: 5 } })).toBe('image')
+    expect(await seen({ mediaBudget: { maxItems: 5 }, mediaKeepTurns: 0 })).toBe('text')
+  })
+})
+
 describe('resolveContentRef', () => {
   const refTool = tool({
     name: 'fetch_image',
