@@ -8,6 +8,7 @@ import { decodePng, encodePng, pngSize } from '../../src/media/png'
 import { anthropic } from '../../src/providers/anthropic'
 import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
+import { readFile } from '../../src/tools'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 
 // Media through the real Anthropic provider (official SDK) against the local
@@ -76,11 +77,40 @@ describe('mediaKeepTurns on the Messages wire', () => {
     expect(seen[6]).toEqual(['marker', 'marker', 'marker', 'image', 'image', 'image'])
     expect(seen[10]).toEqual(['marker', 'marker', 'marker', 'marker', 'marker', 'marker', 'marker', 'image', 'image', 'image'])
     const marker = (fake.requests[12].body.messages as any[])[2].content[0].content[1]
-    expect(marker).toEqual({ type: 'text', text: expect.stringMatching(/^\[image removed from this request to save context \(image\/png, \d+ base64 bytes\): attachment:\/\/2\.0\.1\]$/) })
+    expect(marker).toEqual({ type: 'text', text: expect.stringMatching(/^\[image removed from this request to save context \(image\/png, \d+ base64 bytes\)\. To see it again: read_file path="attachment:\/\/toolu_0\/1"\]$/) })
     const stored = session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result')
     expect(stored).toHaveLength(12)
     for (const block of stored)
       expect((block.output as ToolResultContent[])[1]).toMatchObject({ type: 'image', mediaType: 'image/png' })
+    await agent.destroy()
+  })
+})
+
+describe('attachment handles', () => {
+  it('read_file brings an aged image back from the session, by the handle its marker names', async () => {
+    for (let n = 0; n < 6; n++)
+      fake.enqueue({ type: 'turn', turn: { toolCalls: [{ id: `toolu_${n}`, name: 'screenshot', input: { n } }] } })
+    fake.enqueue(
+      { type: 'turn', turn: { toolCalls: [{ id: 'toolu_back', name: 'read_file', input: { path: 'attachment://toolu_0/1' } }] } },
+      { type: 'turn', turn: { toolCalls: [{ id: 'toolu_missing', name: 'read_file', input: { path: 'attachment://toolu_9/1' } }] } },
+      { type: 'turn', turn: { text: 'done' } },
+    )
+    const session = await createSession()
+    const agent = createAgent({ provider: provider(), tools: { screenshot: screenshotTool(), read_file: readFile }, session, behavior: { mediaKeepTurns: 2 } })
+    await agent.run({ prompt: 'Screenshots, then look at the first again.' })
+    const first = session.turns.flatMap(turn => turn.content).find(block => block.type === 'tool_result' && block.callId === 'toolu_0') as { output: ToolResultContent[] }
+    const original = first.output[1] as { data: string }
+    const request = fake.requests[7].body.messages as any[]
+    const back = request.flatMap(message => message.content).find((block: any) => block.tool_use_id === 'toolu_back')
+    expect(back.content).toEqual([
+      { type: 'text', text: 'attachment://toolu_0/1:' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: original.data } },
+    ])
+    // The first screenshot itself is still aged in that request.
+    expect(JSON.stringify(request[2])).toContain('read_file path=\\"attachment://toolu_0/1\\"')
+    const missing = (fake.requests[8].body.messages as any[]).flatMap(message => message.content).find((block: any) => block.tool_use_id === 'toolu_missing')
+    expect(missing).toMatchObject({ is_error: true })
+    expect(JSON.stringify(missing.content)).toContain('names no image or document recorded in this session')
     await agent.destroy()
   })
 })
@@ -238,7 +268,7 @@ describe('resolveContentRef', () => {
     } })
     await aged.run({ prompt: [{ type: 'text', text: 'Look.' }, { type: 'image', ref: 'blob://7', mediaType: 'image/png' } as never] })
     expect(asked).toBe(0)
-    expect((fake.requests.at(-1)!.body.messages as any[])[0].content[1].text).toContain('attachment://0.1')
+    expect((fake.requests.at(-1)!.body.messages as any[])[0].content[1].text).toContain('read_file path="attachment://media-')
     await aged.destroy()
   })
 })

@@ -4,12 +4,12 @@ import type { MediaAgeingConfig } from '../../src/wire/stages/media-ageing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodePng } from '../../src/media/png'
-import { ageFrontier, MEDIA_CHUNK, mediaAgeingStage, mediaSlots } from '../../src/wire/stages/media-ageing'
+import { ageFrontier, attachmentHandle, MEDIA_CHUNK, mediaAgeingStage, mediaSlots } from '../../src/wire/stages/media-ageing'
 import { deepFreeze } from '../support/deep-freeze'
 
 const ctx = (maxMediaPerRequest?: number): WireStageContext => ({ turn: 1, providerName: 'p', model: 'm', toolWireName: name => name, maxMediaPerRequest })
 
-const image = (n: number): SessionContentBlock => ({ type: 'image', data: `aW1n${'A'.repeat(n % 7)}${n}`, mediaType: 'image/png' })
+const image = (n: number) => ({ type: 'image', data: `aW1n${'A'.repeat(n % 7)}${n}`, mediaType: 'image/png' }) as const satisfies SessionContentBlock
 
 /** A conversation of `length` messages: user messages carry an image every `every`, tool results carry one nested. */
 function conversation(length: number, every: number): SessionMessage[] {
@@ -72,8 +72,9 @@ describe('the media-ageing stage', () => {
       else expect(out[i]).toBe(messages[i])
     })
     const nested = out[2].content.find(block => block.type === 'tool_result')
-    expect(nested).toMatchObject({ output: [{ type: 'text', text: 'shot' }, { type: 'text', text: expect.stringContaining('attachment://2.0.1') }] })
-    expect(out[2].content.at(-1)).toEqual({ type: 'text', text: expect.stringMatching(/^\[image removed from this request .*image\/png.*attachment:\/\/2\.2\]$/) })
+    expect(nested).toMatchObject({ output: [{ type: 'text', text: 'shot' }, { type: 'text', text: expect.stringContaining('read_file path="attachment://c1/1"') }] })
+    expect(out[2].content.at(-1)).toEqual({ type: 'text', text: `[image removed from this request to save context (image/png, ${image(2).data.length} base64 bytes). To see it again: read_file path="${attachmentHandle(image(2))}"]` })
+    expect(attachmentHandle(image(2))).toMatch(/^attachment:\/\/media-[0-9a-f]{8}$/)
   })
 
   it('keepTurns: the prefix changes only when the frontier moves, once per chunk (property)', () => {
@@ -141,8 +142,15 @@ describe('the media-ageing stage', () => {
     expect(countMedia(mediaAgeingStage({ budget }).apply(messages, ctx())).markers).toBe(0)
     for (let i = 0; i < 20; i++) messages.push({ role: 'user', content: [image(100 + i)] })
     const out = mediaAgeingStage({ budget }).apply(messages, ctx())
-    expect(serial(out)[0]).toContain('attachment://0.0')
+    expect(serial(out)[0]).toContain(attachmentHandle({ data: wide }))
     expect(countMedia(out).markers).toBe(1)
+  })
+
+  it('fingerprints a payload in constant work: same payload, same handle; a changed sampled character, another', () => {
+    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 5000 }), (data) => {
+      expect(attachmentHandle({ data })).toBe(attachmentHandle({ data: `${data}` }))
+      expect(attachmentHandle({ data: `${data}x` })).not.toBe(attachmentHandle({ data }))
+    }))
   })
 
   it('chunks the frontier in steps of MEDIA_CHUNK messages', () => {
