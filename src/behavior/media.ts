@@ -5,13 +5,14 @@ import { downscalePng } from '../media/png'
 import { mediaAgeingStage } from '../wire/stages/media-ageing'
 
 /**
- * `mediaAgeing`: contributes the media-ageing wire stage (`mediaKeepTurns`,
- * else `mediaBudget`), which also holds the provider's `maxMediaPerRequest`
- * when the API has one. So it takes part in every run; with nothing to hold,
- * the stage hands its input back at once.
+ * `mediaAgeing`: with `mediaKeepTurns` or `mediaBudget`, contributes the
+ * media-ageing wire stage (the window wins when both are set). The stage also
+ * holds the serving provider's `maxMediaPerRequest`: it lowers the budget's
+ * `maxItems`, and caps what a window leaves inline.
  */
 export const mediaAgeing: BehaviorPolicy<null> = {
   name: 'media-ageing',
+  enabled: behavior => behavior.mediaKeepTurns !== undefined || behavior.mediaBudget !== undefined,
   wireStages: (behavior) => {
     const keepTurns = behavior.mediaKeepTurns
     return [mediaAgeingStage(keepTurns !== undefined ? { keepTurns } : { budget: behavior.mediaBudget })]

@@ -83,5 +83,5 @@ async function checkRepairs(run: RunContext, turnId: string, repairs: readonly P
 
 /** One literal per call: the stages read a handful of fields, and the turn changes every time. */
 function stageContext(run: RunContext): WireStageContext {
-  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire, maxMediaPerRequest: run.provider.capabilities.maxMediaPerRequest }
+  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire, maxMediaPerRequest: run.provider.capabilities?.maxMediaPerRequest }
 }

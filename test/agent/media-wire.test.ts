@@ -126,18 +126,22 @@ describe('mediaBudget and maxMediaPerRequest', () => {
     await agent.destroy()
   })
 
-  it('holds a provider\'s maxMediaPerRequest with no media knob set', async () => {
-    const scripted = scriptedProvider([
+  it('lowers the budget to a provider\'s maxMediaPerRequest, and leaves a run without a media knob alone', async () => {
+    const script = () => scriptedProvider([
       ...Array.from({ length: 6 }, (_, n) => ({ toolCalls: [{ name: 'screenshot', input: { n } }] })),
       { text: 'done' },
     ], { capabilities: { maxMediaPerRequest: 4 } })
-    const agent = createAgent({ provider: scripted, tools: { screenshot: screenshotTool() } })
-    await agent.run({ prompt: 'Six screenshots.' })
-    const inline = scripted.requests.map(request => request.messages.flatMap(message => message.content)
-      .filter(block => block.type === 'tool_result' && (block.output as ToolResultContent[])[1].type === 'image')
-      .length)
-    expect(inline).toEqual([0, 1, 2, 3, 4, 3, 4])
-    await agent.destroy()
+    const inline = async (behavior: object) => {
+      const scripted = script()
+      const agent = createAgent({ provider: scripted, tools: { screenshot: screenshotTool() }, behavior })
+      await agent.run({ prompt: 'Six screenshots.' })
+      await agent.destroy()
+      return scripted.requests.map(request => request.messages.flatMap(message => message.content)
+        .filter(block => block.type === 'tool_result' && (block.output as ToolResultContent[])[1].type === 'image')
+        .length)
+    }
+    expect(await inline({ mediaBudget: { maxItems: 80 } })).toEqual([0, 1, 2, 3, 4, 3, 4])
+    expect(await inline({})).toEqual([0, 1, 2, 3, 4, 5, 6])
   })
 })
 

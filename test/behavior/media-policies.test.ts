@@ -25,10 +25,12 @@ describe('image-downscale', () => {
     expect(fourth.result).toBe('text only')
   })
 
-  it('is left out of a run without maxImageEdge; media-ageing always takes part, persist-results only with a threshold and a directory', async () => {
+  it('is left out of a run without maxImageEdge; media-ageing only with a media knob, persist-results only with a threshold and a directory', async () => {
     const view = { runId: 'r', clock: { now: () => 0, randomUUID: () => 'x' }, turnCount: 0, usage: [], startedAt: 0, execution: {} as never, model: 'm' }
     expect(imageDownscale.enabled!({}, view)).toBe(false)
-    expect(mediaAgeing.enabled).toBeUndefined()
+    expect(mediaAgeing.enabled!({}, view)).toBe(false)
+    expect(mediaAgeing.enabled!({ mediaKeepTurns: 0 }, view)).toBe(true)
+    expect(mediaAgeing.enabled!({ mediaBudget: {} }, view)).toBe(true)
     expect(persistResults.enabled!({ persistThreshold: 10 }, view)).toBe(false)
     expect(persistResults.enabled!({ persistThreshold: 0, persistDir: '/tmp' }, view)).toBe(false)
     expect(persistResults.enabled!({ persistThreshold: 10, persistDir: '/tmp' }, view)).toBe(true)
