@@ -20,7 +20,7 @@ describe('image sizes from headers', () => {
   })
 
   it('walks JPEG segments to the frame header, reading the whole file when metadata pushes it past the head', () => {
-    const app1 = [0xFF, 0xE1, 0x20, 0x02, ...new Array<number>(0x2000).fill(0)]
+    const app1 = [0xFF, 0xE1, 0x20, 0x02, ...Array.from<number>({ length: 0x2000 }).fill(0)]
     const sof0 = [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x0B, 0xB8, 0x0F, 0xA0, 0x03]
     expect(base64ImageSize(b64([0xFF, 0xD8, ...app1, ...sof0]))).toEqual({ width: 4000, height: 3000 })
     expect(base64ImageSize(b64([0x00, 0x01, 0x02]))).toBeUndefined()
