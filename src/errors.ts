@@ -160,6 +160,20 @@ export class AgentToolPairingError extends Error {
   }
 }
 
+/**
+ * A `ref` block could not be sent: the host's `resolveContentRef` threw or
+ * returned no string `data`. The run fails before the request is made; the
+ * session keeps the reference as it was.
+ */
+export class AgentContentRefError extends Error {
+  override name = 'AgentContentRefError'
+  readonly ref: string
+  constructor(message: string, ref: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.ref = ref
+  }
+}
+
 /** The model kept hitting the output cap without producing anything to continue from. */
 export class AgentLengthResumeExhaustedError extends Error {
   override name = 'AgentLengthResumeExhaustedError'

@@ -71,6 +71,7 @@ export type {
   AgentBehaviorError,
   AgentBudgetExceededError,
   AgentBusyError,
+  AgentContentRefError,
   AgentContextExceededError,
   AgentLengthResumeExhaustedError,
   AgentPolicyError,
@@ -96,6 +97,7 @@ export type * from './hooks/hook-map'
 export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './knobs/behavior'
+export type { MediaBudget } from './knobs/behavior'
 export type { DedupHasher, StaleReadPolicy, ToolBudget, ToolBudgetExceedContext, ToolBudgetMode, ToolBudgetOnExceed } from './knobs/budget-knobs'
 export type { AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/compaction-knobs'
 export type { ProgressNudgeKind, ProgressNudgeMessage, ProgressNudgesConfig, ShellToolNudgesConfig, ThinkingOverrunConfig, ThinkingOverrunMode, UnknownToolMessageContext, UnknownToolRecoveryConfig } from './knobs/nudge-knobs'

@@ -1,7 +1,7 @@
 import type { BehaviorPolicy } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
-import type { PromptPart, SystemNoteText } from '../core/content'
+import type { PromptPart, ResolveContentRef, SystemNoteText } from '../core/content'
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { McpCredentialStore } from '../mcp/oauth/types'
@@ -39,6 +39,14 @@ export interface AgentOptions {
   toolAliases?: Record<string, string>
   /** Handlers registered on `agent.hooks` at creation. */
   hooks?: AgentHookMap
+  /**
+   * Resolves `ref` image and document blocks (in prompts and tool results)
+   * when a request is built: the session keeps the reference, the request
+   * carries the payload. Each reference is resolved once per run; a resolver
+   * that throws fails the run with `AgentContentRefError`. Without one, a
+   * provider refuses a request that carries a `ref` block.
+   */
+  resolveContentRef?: ResolveContentRef
   /**
    * The conversation to record into and continue. Without one, each run is a
    * fresh conversation and nothing outlives it.

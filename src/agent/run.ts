@@ -26,7 +26,7 @@ import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
-import { activatePolicies, NO_PHASES, orderPolicies } from '../loop/policy-runner'
+import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { createRunState } from '../loop/run-state'
@@ -142,6 +142,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       tools,
       toolState: env.toolState,
       execution: env.execution,
+      resolveContentRef: agent.resolveContentRef,
       onBackgroundStall: env.onBackgroundStall,
       clock,
       signal: controller.signal,
@@ -275,10 +276,11 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       metadata: options.metadata,
     }, lifecycle)
     if (options.prompt !== undefined) {
+      const content = promptContent(options.prompt, [...freezeNotes(options, freshSystem, sections), ...options.systemNotes ?? []])
       run.turns.push({
         id: run.clock.randomUUID(),
         role: 'user',
-        content: promptContent(options.prompt, [...freezeNotes(options, freshSystem, sections), ...options.systemNotes ?? []]),
+        content: run.policyPhases.prompt.length > 0 ? await adjustPrompt(run, 'prompt', content) : content,
         createdAt: await run.clock.now(),
         runId: run.runId,
       })

@@ -5,7 +5,9 @@ import { contextRecovery } from './context-recovery'
 import { dedupTools } from './dedup-tools'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
+import { imageDownscale, mediaAgeing } from './media'
 import { pauseContinuation } from './pause-continuation'
+import { persistResults } from './persist-results'
 import { progressNudges } from './progress-nudges'
 import { refusalResume } from './refusal-resume'
 import { repeatGuard } from './repeat-guard'
@@ -40,6 +42,9 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   dedupTools,
   toolOutputBudget,
   staleReads,
+  persistResults,
+  imageDownscale,
+  mediaAgeing,
   shellToolNudges,
   unknownToolRecovery,
   textToolCallRescue,

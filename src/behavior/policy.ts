@@ -192,6 +192,25 @@ export interface ReplaceResultDecision {
   readonly isError?: boolean
 }
 
+/** What the prompt phase may decide: record this content instead of what was written. */
+export interface ReplaceContentDecision {
+  readonly type: 'replace'
+  readonly content: readonly SessionContentBlock[]
+}
+
+/** Where a user message a person wrote comes from: the run's prompt, or a message queued with `agent.steer` / `agent.followUp`. */
+export type PromptSource = 'prompt' | 'steer' | 'follow-up'
+
+/**
+ * The prompt phase: a message a person wrote, before it is recorded. Media
+ * that should enter the session in another form (downscaled images) is
+ * replaced here, once, so every later request sends the same bytes.
+ */
+export interface PromptPhaseContext<S> extends PolicyPhaseContext<S> {
+  readonly source: PromptSource
+  readonly content: readonly SessionContentBlock[]
+}
+
 /** What the after-turn phase may decide. */
 export type TurnDecision = FailDecision | AbortDecision | StopDecision | SteerDecision
 
@@ -321,6 +340,8 @@ export interface BehaviorPolicy<S = any> {
   gateBatch?: (ctx: BatchGateContext<S>) => BatchGateResult<S> | undefined | void | Promise<BatchGateResult<S> | undefined | void>
   /** Gate one call right before it runs. */
   gateCall?: (ctx: CallGateContext<S>) => PhaseReturn<CallDecision, S>
+  /** Replace what a person wrote (the run's prompt, a steered or follow-up message) before it is recorded. */
+  prompt?: (ctx: PromptPhaseContext<S>) => PhaseReturn<ReplaceContentDecision, S>
   /** Observe, or replace, one call's final result. */
   result?: (ctx: ResultPhaseContext<S>) => PhaseReturn<ReplaceResultDecision, S>
   /** Decide after a turn: continue, nudge, stop, abort or fail (one decision, or several messages). */

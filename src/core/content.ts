@@ -31,6 +31,25 @@ export type ToolResultContent
     | ToolResultDocumentContent
     | ToolResultDocumentRefContent
 
+/** What a `ResolveContentRef` callback is given: the `ref` block to resolve (top-level or in a tool result). */
+export interface ResolveContentRefBlock {
+  type: 'image' | 'document'
+  /** The host's own reference, as the block carries it. */
+  ref: string
+  mediaType: string
+  name?: string
+  /** How the returned `data` is encoded, for documents (the block's `encoding`). */
+  encoding?: 'text' | 'base64'
+}
+
+/**
+ * The host's resolver for `ref` blocks, called when a request is built: the
+ * session stores only the reference, the request carries the payload. Returns
+ * the payload as the block would hold it inline (base64, or text for a text
+ * document).
+ */
+export type ResolveContentRef = (block: ResolveContentRefBlock) => Promise<{ data: string }>
+
 /** Model-invisible data a hook attaches to a tool result (telemetry about transforms and the like). */
 export type ToolResultMetadata = Record<string, unknown>
 

@@ -14,7 +14,9 @@ import type { FileKnobs } from './file-knobs'
 import type { HostKnobs } from './host-knobs'
 import type { LimitKnobs } from './limit-knobs'
 import type { McpKnobs } from './mcp-knobs'
+import type { MediaKnobs } from './media-knobs'
 import type { NudgeKnobs } from './nudge-knobs'
+import type { PersistKnobs } from './persist-knobs'
 import type { ProviderKnobs } from './provider-knobs'
 import type { RecoveryKnobs } from './recovery-knobs'
 import type { RepeatKnobs } from './repeat-knobs'
@@ -33,7 +35,9 @@ import { FILE_KNOBS } from './file-knobs'
 import { HOST_KNOBS } from './host-knobs'
 import { LIMIT_KNOBS } from './limit-knobs'
 import { MCP_KNOBS } from './mcp-knobs'
+import { MEDIA_AGEING_KNOBS, MEDIA_KNOBS } from './media-knobs'
 import { NUDGE_KNOBS } from './nudge-knobs'
+import { PERSIST_KNOBS } from './persist-knobs'
 import { PROVIDER_KNOBS } from './provider-knobs'
 import { RECOVERY_KNOBS } from './recovery-knobs'
 import { REPEAT_KNOBS } from './repeat-knobs'
@@ -46,6 +50,7 @@ import { WEB_KNOBS } from './web-knobs'
 
 export type { AutoCompactConfig, CompactFunction, CompactSkip } from './compaction-knobs'
 export type { ToolSearchBehavior } from './mcp-knobs'
+export type { MediaBudget } from './media-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher } from './repeat-knobs'
 export type { RetryConfig } from './retry-knobs'
@@ -73,7 +78,9 @@ export interface AgentBehavior extends
   RepeatKnobs,
   BudgetKnobs,
   ThinkingKnobs,
-  CompactionKnobs {}
+  CompactionKnobs,
+  PersistKnobs,
+  MediaKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -94,6 +101,8 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   BUDGET_KNOBS,
   THINKING_KNOBS,
   COMPACTION_KNOBS,
+  PERSIST_KNOBS,
+  MEDIA_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
@@ -150,7 +159,8 @@ function valueAt(value: unknown, path: string): unknown {
 
 /**
  * Merge a run's behavior over the agent's: each key of the run wins, except
- * `extensions`, whose keys merge one level deep. The merged behavior is
+ * `extensions`, whose keys merge one level deep, and the media-ageing pair
+ * (`mediaKeepTurns`, `mediaBudget`), which a run overrides as one. The merged behavior is
  * validated (`validateBehavior`, as `run()`), so a run never starts on a knob
  * it cannot act on.
  */
@@ -160,6 +170,12 @@ export function resolveBehavior(agent: AgentBehavior | undefined, run: AgentBeha
   const merged: AgentBehavior = run ? { ...agent, ...definedOnly(run) } : { ...agent }
   if (run && (agent?.extensions || run.extensions))
     merged.extensions = { ...agent?.extensions, ...run.extensions }
+  if (run && MEDIA_AGEING_KNOBS.some(key => run[key] !== undefined)) {
+    for (const key of MEDIA_AGEING_KNOBS) {
+      if (run[key] === undefined)
+        delete merged[key]
+    }
+  }
   validateBehavior(merged, 'run')
   return merged
 }

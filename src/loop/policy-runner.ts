@@ -8,12 +8,14 @@ import type {
   PolicyEvent,
   PolicyRunView,
   PolicyState,
+  PromptSource,
   ProviderErrorDecision,
   RequestPatch,
   RequestPhaseContext,
   TurnDecision,
   TurnPhaseContext,
 } from '../behavior/policy'
+import type { SessionContentBlock } from '../core/content'
 import type { ToolOutcome, ToolOutput } from '../core/tool-io'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
@@ -36,6 +38,7 @@ import { assertPolicyState } from './run-state'
 /** The phases a run's enabled policies take part in, each list in policy order (decided once at run start). */
 export interface PolicyPhases {
   readonly request: readonly BehaviorPolicy[]
+  readonly prompt: readonly BehaviorPolicy[]
   readonly gateBatch: readonly BehaviorPolicy[]
   readonly gateCall: readonly BehaviorPolicy[]
   readonly result: readonly BehaviorPolicy[]
@@ -66,10 +69,10 @@ export interface ActivatedPolicies {
   readonly sentStages: readonly SentWireStage[]
 }
 
-const PHASES = ['request', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
+const PHASES = ['request', 'prompt', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
 
 function emptyPhases(): Record<(typeof PHASES)[number], BehaviorPolicy[]> {
-  return { request: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] }
+  return { request: [], prompt: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] }
 }
 
 /** No policy in any phase (a run before its policies are activated). */
@@ -274,6 +277,17 @@ export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall
     verdict = foldCallDecision(verdict, decision)
   }
   return verdict
+}
+
+/** Run the prompt phase: each policy sees the content as the earlier ones left it, and may replace it. */
+export async function adjustPrompt(host: PolicyHost, source: PromptSource, content: SessionContentBlock[]): Promise<SessionContentBlock[]> {
+  let current = content
+  for (const policy of host.policyPhases.prompt) {
+    const replace = take(host, policy, await policy.prompt!({ run: host, behavior: host.behavior, state: stateOf(host, policy), source, content: current }))
+    if (replace)
+      current = [...replace.content]
+  }
+  return current
 }
 
 /** Run the result phase for one call: each policy observes the result, and may replace it for the ones after it. */

@@ -1,7 +1,7 @@
 import type { InjectedMessage, PolicyRunView } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
-import type { SessionTurn } from '../core/content'
+import type { ResolveContentRef, SessionTurn } from '../core/content'
 import type { ChildRunStats, TurnUsage } from '../core/stats'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
@@ -15,6 +15,7 @@ import type { ToolRegistry } from '../tools/registry'
 import type { SubagentHost } from '../tools/types'
 import type { WireMemo } from '../wire/pipeline'
 import type { SentWireStage, WireStage } from '../wire/stage'
+import type { ContentRefCache } from './content-refs'
 import type { PolicyPhases } from './policy-runner'
 import type { RunState } from './run-state'
 import type { WallDeadline } from './wall-deadline'
@@ -104,6 +105,10 @@ export interface RunContext {
   readonly complete: PolicyRunView['complete']
   /** Fire a host event from a policy (see `PolicyRunView.emit`). */
   readonly emit: PolicyRunView['emit']
+  /** The host's resolver for `ref` blocks (`AgentOptions.resolveContentRef`), called when a request is built. */
+  readonly resolveContentRef?: ResolveContentRef
+  /** What the run resolved so far (created by the first request that needs it). */
+  contentRefs?: ContentRefCache
 }
 
 /**

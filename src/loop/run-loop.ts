@@ -1,4 +1,4 @@
-import type { SessionTurn, ToolResultBlock } from '../core/content'
+import type { SessionContentBlock, SessionTurn, ToolResultBlock } from '../core/content'
 import type { TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolCall, ToolResult } from '../providers/types'
@@ -12,7 +12,7 @@ import { fillEstimatedCost } from '../providers/catalog/cost'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
-import { adjustRequest, decideAfterTurn, decideProviderError, isProviderFailure } from './policy-runner'
+import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, isProviderFailure } from './policy-runner'
 import { hookTimeout, runIds } from './stream-turn'
 import { sendableMessages, wireView } from './wire-pipeline'
 
@@ -169,7 +169,14 @@ async function answerToolCalls(run: RunContext, turnId: string, calls: readonly 
 async function appendPendingTurns(run: RunContext): Promise<void> {
   const parts = run.pending.splice(0)
   const injected = parts.every(part => part.injected !== undefined) ? parts[0].injected : undefined
-  const turn = await appendTurn(run, run.clock.randomUUID(), 'user', parts.flatMap(part => part.content), injected ? { injected } : {})
+  const content: SessionContentBlock[] = []
+  for (const part of parts) {
+    // What a person queued passes the prompt phase, as the run's prompt does; the loop's own messages do not.
+    if (part.queued && run.policyPhases.prompt.length > 0)
+      content.push(...await adjustPrompt(run, part.queued.kind, [...part.content]))
+    else content.push(...part.content)
+  }
+  const turn = await appendTurn(run, run.clock.randomUUID(), 'user', content, injected ? { injected } : {})
   for (const part of parts) {
     if (part.queued) {
       await callHookBounded(run.hooks, 'steer:inject', {

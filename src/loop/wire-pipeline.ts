@@ -11,6 +11,7 @@ import { createWireMemo, memoWireView, runSentStages, runWireStages } from '../w
 import { compactSummaryViewStage } from '../wire/stages/compact-summary-view'
 import { pairWireView } from '../wire/stages/pairing'
 import { toolNamesStage } from '../wire/stages/tool-names'
+import { createContentRefCache, resolveContentRefs } from './content-refs'
 import { hookTimeout, runIds } from './stream-turn'
 
 /**
@@ -24,7 +25,8 @@ import { hookTimeout, runIds } from './stream-turn'
  * 4. the host's `context:transform` hook, on a detached copy;
  * 4b. the run's sent-slot policy stages (`run.sentStages`: what measures the
  *    request as sent, such as tail compaction), which may be async;
- * 5. pairing repair, with `pairing:repair` and its limits;
+ * 5. pairing repair, with `pairing:repair` and its limits, then `ref`
+ *    blocks resolved through `AgentOptions.resolveContentRef`;
  * 6. `NAME_STAGES`: tool calls renamed to their wire names.
  *
  * Steps 1 to 3 are `wireView`, 4 to 6 `sendableMessages`. Every pure step runs
@@ -60,7 +62,9 @@ export async function sendableMessages(run: RunContext, turnId: string, view: re
   const paired = pairWireView(messages, memo.pairing)
   if (paired.repairs.length > 0)
     await checkRepairs(run, turnId, paired.repairs)
-  const named = runWireStages(NAME_STAGES, paired.messages, stageContext(run), memo)
+  // References are resolved after the view stages (media aged out of the request is never fetched) and after pairing.
+  const resolved = run.resolveContentRef ? await resolveContentRefs(paired.messages, run.resolveContentRef, run.contentRefs ??= createContentRefCache()) : paired.messages
+  const named = runWireStages(NAME_STAGES, resolved, stageContext(run), memo)
   return named.slice()
 }
 
@@ -110,5 +114,5 @@ async function checkRepairs(run: RunContext, turnId: string, repairs: readonly P
 
 /** One literal per call: the stages read a handful of fields, and the turn changes every time. */
 function stageContext(run: RunContext): WireStageContext {
-  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire, contextWindow: run.contextWindow, turnIdOf: run.wireMemo?.turnIdOf }
+  return { turn: run.turnCount, providerName: run.provider.name, model: run.model, toolWireName: run.tools.toWire, contextWindow: run.contextWindow, turnIdOf: run.wireMemo?.turnIdOf, maxMediaPerRequest: run.provider.capabilities?.maxMediaPerRequest }
 }

@@ -7,6 +7,7 @@ import type {
   InjectedMessage,
   PolicyState,
   PolicyToolsView,
+  PromptSource,
 } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
@@ -24,7 +25,7 @@ import type { PolicyWireStage } from '../wire/stage'
 import { createProcessContext } from '../contexts/process'
 import { createHookBus } from '../hooks/bus'
 import { resolveBehavior } from '../knobs/behavior'
-import { activatePolicies, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
+import { activatePolicies, adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { createRunState } from '../loop/run-state'
 import { checkToolOutput } from '../loop/tool-output-check'
@@ -45,6 +46,14 @@ interface StepTiming {
 export interface RequestStep extends StepTiming {
   readonly phase: 'request'
   readonly request?: Partial<Omit<PatchableRequest, 'model'>> & { model?: string }
+}
+
+/** The prompt phase: a person wrote this message (the run's prompt, or a queued one). */
+export interface PromptStep extends StepTiming {
+  readonly phase: 'prompt'
+  readonly content: readonly SessionContentBlock[]
+  /** Default `'prompt'`. */
+  readonly source?: PromptSource
 }
 
 /** The batch gate over the calls of one assistant turn. `blocked` marks calls the loop already refused, by index. */
@@ -95,11 +104,12 @@ export interface ProviderErrorStep extends StepTiming {
 }
 
 /** One step of a policy script: one phase call, as the loop would make it. */
-export type PolicyScriptStep = RequestStep | GateBatchStep | GateCallStep | ResultStep | AfterTurnStep | ProviderErrorStep
+export type PolicyScriptStep = RequestStep | PromptStep | GateBatchStep | GateCallStep | ResultStep | AfterTurnStep | ProviderErrorStep
 
 /** What the runner made of one step, by phase. */
 export type PolicyScriptOutcome
   = | { readonly phase: 'request', readonly request: PatchableRequest }
+    | { readonly phase: 'prompt', readonly content: readonly SessionContentBlock[] }
     | { readonly phase: 'gateBatch', readonly decisions: readonly (CallDecision | undefined)[] }
     | { readonly phase: 'gateCall', readonly decision?: CallDecision }
     | { readonly phase: 'result', readonly result: ToolOutput, readonly isError: boolean }
@@ -271,6 +281,8 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
       const request: PatchableRequest = { model: 'scripted', system: '', tools: [], ...step.request }
       return { phase: 'request', request: await adjustRequest(host, host.turnCount, request) }
     }
+    case 'prompt':
+      return { phase: 'prompt', content: await adjustPrompt(host, step.source ?? 'prompt', [...step.content]) }
     case 'gateBatch': {
       const calls = step.calls.map((call, i) => {
         const gated = gatedCall(call, `call-${index}-${i}`)

@@ -12,6 +12,7 @@ import { z } from 'zod'
 import { fileErrorCode } from '../contexts/errors'
 import { executionContextOf } from '../contexts/from-tool-context'
 import { truncateTextToUtf8 } from '../text/truncate'
+import { ATTACHMENT_SCHEME, findAttachment } from './attachments'
 import { fileToolBehaviorOf } from './file-behavior'
 import { baseName, decodeText, describeFileError, displayPath, formatBytes, parentDir, sniffFile, splitLines } from './file-content'
 import {
@@ -67,6 +68,8 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDef<R
 }
 
 async function runReadFile(args: ReadFileInput, ctx: ToolContext, options: ReadFileToolOptions): Promise<ToolOutput> {
+  if (args.path.startsWith(ATTACHMENT_SCHEME))
+    return readAttachment(args.path, ctx)
   const context = executionContextOf(ctx)
   const resolved = context.resolvePath(args.path)
   const shown = displayPath(context, resolved)
@@ -164,6 +167,16 @@ export function renderSlice(lines: readonly string[], slice: ReadSlice, shown: s
   if (last < total)
     return `${body}\n\n[Showing lines ${slice.offset}-${last} of ${total}. To read more, call read_file with offset=${next}.]`
   return body
+}
+
+/** Media that left the request (`mediaKeepTurns`, `mediaBudget`) is read back from the session, which keeps it. */
+function readAttachment(handle: string, ctx: ToolContext): ToolOutput {
+  if (!ctx.session)
+    throw new Error(`${handle} cannot be read: attachment handles are resolved from the session, and this agent has none.`)
+  const found = findAttachment(ctx.session.turns, handle)
+  if (!found)
+    throw new Error(`${handle} names no image or document recorded in this session.`)
+  return [{ type: 'text', text: `${handle}:` }, found]
 }
 
 function attachment(bytes: Uint8Array, shown: string, mediaType: string, cap: number, type: 'image' | 'document'): ToolResultContent[] {

@@ -17,6 +17,8 @@ export interface WireStageContext {
    * session says about its turns (a summary naming the turns it replaces).
    */
   readonly turnIdOf?: (message: SessionMessage) => string | undefined
+  /** Most media blocks one request may carry at the serving provider, when its API has such a limit. */
+  readonly maxMediaPerRequest?: number
 }
 
 /**

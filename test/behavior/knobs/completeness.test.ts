@@ -7,7 +7,9 @@ import type { FileKnobs } from '../../../src/knobs/file-knobs'
 import type { HostKnobs } from '../../../src/knobs/host-knobs'
 import type { LimitKnobs } from '../../../src/knobs/limit-knobs'
 import type { McpKnobs } from '../../../src/knobs/mcp-knobs'
+import type { MediaKnobs } from '../../../src/knobs/media-knobs'
 import type { NudgeKnobs } from '../../../src/knobs/nudge-knobs'
+import type { PersistKnobs } from '../../../src/knobs/persist-knobs'
 import type { ProviderKnobs } from '../../../src/knobs/provider-knobs'
 import type { RecoveryKnobs } from '../../../src/knobs/recovery-knobs'
 import type { RepeatKnobs } from '../../../src/knobs/repeat-knobs'
@@ -29,7 +31,9 @@ import { fileScenarios } from './scenarios/files'
 import { hostScenarios } from './scenarios/host'
 import { limitScenarios } from './scenarios/limits'
 import { mcpScenarios } from './scenarios/mcp'
+import { mediaScenarios } from './scenarios/media'
 import { nudgeScenarios } from './scenarios/nudges'
+import { persistScenarios } from './scenarios/persist'
 import { providerScenarios } from './scenarios/provider'
 import { recoveryScenarios } from './scenarios/recovery'
 import { repeatScenarios } from './scenarios/repeat'
@@ -41,7 +45,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs & ThinkingKnobs & CompactionKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs & ThinkingKnobs & CompactionKnobs & PersistKnobs & MediaKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -63,6 +67,8 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'budgets': { scenarios: budgetScenarios, file: 'budgets.test.ts' },
   'thinking': { scenarios: thinkingScenarios, file: 'thinking.test.ts' },
   'compaction': { scenarios: compactionScenarios, file: 'compaction.test.ts' },
+  'large results': { scenarios: persistScenarios, file: 'persist.test.ts' },
+  'media': { scenarios: mediaScenarios, file: 'media.test.ts' },
 }
 
 describe('every knob has a scenario', () => {

@@ -1,0 +1,74 @@
+import type { SessionContentBlock, ToolResultContent } from '../core/content'
+import type { BehaviorPolicy } from './policy'
+import { debugLog } from '../debug'
+import { downscalePng } from '../media/png'
+import { mediaAgeingStage } from '../wire/stages/media-ageing'
+
+/**
+ * `mediaAgeing`: with `mediaKeepTurns` or `mediaBudget`, contributes the
+ * media-ageing wire stage (the window wins when both are set). The stage also
+ * holds the serving provider's `maxMediaPerRequest`: it lowers the budget's
+ * `maxItems`, and caps what a window leaves inline.
+ */
+export const mediaAgeing: BehaviorPolicy<null> = {
+  name: 'media-ageing',
+  enabled: behavior => behavior.mediaKeepTurns !== undefined || behavior.mediaBudget !== undefined,
+  wireStages: (behavior) => {
+    const keepTurns = behavior.mediaKeepTurns
+    return [mediaAgeingStage(keepTurns !== undefined ? { keepTurns } : { budget: behavior.mediaBudget })]
+  },
+}
+
+function shrink(data: string, maxEdge: number): string | undefined {
+  try {
+    const smaller = downscalePng(Buffer.from(data, 'base64'), maxEdge)
+    return smaller && Buffer.from(smaller).toString('base64')
+  }
+  catch (error) {
+    // The codec refuses what it does not handle by returning nothing; anything thrown is a bug worth seeing, not a lost image.
+    debugLog('an image could not be downscaled; it is kept as it was', error)
+    return undefined
+  }
+}
+
+function isPngBlock(block: { type: string, mediaType?: string, data?: string }): block is { type: 'image', mediaType: string, data: string } {
+  return block.type === 'image' && typeof block.data === 'string' && block.mediaType?.toLowerCase() === 'image/png'
+}
+
+/** The blocks with every inline PNG larger than `maxEdge` downscaled, or `undefined` when none was. */
+export function downscaleImages<T extends SessionContentBlock | ToolResultContent>(blocks: readonly T[], maxEdge: number): T[] | undefined {
+  let out: T[] | undefined
+  blocks.forEach((block, index) => {
+    if (!isPngBlock(block))
+      return
+    const data = shrink(block.data, maxEdge)
+    if (data === undefined)
+      return
+    out ??= blocks.slice()
+    out[index] = { ...block, data }
+  })
+  return out
+}
+
+/**
+ * `imageDownscale`: with `maxImageEdge`, inline PNGs whose longest edge is
+ * larger are shrunk once, as they enter the session: in tool results (the
+ * result phase, after the host's transforms) and in what a person wrote (the
+ * prompt phase). The session keeps the smaller bytes, so every request sends
+ * the same ones. Other formats and PNGs the codec does not decode pass as
+ * they are.
+ */
+export const imageDownscale: BehaviorPolicy<null> = {
+  name: 'image-downscale',
+  enabled: behavior => behavior.maxImageEdge !== undefined,
+  prompt({ behavior, content }) {
+    const replaced = downscaleImages(content, behavior.maxImageEdge!)
+    return replaced && { decision: { type: 'replace', content: replaced } }
+  },
+  result({ behavior, result, isError }) {
+    if (typeof result === 'string')
+      return
+    const replaced = downscaleImages(result, behavior.maxImageEdge!)
+    return replaced && { decision: { type: 'replace', result: replaced, isError } }
+  },
+}
