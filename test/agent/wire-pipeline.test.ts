@@ -33,6 +33,7 @@ function pipelineRun(turns: SessionTurn[], wireStages: WireStage[], behavior: Pa
     turns,
     turnCount: 1,
     wireStages,
+    sentStages: [],
   } as unknown as RunContext
 }
 

@@ -43,6 +43,7 @@ describe('repeat-guard: the chain', () => {
     expect(fourth.events).toEqual([{
       hook: 'repeat-guard:exceeded',
       context: expect.objectContaining({ runId: 'policy-script', depth: 0, callId: 'call-3-0', name: 'shell', input: { command: 'npm test' }, key: '$ npm test', count: 4, threshold: 4, action: 'block', counter: 'chain' }),
+      turn: 1,
     }])
     expect(result.steps[7].events[0].context).toMatchObject({ action: 'abort', count: 8, threshold: 8, message: result.abortReason })
   })

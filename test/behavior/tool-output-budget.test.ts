@@ -35,7 +35,7 @@ describe('tool-output-budget (policy harness)', () => {
       totalBytes: 120,
       outputs: [{ callId: 'c0', tool: 'a', bytes: 60 }, { callId: 'c1', tool: 'b', bytes: 60 }],
       message: expect.stringContaining('summarize'),
-    } }])
+    }, turn: 1 }])
     expect(steps[1]).toMatchObject({ messages: [], events: [] })
   })
 
