@@ -11,7 +11,7 @@ import type { Session } from '../session/session'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
-import type { SubagentHost, SubagentParent } from '../tools/types'
+import type { SubagentHost, SubagentParent, ToolMap } from '../tools/types'
 import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { SteeringQueues } from './steering'
@@ -23,7 +23,7 @@ import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
-import { activatePolicies, NO_PHASES, orderPolicies } from '../loop/policy-runner'
+import { activatePolicies, NO_PHASES, orderPolicies, policyTools } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { createRunState } from '../loop/run-state'
@@ -107,7 +107,9 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
     const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
     const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, seed)
-    const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
+    const policies = env.policies ?? agentPolicies(env.queues)
+    const ownTools = policyTools(policies, behavior, toolNames(disclosure.tools))
+    const tools = prepareRunTools(ownTools ? { ...disclosure.tools, ...ownTools } : disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
     const catalogs = { run: options.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog }
     const targets = resolveModelTargets(providerList(agent.provider), options.model, catalogs)
     const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
@@ -164,9 +166,11 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
 
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.
-    const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
+    const activated = activatePolicies(policies, behavior, run)
     Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
     seedQueuedMessages(run, env.queues)
+    for (const policy of activated.withHooks)
+      detachers.push(registerHookMap(hooks, policy.hooks!(behavior, hooks)))
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
@@ -428,6 +432,15 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     stats.paused = true
   if (run.children.length > 0)
     stats.children = [...run.children]
+  const result = run.stopResult
+  if (result) {
+    if (result.text !== undefined)
+      stats.text = result.text
+    if (result.output !== undefined)
+      stats.output = result.output
+    if (result.outputError !== undefined)
+      stats.outputError = result.outputError
+  }
   return stats
 }
 
@@ -439,6 +452,11 @@ function finalText(turns: readonly SessionTurn[]): string {
       return turn.content.map(block => block.type === 'text' ? block.text : '').join('')
   }
   return ''
+}
+
+/** The names the run's own tools are called by (their `spec.name`). */
+function toolNames(tools: ToolMap | undefined): Set<string> {
+  return new Set(Object.values(tools ?? {}).map(def => def.spec.name))
 }
 
 /** The agent's providers as a list. */

@@ -4,6 +4,7 @@ import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
 import { pauseContinuation } from './pause-continuation'
 import { refusalResume } from './refusal-resume'
+import { structuredOutput } from './structured-output'
 import { trackShellReads } from './track-shell-reads'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
 
@@ -19,4 +20,5 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
+  structuredOutput,
 ])

@@ -109,6 +109,7 @@ export type InjectedTurnReason
     | 'steer'
     | 'follow-up'
     | 'nudge'
+    | 'output-repair'
     | (string & {})
 
 /** One turn of a conversation as it is kept (and, with a session, persisted). */

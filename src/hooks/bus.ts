@@ -7,6 +7,7 @@ import { OperationTimeoutError } from '../errors'
 import { MCP_HOOK_NAMES } from '../mcp/hooks'
 import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
+import { OUTPUT_HOOK_NAMES } from '../tools/output-hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
 import { mayReach, trackRegistrations } from './registrations'
 import { RUN_HOOK_NAMES } from './run-hooks'
@@ -30,6 +31,7 @@ const OWN_HOOK_NAMES = {
   ...SESSION_HOOK_NAMES,
   ...MCP_HOOK_NAMES,
   ...SPAWN_HOOK_NAMES,
+  ...OUTPUT_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

@@ -8,6 +8,7 @@ import type { HookHandler } from '../core/hook-context'
 import type { McpHooks } from '../mcp/hooks'
 import type { SessionHooks } from '../session/hooks'
 import type { ToolHooks } from '../tools/hooks'
+import type { OutputHooks } from '../tools/output-hooks'
 import type { SpawnHooks } from '../tools/spawn-hooks'
 import type { RunHooks } from './run-hooks'
 
@@ -15,11 +16,12 @@ export type { RunHookContext, StreamHookContext } from '../core/hook-context'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
+export type { OutputPartialContext } from '../tools/output-hooks'
 export type { SpawnCompleteContext, SpawnErrorContext, SpawnHookContext } from '../tools/spawn-hooks'
-export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
+export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, StreamToolInputContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
 
 /** The events of the agent itself: every domain's, subagents' re-emissions aside. */
-interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks {}
+interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, OutputHooks {}
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
 export interface ChildEventMarks {

@@ -12,6 +12,7 @@ import type { FileKnobs } from './file-knobs'
 import type { HostKnobs } from './host-knobs'
 import type { LimitKnobs } from './limit-knobs'
 import type { McpKnobs } from './mcp-knobs'
+import type { OutputKnobs } from './output-knobs'
 import type { ProviderKnobs } from './provider-knobs'
 import type { RecoveryKnobs } from './recovery-knobs'
 import type { RetryKnobs } from './retry-knobs'
@@ -26,6 +27,7 @@ import { FILE_KNOBS } from './file-knobs'
 import { HOST_KNOBS } from './host-knobs'
 import { LIMIT_KNOBS } from './limit-knobs'
 import { MCP_KNOBS } from './mcp-knobs'
+import { OUTPUT_KNOBS } from './output-knobs'
 import { PROVIDER_KNOBS } from './provider-knobs'
 import { RECOVERY_KNOBS } from './recovery-knobs'
 import { RETRY_KNOBS } from './retry-knobs'
@@ -35,6 +37,7 @@ import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
 export type { ToolSearchBehavior } from './mcp-knobs'
+export type { OutputSchema, OutputZodSchema } from './output-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RetryConfig } from './retry-knobs'
 
@@ -55,7 +58,8 @@ export interface AgentBehavior extends
   FileKnobs,
   WebKnobs,
   SessionKnobs,
-  HostKnobs {}
+  HostKnobs,
+  OutputKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -71,6 +75,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   WEB_KNOBS,
   SESSION_KNOBS,
   HOST_KNOBS,
+  OUTPUT_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
@@ -89,6 +94,7 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   ...MCP_KNOBS.defaults,
   ...FILE_KNOBS.defaults,
   ...SESSION_KNOBS.defaults,
+  ...OUTPUT_KNOBS.defaults,
 })
 
 const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))

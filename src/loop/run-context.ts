@@ -1,4 +1,4 @@
-import type { InjectedMessage } from '../behavior/policy'
+import type { InjectedMessage, StopResult } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { SessionTurn } from '../core/content'
@@ -94,6 +94,8 @@ export interface RunContext {
   readonly wireStages: readonly WireStage[]
   /** What the wire pipeline remembers from one request to the next (created by its first request; a cache, never saved). */
   wireMemo?: WireMemo
+  /** The stats fields the stop that ended the run set (a policy's `StopDecision.result`). */
+  stopResult?: StopResult
 }
 
 /**

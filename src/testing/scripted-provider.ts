@@ -106,6 +106,7 @@ function play(turn: Omit<ScriptedTurn, 'respond'>, request: StreamOptions, callb
   const toolCalls: ToolCall[] = (turn.toolCalls ?? []).map(call => ({ id: call.id ?? nextId(), name: call.name, input: call.input }))
   for (const call of toolCalls) {
     callbacks.onToolCallStart?.({ id: call.id, name: call.name })
+    callbacks.onToolCallDelta?.({ id: call.id, name: call.name }, JSON.stringify(call.input))
     content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.input })
   }
   const finishReason = turn.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop')

@@ -83,7 +83,7 @@ function standardOf(name: string, schema: unknown): StandardFace {
  * that copy's registry, which zidane's converter cannot see; the override
  * reads each node's own metadata back so no description is ever dropped.
  */
-function inputJsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
+export function inputJsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
   const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema, {
     io: 'input',
     unrepresentable: 'any',

@@ -5,6 +5,7 @@ import type { FileKnobs } from '../../../src/knobs/file-knobs'
 import type { HostKnobs } from '../../../src/knobs/host-knobs'
 import type { LimitKnobs } from '../../../src/knobs/limit-knobs'
 import type { McpKnobs } from '../../../src/knobs/mcp-knobs'
+import type { OutputKnobs } from '../../../src/knobs/output-knobs'
 import type { ProviderKnobs } from '../../../src/knobs/provider-knobs'
 import type { RecoveryKnobs } from '../../../src/knobs/recovery-knobs'
 import type { RetryKnobs } from '../../../src/knobs/retry-knobs'
@@ -22,6 +23,7 @@ import { fileScenarios } from './scenarios/files'
 import { hostScenarios } from './scenarios/host'
 import { limitScenarios } from './scenarios/limits'
 import { mcpScenarios } from './scenarios/mcp'
+import { outputScenarios } from './scenarios/output'
 import { providerScenarios } from './scenarios/provider'
 import { recoveryScenarios } from './scenarios/recovery'
 import { retryScenarios } from './scenarios/retry'
@@ -31,7 +33,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & HostKnobs & OutputKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -48,6 +50,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'web tools': { scenarios: webScenarios, file: 'web.test.ts' },
   'sessions': { scenarios: sessionScenarios, file: 'sessions.test.ts' },
   'host data': { scenarios: hostScenarios, file: 'host.test.ts' },
+  'output': { scenarios: outputScenarios, file: 'output.test.ts' },
 }
 
 describe('every knob has a scenario', () => {
