@@ -209,8 +209,7 @@ function tryParse(text: string): unknown {
  */
 export function jsonFromText(text: string): { value: unknown } | undefined {
   const trimmed = text.trim()
-  const fenced = /^```[\w-]*\s*\n([\s\S]*?)\n?```$/.exec(trimmed)
-  const body = fenced ? fenced[1] : trimmed
+  const body = fencedBody(trimmed) ?? trimmed
   if (body === '')
     return undefined
   try {
@@ -219,4 +218,12 @@ export function jsonFromText(text: string): { value: unknown } | undefined {
   catch {
     return undefined
   }
+}
+
+/** The body of a text that is one fenced code block (```json … ```), if it is one. */
+function fencedBody(text: string): string | undefined {
+  if (!text.startsWith('```') || !text.endsWith('```') || text.length < 6)
+    return undefined
+  const firstLine = text.indexOf('\n')
+  return firstLine === -1 ? undefined : text.slice(firstLine + 1, -3).trim()
 }
