@@ -24,13 +24,13 @@ beforeAll(async () => {
   claude = await startFakeAnthropic()
   oai = await startFakeOpenAI()
 })
-afterAll(async () => {
-  await claude.close()
-  await oai.close()
-})
 beforeEach(() => {
   claude.requests.length = 0
   oai.requests.length = 0
+})
+afterAll(async () => {
+  await claude.close()
+  await oai.close()
 })
 
 /** One scripted model turn, in provider-neutral terms. */
