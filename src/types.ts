@@ -32,7 +32,7 @@ export type {
 export type { AgentClock } from './core/clock'
 export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type * from './core/content'
-export type { AgentStats, ChildRunStats, ModelUsage, TurnFinishReason, TurnUsage } from './core/stats'
+export type { AgentStats, ChildRunStats, ModelUsage, OutputError, TurnFinishReason, TurnUsage } from './core/stats'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export type {
@@ -60,7 +60,7 @@ export type {
 export type { AgentHookBus } from './hooks/bus'
 
 export type * from './hooks/hook-map'
-export type { AgentBehavior, CacheTtl, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
+export type { AgentBehavior, CacheTtl, OutputSchema, OutputZodSchema, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { McpElicitationContext } from './mcp/elicitation'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'
