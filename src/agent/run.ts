@@ -4,7 +4,7 @@ import type { SessionTurn } from '../core/content'
 import type { AgentStats, ChildRunStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { AgentHookBus } from '../hooks/bus'
-import type { AgentHookName } from '../hooks/hook-map'
+import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
@@ -170,7 +170,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages })
     seedQueuedMessages(run, env.queues)
     for (const policy of activated.withHooks)
-      detachers.push(registerHookMap(hooks, policy.hooks!(behavior, hooks)))
+      detachers.push(registerHookMap(hooks, policy.hooks!(behavior, (name, ctx) => fireHook(hooks, name as AgentHookName, ctx as never)) as AgentHookMap))
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.

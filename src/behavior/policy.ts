@@ -5,8 +5,6 @@ import type { OutputError, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
-import type { AgentHookBus } from '../hooks/bus'
-import type { AgentHookMap } from '../hooks/hook-map'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
@@ -234,6 +232,12 @@ export interface ProviderErrorContext<S> extends PolicyPhaseContext<S> {
   readonly retried: boolean
 }
 
+/** Fire an event on the agent's hooks without waiting for its handlers (as streaming hooks fire). */
+export type PolicyHookEmit = (name: string, ctx: object) => void
+
+/** Hook handlers by event name (checked against the known events when the run registers them). */
+export type PolicyHookHandlers = Readonly<Record<string, (ctx: any) => unknown>>
+
 /**
  * A behavior policy: a small module that takes part in the run through named
  * phases that return decisions (values, never side effects on the loop). The
@@ -263,10 +267,10 @@ export interface BehaviorPolicy<S = any> {
   /**
    * Handlers this policy registers on the agent's hooks for one run (only
    * when enabled), removed when the run ends. For what a phase cannot see,
-   * such as a stream in flight; `bus` lets a handler fire the policy's own
+   * such as a stream in flight; `emit` lets a handler fire the policy's own
    * events. Closure state here lives for one run and is never run state.
    */
-  hooks?: (behavior: Readonly<AgentBehavior>, bus: AgentHookBus) => AgentHookMap
+  hooks?: (behavior: Readonly<AgentBehavior>, emit: PolicyHookEmit) => PolicyHookHandlers
   /** Adjust the next model request (a patch of its fields). */
   request?: (ctx: RequestPhaseContext<S>) => PhaseReturn<RequestPatch, S>
   /** Gate a whole batch of tool calls before any of them runs (atomic budgets). */

@@ -1,10 +1,11 @@
 import type { SessionTurn } from '../core/content'
 import type { OutputError } from '../core/stats'
 import type { ToolResult } from '../core/tool-io'
+import type { StreamEndContext, StreamToolInputContext } from '../hooks/run-hooks'
 import type { AgentBehavior } from '../knobs/behavior'
+import type { OutputPartialContext } from '../tools/output-hooks'
 import type { CompiledOutputSchema } from '../tools/output-schema'
 import type { BehaviorPolicy, PhaseResult, TurnDecision } from './policy'
-import { fireHook } from '../hooks/bus'
 import { OUTPUT_DEFAULTS } from '../knobs/output-knobs'
 import { compileOutputSchema, jsonFromText, OUTPUT_TOOL_NAME, outputTool, parsePartialJson } from '../tools/output-schema'
 import { continueWith } from './policy'
@@ -111,18 +112,18 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
     return invalid(behavior, state, last, text, [`(output): the answer was text, not a call to ${OUTPUT_TOOL_NAME}`], true)
   },
 
-  hooks(_behavior, bus) {
+  hooks(behavior, emit) {
     // Arguments text of the final-answer calls streaming now, by run and call: a view of the stream, not run state.
     const open = new Map<string, string>()
     return {
-      'stream:tool-input': (ctx) => {
+      'stream:tool-input': (ctx: StreamToolInputContext) => {
         if (ctx.name !== OUTPUT_TOOL_NAME)
           return
         const key = `${ctx.runId}\n${ctx.callId}`
         const text = (open.get(key) ?? '') + ctx.delta
         open.set(key, text)
-        const wrapped = schemaOf(_behavior).wrapped
-        fireHook(bus, 'output:partial', {
+        const wrapped = schemaOf(behavior).wrapped
+        const partial: OutputPartialContext = {
           runId: ctx.runId,
           depth: ctx.depth,
           parentRunId: ctx.parentRunId,
@@ -135,9 +136,10 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
             const value = parsePartialJson(text)
             return wrapped ? (value as { value?: unknown } | undefined)?.value : value
           },
-        })
+        }
+        emit('output:partial', partial)
       },
-      'stream:end': (ctx) => {
+      'stream:end': (ctx: StreamEndContext) => {
         for (const key of open.keys()) {
           if (key.startsWith(`${ctx.runId}\n`))
             open.delete(key)
