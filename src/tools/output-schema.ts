@@ -5,7 +5,6 @@
  * is still streaming.
  */
 
-import type { z } from 'zod'
 import type { OutputSchema } from '../knobs/output-knobs'
 import type { ToolDef } from './types'
 import { isZod3Schema, isZodOutputSchema } from '../knobs/output-knobs'
@@ -69,7 +68,7 @@ interface StandardIssue {
 type StandardResult = { value: unknown, issues?: undefined } | { issues: readonly StandardIssue[] }
 
 function compileZod(schema: OutputSchema & { '~standard': { validate: (value: unknown) => unknown } }): CompiledOutputSchema {
-  const jsonSchema = inputJsonSchema(schema as unknown as z.core.$ZodType)
+  const jsonSchema = inputJsonSchema(schema)
   const standard = schema['~standard']
   return build(jsonSchema, (value) => {
     const result = standard.validate(value) as StandardResult | PromiseLike<StandardResult>
