@@ -5,14 +5,14 @@ import type { AgentStats, ChildRunStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
-import type { AgentHookName } from '../hooks/hook-map'
+import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
-import type { SubagentHost, SubagentParent } from '../tools/types'
+import type { SubagentHost, SubagentParent, ToolMap } from '../tools/types'
 import type { DecisionBinding } from './decide'
 import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
@@ -26,7 +26,7 @@ import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
-import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies } from '../loop/policy-runner'
+import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies, policyTools } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { createRunState } from '../loop/run-state'
@@ -114,7 +114,9 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
     const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
     const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, seed)
-    const tools = prepareRunTools(disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
+    const policies = env.policies ?? agentPolicies(env.queues)
+    const ownTools = policyTools(policies, behavior, toolNames(disclosure.tools))
+    const tools = prepareRunTools(ownTools ? { ...disclosure.tools, ...ownTools } : disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
     const catalogs = { run: options.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog }
     const targets = resolveModelTargets(providerList(agent.provider), options.model, catalogs)
     const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
@@ -175,10 +177,12 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
 
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.
-    const activated = activatePolicies(env.policies ?? agentPolicies(env.queues), behavior, run)
+    const activated = activatePolicies(policies, behavior, run)
     Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages, sentStages: activated.sentStages })
     env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
+    for (const policy of activated.withHooks)
+      detachers.push(registerHookMap(hooks, policy.hooks!(behavior, (name, ctx) => fireHook(hooks, name as AgentHookName, ctx as never)) as AgentHookMap))
     // Decisions the run's hooks make are bound to it and recorded on its `SessionRun`.
     const decisions: DecisionRecord[] = []
     if (env.bindDecisions)
@@ -467,6 +471,15 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
   }
   if (run.children.length > 0)
     stats.children = [...run.children]
+  const result = run.stopResult
+  if (result) {
+    if (result.text !== undefined)
+      stats.text = result.text
+    if (result.output !== undefined)
+      stats.output = result.output
+    if (result.outputError !== undefined)
+      stats.outputError = result.outputError
+  }
   return stats
 }
 
@@ -478,6 +491,11 @@ function finalText(turns: readonly SessionTurn[]): string {
       return turn.content.map(block => block.type === 'text' ? block.text : '').join('')
   }
   return ''
+}
+
+/** The names the run's own tools are called by (their `spec.name`). */
+function toolNames(tools: ToolMap | undefined): Set<string> {
+  return new Set(Object.values(tools ?? {}).map(def => def.spec.name))
 }
 
 /** The agent's providers as a list. */

@@ -129,6 +129,20 @@ export interface SubagentEndEvent extends AgentEventBase {
   error?: unknown
 }
 
+/**
+ * Structured output as the model writes it (`output:partial`), before it is
+ * validated: `value` is `text` closed off and parsed. The validated value
+ * arrives with the run's stats (`done`, `stats.output`).
+ */
+export interface OutputPartialEvent extends AgentEventBase {
+  type: 'output-partial'
+  turnId: string
+  callId: string
+  delta: string
+  text: string
+  readonly value: unknown
+}
+
 /** The last event of a run that returned: the same stats `stream.result` resolves to. */
 export interface DoneEvent extends AgentEventBase {
   type: 'done'
@@ -149,6 +163,7 @@ export type AgentStreamEvent
     | UserMessageEvent
     | SubagentStartEvent
     | SubagentEndEvent
+    | OutputPartialEvent
     | DoneEvent
 
 /** The `type` of an `AgentStreamEvent`. */

@@ -6,7 +6,7 @@ import type { AgentEventBase } from './stream-events'
 type ListenedHook
   = | 'agent:start' | 'turn:before' | 'stream:text' | 'stream:thinking' | 'stream:retry' | 'model:fallback'
     | 'stream:end' | 'tool:after' | 'tool-results:after' | 'turn:after' | 'steer:inject'
-    | 'spawn:before' | 'spawn:complete' | 'spawn:error'
+    | 'spawn:before' | 'spawn:complete' | 'spawn:error' | 'output:partial'
 
 /** Turn one hook context into events; a returned promise is where the run waits for the reader. */
 type Translate<K extends ListenedHook> = (ctx: HookContext<K> & Partial<ChildEventMarks>, own: boolean) => Promise<void> | void
@@ -106,6 +106,12 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
     },
     'spawn:error': (ctx) => {
       buffer.push({ type: 'subagent-end', ...base(ctx), id: ctx.id, callId: ctx.callId, error: ctx.error })
+    },
+    'output:partial': (ctx) => {
+      // The value is parsed only when the reader looks at it, as on the hook.
+      buffer.push({ type: 'output-partial', ...base(ctx), turnId: ctx.turnId, callId: ctx.callId, delta: ctx.delta, text: ctx.text, get value() {
+        return ctx.value
+      } })
     },
   }
 

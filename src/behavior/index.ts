@@ -19,6 +19,7 @@ import { thinkingDecay } from './thinking-decay'
 import { thinkingOverrunPolicy } from './thinking-overrun'
 import { toolBudgets } from './tool-budgets'
 import { toolOutputBudget } from './tool-output-budget'
+import { structuredOutput } from './structured-output'
 import { trackShellReads } from './track-shell-reads'
 import { unknownToolRecovery } from './unknown-tool-recovery'
 import { writeFileExistingPolicy } from './write-file-existing-policy'
@@ -52,4 +53,5 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   thinkingOverrunPolicy,
   repeatGuard,
   thinkingDecay,
+  structuredOutput,
 ])

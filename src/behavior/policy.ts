@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
-import type { TurnFinishReason, TurnUsage } from '../core/stats'
+import type { OutputError, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
@@ -10,6 +10,7 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider, ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
+import type { ToolMap } from '../tools/types'
 import type { PolicyWireStage } from '../wire/stage'
 
 /**
@@ -143,10 +144,23 @@ export interface FailDecision {
   readonly error: Error
 }
 
+/**
+ * Fields of the run's stats a stop fills in, for a policy whose stop is the
+ * run's answer (structured output): the value, why it failed, and the text
+ * `stats.text` should hold instead of the last assistant turn's.
+ */
+export interface StopResult {
+  readonly text?: string
+  readonly output?: unknown
+  readonly outputError?: OutputError
+}
+
 /** End the run cleanly at this turn boundary, with this stop reason. */
 export interface StopDecision {
   readonly type: 'stop'
   readonly reason: StopReason
+  /** Stats fields the stop sets; only the winning stop's are used. */
+  readonly result?: StopResult
 }
 
 /** Refuse one tool call; the model reads `Blocked: <reason>` as its result. */
@@ -316,6 +330,12 @@ export interface ProviderErrorContext<S> extends PolicyPhaseContext<S> {
   readonly retried: boolean
 }
 
+/** Fire an event on the agent's hooks without waiting for its handlers (as streaming hooks fire). */
+export type PolicyHookEmit = (name: string, ctx: object) => void
+
+/** Hook handlers by event name (checked against the known events when the run registers them). */
+export type PolicyHookHandlers = Readonly<Record<string, (ctx: any) => unknown>>
+
 /**
  * A behavior policy: a small module that takes part in the run through named
  * phases that return decisions (values, never side effects on the loop). The
@@ -334,6 +354,21 @@ export interface BehaviorPolicy<S = any> {
   initialState?: (behavior: Readonly<AgentBehavior>) => S
   /** Wire stages this policy adds to every request of the run, collected at run start. */
   wireStages?: (behavior: Readonly<AgentBehavior>) => readonly PolicyWireStage[]
+  /**
+   * Tools this policy brings to the run (e.g. the final-answer tool of
+   * structured output), asked once at run start before the run's tools are
+   * set up, whatever `enabled` says; return nothing to add none. A name a
+   * run's own tool already has is refused with a `TypeError`. Subagents do
+   * not inherit them.
+   */
+  tools?: (behavior: Readonly<AgentBehavior>) => ToolMap | undefined
+  /**
+   * Handlers this policy registers on the agent's hooks for one run (only
+   * when enabled), removed when the run ends. For what a phase cannot see,
+   * such as a stream in flight; `emit` lets a handler fire the policy's own
+   * events. Closure state here lives for one run and is never run state.
+   */
+  hooks?: (behavior: Readonly<AgentBehavior>, emit: PolicyHookEmit) => PolicyHookHandlers
   /** Adjust the next model request (a patch of its fields). */
   request?: (ctx: RequestPhaseContext<S>) => PhaseReturn<RequestPatch, S>
   /** Gate a whole batch of tool calls before any of them runs (atomic budgets). */

@@ -135,6 +135,7 @@ export type InjectedTurnReason
     | 'tool-budget'
     | 'tool-output-budget'
     | 'compact'
+    | 'output-repair'
     | (string & {})
 
 /** One turn of a conversation as it is kept (and, with a session, persisted). */

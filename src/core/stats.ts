@@ -28,9 +28,22 @@ export interface ChildRunStats {
   stats: AgentStats
   callId?: string
   depth?: number
-  /** Structured child output. Not built yet: reserved for a later release; no provider or run sets it today. */
-  output?: Record<string, unknown>
+  /**
+   * The child's validated output when it ran with `behavior.schema` (its
+   * `stats.output`, surfaced here so the parent need not dig into `stats`).
+   */
+  output?: unknown
   status?: 'completed' | 'error' | 'aborted' | 'timeout'
+}
+
+/** Why a run with `behavior.schema` has no `output`. */
+export interface OutputError {
+  /** One line per problem, each naming the path that failed (`(output)` for the value itself). */
+  problems: string[]
+  /** The problems as one readable message. */
+  message: string
+  /** Invalid answers the model gave, the repair turns included. */
+  attempts: number
 }
 
 /** What `agent.run()` returns. */
@@ -46,8 +59,15 @@ export interface AgentStats {
   timeTillFirstTokenMs?: number
   turnUsage?: TurnUsage[]
   children?: ChildRunStats[]
-  /** Structured run output. Not built yet: reserved for a later release; no provider or run sets it today. */
-  output?: Record<string, unknown>
+  /**
+   * The run's final answer as a value that passed `behavior.schema` (the
+   * schema's parsed value for a zod schema). Set only with a schema and only
+   * when validation passed; otherwise `stopReason` says why it is absent
+   * (`'output-invalid'` comes with `outputError`).
+   */
+  output?: unknown
+  /** With `behavior.schema`, when no valid output was produced: what failed (`stopReason: 'output-invalid'`). */
+  outputError?: OutputError
   paused?: boolean
   /** Not built yet: reserved for a later release; no provider or run sets it today. */
   suspended?: boolean

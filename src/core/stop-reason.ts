@@ -12,6 +12,9 @@
  * - `refusal-exhausted`: `maxConsecutiveRefusalResumes` refusal resumes in a row.
  * - `length`: the last turn hit the output cap and output-cap resume is off.
  * - `content-filter`: the model refused and refusal recovery is off (`maxConsecutiveRefusalResumes: 0`).
+ * - `output-invalid`: `behavior.schema` is set and the model gave no valid output within its repair turns
+ *   (`maxOutputRepairs`) or by the last allowed turn; `stats.text` holds the raw final answer and
+ *   `stats.outputError` what failed.
  */
 export type StopReason
   = | 'completed'
@@ -24,3 +27,4 @@ export type StopReason
     | 'refusal-exhausted'
     | 'length'
     | 'content-filter'
+    | 'output-invalid'

@@ -10,6 +10,7 @@ import { MCP_HOOK_NAMES } from '../mcp/hooks'
 import { PROVIDER_HOOK_NAMES } from '../providers/hooks'
 import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
+import { OUTPUT_HOOK_NAMES } from '../tools/output-hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
 import { BUDGET_HOOK_NAMES } from './budget-hooks'
 import { COMPACTION_HOOK_NAMES } from './compaction-hooks'
@@ -54,6 +55,7 @@ const OWN_HOOK_NAMES = {
   ...DECISION_HOOK_NAMES,
   ...PROVIDER_HOOK_NAMES,
   ...COMPACTION_HOOK_NAMES,
+  ...OUTPUT_HOOK_NAMES,
 } as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
 
 const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))

@@ -12,6 +12,7 @@ import type { McpHooks } from '../mcp/hooks'
 import type { ProviderHooks } from '../providers/hooks'
 import type { SessionHooks } from '../session/hooks'
 import type { ToolHooks } from '../tools/hooks'
+import type { OutputHooks } from '../tools/output-hooks'
 import type { SpawnHooks } from '../tools/spawn-hooks'
 import type { BudgetHooks } from './budget-hooks'
 import type { CompactionHooks } from './compaction-hooks'
@@ -24,13 +25,14 @@ export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext }
 export type { ProviderInputTransformationsContext } from '../providers/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
+export type { OutputPartialContext } from '../tools/output-hooks'
 export type { SpawnCompleteContext, SpawnErrorContext, SpawnHookContext } from '../tools/spawn-hooks'
 export type { OutputBudgetExceededContext, ToolBudgetExceededContext, ToolOutputShare } from './budget-hooks'
 export type { CompactEndContext, CompactStartContext, CompactTrigger } from './compaction-hooks'
 export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
 
 /** The events of the agent itself: every domain's, subagents' re-emissions aside. */
-interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks, ProviderHooks, CompactionHooks {}
+interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks, ProviderHooks, CompactionHooks, OutputHooks {}
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
 export interface ChildEventMarks {

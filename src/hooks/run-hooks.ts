@@ -64,6 +64,15 @@ export interface StreamDeltaContext extends StreamHookContext {
   delta: string
 }
 
+/** `stream:tool-input`: a fragment of one tool call's JSON arguments, as the model writes them. */
+export interface StreamToolInputContext extends StreamHookContext {
+  callId: string
+  /** Canonical tool name. */
+  name: string
+  /** The arguments text this fragment adds; a call's fragments add up to its arguments. */
+  delta: string
+}
+
 /** `stream:end`: a provider attempt finished with this content. */
 export interface StreamEndContext extends StreamHookContext {
   content: SessionContentBlock[]
@@ -138,6 +147,7 @@ export interface RunHooks {
   'stream:start': HookHandler<StreamStartContext>
   'stream:text': HookHandler<StreamDeltaContext>
   'stream:thinking': HookHandler<StreamDeltaContext>
+  'stream:tool-input': HookHandler<StreamToolInputContext>
   'stream:end': HookHandler<StreamEndContext>
   'stream:retry': HookHandler<StreamRetryContext>
   'usage': HookHandler<UsageContext>
@@ -159,6 +169,7 @@ export const RUN_HOOK_NAMES = {
   'stream:start': true,
   'stream:text': true,
   'stream:thinking': true,
+  'stream:tool-input': true,
   'stream:end': true,
   'stream:retry': true,
   'usage': true,

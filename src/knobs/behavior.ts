@@ -17,6 +17,7 @@ import type { McpKnobs } from './mcp-knobs'
 import type { MediaKnobs } from './media-knobs'
 import type { NudgeKnobs } from './nudge-knobs'
 import type { PersistKnobs } from './persist-knobs'
+import type { OutputKnobs } from './output-knobs'
 import type { ProviderKnobs } from './provider-knobs'
 import type { RecoveryKnobs } from './recovery-knobs'
 import type { RepeatKnobs } from './repeat-knobs'
@@ -38,6 +39,7 @@ import { MCP_KNOBS } from './mcp-knobs'
 import { MEDIA_AGEING_KNOBS, MEDIA_KNOBS } from './media-knobs'
 import { NUDGE_KNOBS } from './nudge-knobs'
 import { PERSIST_KNOBS } from './persist-knobs'
+import { OUTPUT_KNOBS } from './output-knobs'
 import { PROVIDER_KNOBS } from './provider-knobs'
 import { RECOVERY_KNOBS } from './recovery-knobs'
 import { REPEAT_KNOBS } from './repeat-knobs'
@@ -51,6 +53,7 @@ import { WEB_KNOBS } from './web-knobs'
 export type { AutoCompactConfig, CompactFunction, CompactSkip } from './compaction-knobs'
 export type { ToolSearchBehavior } from './mcp-knobs'
 export type { MediaBudget } from './media-knobs'
+export type { OutputSchema, OutputZodSchema } from './output-knobs'
 export type { CacheTtl } from './provider-knobs'
 export type { RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher } from './repeat-knobs'
 export type { RetryConfig } from './retry-knobs'
@@ -80,7 +83,8 @@ export interface AgentBehavior extends
   ThinkingKnobs,
   CompactionKnobs,
   PersistKnobs,
-  MediaKnobs {}
+  MediaKnobs,
+  OutputKnobs {}
 
 /** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
 export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
@@ -103,6 +107,7 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   COMPACTION_KNOBS,
   PERSIST_KNOBS,
   MEDIA_KNOBS,
+  OUTPUT_KNOBS,
 ] as KnobSlice<Record<string, unknown>>[])
 
 /** The metadata of every knob, by name. */
@@ -124,6 +129,7 @@ export const BEHAVIOR_DEFAULTS = Object.freeze({
   ...NUDGE_KNOBS.defaults,
   ...BUDGET_KNOBS.defaults,
   ...COMPACTION_KNOBS.defaults,
+  ...OUTPUT_KNOBS.defaults,
 })
 
 const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))

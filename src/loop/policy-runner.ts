@@ -12,6 +12,7 @@ import type {
   ProviderErrorDecision,
   RequestPatch,
   RequestPhaseContext,
+  StopResult,
   TurnDecision,
   TurnPhaseContext,
 } from '../behavior/policy'
@@ -19,6 +20,7 @@ import type { SessionContentBlock } from '../core/content'
 import type { ToolOutcome, ToolOutput } from '../core/tool-io'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
+import type { ToolMap } from '../tools/types'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
 import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
@@ -67,6 +69,8 @@ export interface ActivatedPolicies {
   readonly wireStages: readonly WireStage[]
   /** The policies' sent-slot stages (after `context:transform`), in policy order. */
   readonly sentStages: readonly SentWireStage[]
+  /** The enabled policies that register run hooks (`BehaviorPolicy.hooks`), in order. */
+  readonly withHooks: readonly BehaviorPolicy[]
 }
 
 const PHASES = ['request', 'prompt', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
@@ -124,7 +128,7 @@ function checkShape(policy: BehaviorPolicy, index: number): void {
     throw new AgentPolicyError(`#${index}`, 'invalid', `Policy #${index} has no name; every policy needs a non-empty string name`)
   if (policy.after !== undefined && (!Array.isArray(policy.after) || policy.after.some(name => typeof name !== 'string')))
     throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`after\` must be a list of policy names`)
-  for (const key of [...PHASES, 'enabled', 'initialState', 'wireStages'] as const) {
+  for (const key of [...PHASES, 'enabled', 'initialState', 'wireStages', 'tools', 'hooks'] as const) {
     if (policy[key] !== undefined && typeof policy[key] !== 'function')
       throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`${key}\` must be a function`)
   }
@@ -145,6 +149,7 @@ export function activatePolicies(
   const states: Record<string, PolicyState> = {}
   const wireStages: WireStage[] = []
   const sentStages: SentWireStage[] = []
+  const withHooks: BehaviorPolicy[] = []
   for (const policy of ordered) {
     if (policy.enabled && !policy.enabled(behavior, view))
       continue
@@ -159,12 +164,14 @@ export function activatePolicies(
       else
         wireStages.push(stage)
     }
+    if (policy.hooks)
+      withHooks.push(policy)
     for (const phase of PHASES) {
       if (policy[phase])
         phases[phase].push(policy)
     }
   }
-  return { phases, state: { policies: states }, wireStages, sentStages }
+  return { phases, state: { policies: states }, wireStages, sentStages, withHooks }
 }
 
 /**
@@ -176,6 +183,27 @@ async function announce(host: PolicyHost, events: readonly PolicyEvent[]): Promi
   const options = { timeoutMs: host.behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false }
   for (const event of events)
     await callHookBounded(host.hooks, event.hook, { ...ids, ...event.context } as never, options)
+}
+
+/**
+ * The tools the policies bring to a run (`BehaviorPolicy.tools`), keyed by
+ * name. A name taken twice, or already used by the run's own tools, is a
+ * `TypeError`: one of the two would silently shadow the other.
+ */
+export function policyTools(ordered: readonly BehaviorPolicy[], behavior: Readonly<AgentBehavior>, taken: ReadonlySet<string>): ToolMap | undefined {
+  let tools: ToolMap | undefined
+  for (const policy of ordered) {
+    const own = policy.tools?.(behavior)
+    if (!own)
+      continue
+    for (const def of Object.values(own)) {
+      const name = def.spec.name
+      if (taken.has(name) || (tools && name in tools))
+        throw new TypeError(`Policy "${policy.name}" brings a tool named "${name}", but the run already has a tool of that name; rename one of them`)
+      tools = { ...tools, [name]: def }
+    }
+  }
+  return tools
 }
 
 function take<D>(host: PolicyHost, policy: BehaviorPolicy, result: PhaseResult<D, PolicyState> | undefined | void): D | undefined {
@@ -320,6 +348,8 @@ export async function observeResult(
 export interface TurnVerdict {
   /** End the run with this reason (a stop, or `'aborted'`). */
   readonly end?: 'aborted' | TurnDecisionStop
+  /** The stats fields the winning stop sets, if it set any. */
+  readonly result?: StopResult
   /** Go on although the model called no tools. */
   readonly keepGoing: boolean
   /** Messages to join the next user turn, in decision order. */
@@ -341,6 +371,7 @@ export type TurnFacts = Omit<TurnPhaseContext<PolicyState>, 'run' | 'behavior' |
  */
 export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlier: { end?: TurnVerdict['end'], keepGoing?: boolean } = {}): Promise<TurnVerdict> {
   let end = earlier.end
+  let stopResult: StopResult | undefined
   let keepGoing = earlier.keepGoing === true
   const messages: InjectedMessage[] = []
   for (const policy of host.policyPhases.afterTurn) {
@@ -371,7 +402,10 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlie
           host.abort(decision.reason)
           return { end: 'aborted', keepGoing: false, messages: [] }
         case 'stop':
-          end ??= decision.reason
+          if (end === undefined) {
+            end = decision.reason
+            stopResult = decision.result
+          }
           break
         case 'steer':
           if (decision.continue && keepGoing && !decision.message.queued)
@@ -382,7 +416,7 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlie
       }
     }
   }
-  return { end, keepGoing: end === undefined && keepGoing, messages: end === undefined ? messages : [] }
+  return { end, ...(stopResult ? { result: stopResult } : {}), keepGoing: end === undefined && keepGoing, messages: end === undefined ? messages : [] }
 }
 
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

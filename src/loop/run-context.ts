@@ -1,4 +1,4 @@
-import type { InjectedMessage, PolicyRunView } from '../behavior/policy'
+import type { InjectedMessage, PolicyRunView, StopResult } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { ResolveContentRef, SessionTurn } from '../core/content'
@@ -109,6 +109,8 @@ export interface RunContext {
   readonly resolveContentRef?: ResolveContentRef
   /** What the run resolved so far (created by the first request that needs it). */
   contentRefs?: ContentRefCache
+  /** The stats fields the stop that ended the run set (a policy's `StopDecision.result`). */
+  stopResult?: StopResult
 }
 
 /**

@@ -99,8 +99,11 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
 
     if (run.signal.aborted)
       return 'aborted'
-    if (verdict.end)
+    if (verdict.end) {
+      if (verdict.result)
+        run.stopResult = verdict.result
       return verdict.end
+    }
     if (verdict.messages.length > 0)
       run.pending.push(...verdict.messages)
     if (toolResults.length > 0 || verdict.keepGoing)

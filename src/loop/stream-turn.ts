@@ -184,6 +184,13 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
       progress.contentStreamed = true
       markSignal()
     },
+    onToolCallDelta(call, delta) {
+      if (!live)
+        return
+      watchdog.activity()
+      if (hasHookHandlers(run.hooks, 'stream:tool-input'))
+        fireHook(run.hooks, 'stream:tool-input', { runId: run.runId, depth: run.depth, parentRunId: run.parentRunId, parentCallId: run.parentCallId, turnId, callId: call.id, name: run.tools.toCanonical(call.name), delta })
+    },
     onServerToolUse() {
       if (!live)
         return

@@ -87,6 +87,12 @@ export interface StreamCallbacks {
   /** A tool call's block began; its arguments follow. */
   onToolCallStart?: (call: { id: string, name: string }) => void
   /**
+   * A fragment of a tool call's JSON arguments, as it streams (after that
+   * call's `onToolCallStart`). The fragments of one call add up to its
+   * arguments text; they are not parsed here.
+   */
+  onToolCallDelta?: (call: { id: string, name: string }, fragment: string) => void
+  /**
    * A server-side tool (e.g. Anthropic web search) was called in this turn.
    * The API runs it on its side, so the loop never retries or falls back
    * once this fired: a replay would run the tool again.

@@ -8,6 +8,7 @@ import type {
   PolicyState,
   PolicyToolsView,
   PromptSource,
+  StopResult,
 } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
@@ -117,6 +118,8 @@ export type PolicyScriptOutcome
       readonly phase: 'afterTurn'
       /** The stop reason, or `'aborted'`, when the turn ends the run. */
       readonly end?: StopReason
+      /** The stats fields the winning stop sets (`StopDecision.result`), if any. */
+      readonly result?: StopResult
       readonly keepGoing: boolean
       readonly messages: readonly InjectedMessage[]
       /** The error of a `fail` decision. */
@@ -317,7 +320,7 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
       const facts = { turnId, turn: host.turnCount, assistant, toolResults: [...step.toolResults ?? []], usage, finishReason: step.finishReason ?? 'stop' }
       try {
         const verdict = await decideAfterTurn(host, facts, { end: step.decided?.stop, keepGoing: step.decided?.continues })
-        return { phase: 'afterTurn', keepGoing: verdict.keepGoing, messages: verdict.messages, ...(verdict.end ? { end: verdict.end } : {}) }
+        return { phase: 'afterTurn', keepGoing: verdict.keepGoing, messages: verdict.messages, ...(verdict.end ? { end: verdict.end } : {}), ...(verdict.result ? { result: verdict.result } : {}) }
       }
       catch (error) {
         return { phase: 'afterTurn', keepGoing: false, messages: [], error: error as Error }

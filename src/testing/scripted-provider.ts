@@ -4,6 +4,9 @@ import type { Provider, ProviderCapabilities, StreamCallbacks, StreamOptions, To
 import { ClassifiedError } from '../errors'
 import { sleep } from '../loop/backoff'
 
+/** Characters per streamed piece of a scripted tool call's arguments. */
+const ARGUMENT_PIECE = 24
+
 /** One scripted model turn. */
 export interface ScriptedTurn {
   /** Text to stream; an array streams as several deltas. */
@@ -106,6 +109,10 @@ function play(turn: Omit<ScriptedTurn, 'respond'>, request: StreamOptions, callb
   const toolCalls: ToolCall[] = (turn.toolCalls ?? []).map(call => ({ id: call.id ?? nextId(), name: call.name, input: call.input }))
   for (const call of toolCalls) {
     callbacks.onToolCallStart?.({ id: call.id, name: call.name })
+    // The arguments stream in a few pieces, as a real API sends them.
+    const json = JSON.stringify(call.input)
+    for (let start = 0; start < json.length; start += ARGUMENT_PIECE)
+      callbacks.onToolCallDelta?.({ id: call.id, name: call.name }, json.slice(start, start + ARGUMENT_PIECE))
     content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.input })
   }
   const finishReason = turn.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop')

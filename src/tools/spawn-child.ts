@@ -64,7 +64,8 @@ export function childSetup(child: ChildAgent | undefined, ctx: ToolContext, dept
       provider: providers,
       tools: ownTools ? child!.tools : spawnableTools(parent?.tools, depth),
       system: child?.system,
-      behavior: resolveBehavior(ctx.behavior, child?.behavior),
+      // The parent's schema shapes the parent's answer: a child has one only when `child.behavior` gives it.
+      behavior: resolveBehavior(withoutSchema(ctx.behavior), child?.behavior),
       toolAliases: child?.toolAliases ?? (ownTools ? undefined : parent?.toolAliases),
       execution: child?.execution ?? ctx.execution,
     },
@@ -82,6 +83,13 @@ function spawnableTools(tools: ToolMap | undefined, depth: number): ToolMap | un
     return maxDepth === undefined || depth + 1 <= maxDepth
   })
   return kept.length === Object.keys(tools).length ? tools : Object.fromEntries(kept)
+}
+
+function withoutSchema(behavior: AgentBehavior): AgentBehavior {
+  if (behavior.schema === undefined)
+    return behavior
+  const { schema: _parents, ...rest } = behavior
+  return rest
 }
 
 function providerList(provider: Provider | readonly Provider[]): readonly Provider[] {

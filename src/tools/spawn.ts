@@ -143,6 +143,8 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     })
     const status: ChildRunStats['status'] = timedOut ? 'timeout' : stats.stopReason === 'aborted' ? 'aborted' : 'completed'
     const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }
+    if (stats.output !== undefined)
+      record.output = stats.output
     host.reportChild(record)
     host.emit('spawn:complete', { ...spawn, stats: record })
     if (status !== 'completed')

@@ -83,8 +83,8 @@ function standardOf(name: string, schema: unknown): StandardFace {
  * that copy's registry, which zidane's converter cannot see; the override
  * reads each node's own metadata back so no description is ever dropped.
  */
-function inputJsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema, {
+export function inputJsonSchema(schema: unknown): Record<string, unknown> {
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema as z.core.$ZodType, {
     io: 'input',
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => copyOwnMetadata(zodSchema, jsonSchema as Record<string, unknown>),

@@ -208,8 +208,14 @@ function applyDelta(block: OpenBlock | undefined, delta: Record<string, unknown>
         block.signature.push(stringField(delta, 'signature'))
       break
     case 'input_json_delta':
-      if (block?.kind === 'tool_use' || block?.kind === 'server_tool_use')
-        block.json.push(stringField(delta, 'partial_json'))
+      if (block?.kind === 'tool_use' || block?.kind === 'server_tool_use') {
+        const fragment = stringField(delta, 'partial_json')
+        block.json.push(fragment)
+        if (block.kind === 'tool_use' && fragment && callbacks.onToolCallDelta) {
+          callbacks.onToolCallDelta({ id: block.id, name: block.name }, fragment)
+          return
+        }
+      }
       break
   }
   callbacks.onActivity?.()

@@ -240,7 +240,10 @@ class ToolCallCollector {
     const fragment = argumentsText(fn?.arguments)
     if (fragment) {
       call.json.push(fragment)
-      this.callbacks.onActivity?.()
+      if (call.announced && this.callbacks.onToolCallDelta)
+        this.callbacks.onToolCallDelta({ id: call.id, name: call.name }, fragment)
+      else
+        this.callbacks.onActivity?.()
     }
   }
 

@@ -10,6 +10,7 @@ import type { McpKnobs } from '../../../src/knobs/mcp-knobs'
 import type { MediaKnobs } from '../../../src/knobs/media-knobs'
 import type { NudgeKnobs } from '../../../src/knobs/nudge-knobs'
 import type { PersistKnobs } from '../../../src/knobs/persist-knobs'
+import type { OutputKnobs } from '../../../src/knobs/output-knobs'
 import type { ProviderKnobs } from '../../../src/knobs/provider-knobs'
 import type { RecoveryKnobs } from '../../../src/knobs/recovery-knobs'
 import type { RepeatKnobs } from '../../../src/knobs/repeat-knobs'
@@ -34,6 +35,7 @@ import { mcpScenarios } from './scenarios/mcp'
 import { mediaScenarios } from './scenarios/media'
 import { nudgeScenarios } from './scenarios/nudges'
 import { persistScenarios } from './scenarios/persist'
+import { outputScenarios } from './scenarios/output'
 import { providerScenarios } from './scenarios/provider'
 import { recoveryScenarios } from './scenarios/recovery'
 import { repeatScenarios } from './scenarios/repeat'
@@ -45,7 +47,7 @@ import { watchdogScenarios } from './scenarios/watchdogs'
 import { webScenarios } from './scenarios/web'
 
 // AgentBehavior declares nothing of its own: every key comes from a slice (a compile error otherwise).
-type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs & ThinkingKnobs & CompactionKnobs & PersistKnobs & MediaKnobs)
+type SliceKeys = keyof (LimitKnobs & ProviderKnobs & RetryKnobs & WatchdogKnobs & RecoveryKnobs & ExecutionKnobs & ShellKnobs & McpKnobs & FileKnobs & WebKnobs & SessionKnobs & NudgeKnobs & HostKnobs & RepeatKnobs & BudgetKnobs & ThinkingKnobs & CompactionKnobs & PersistKnobs & MediaKnobs & OutputKnobs)
 const onlySliceKeys: [Exclude<keyof AgentBehavior, SliceKeys>] extends [never] ? true : false = true
 
 /** Each slice's scenarios and the test file that runs them. */
@@ -69,6 +71,7 @@ const BY_SLICE: Record<string, { scenarios: Record<string, KnobScenario>, file: 
   'compaction': { scenarios: compactionScenarios, file: 'compaction.test.ts' },
   'large results': { scenarios: persistScenarios, file: 'persist.test.ts' },
   'media': { scenarios: mediaScenarios, file: 'media.test.ts' },
+  'output': { scenarios: outputScenarios, file: 'output.test.ts' },
 }
 
 describe('every knob has a scenario', () => {

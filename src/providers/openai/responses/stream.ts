@@ -79,8 +79,13 @@ export async function consumeResponsesStream(
       }
       case 'response.function_call_arguments.delta': {
         const item = items.get(event.output_index)
-        if (item?.kind === 'function_call' && typeof event.delta === 'string')
+        if (item?.kind === 'function_call' && typeof event.delta === 'string') {
           item.json.push(event.delta)
+          if (event.delta && callbacks.onToolCallDelta) {
+            callbacks.onToolCallDelta({ id: item.callId, name: item.name }, event.delta)
+            break
+          }
+        }
         callbacks.onActivity?.()
         break
       }
@@ -204,8 +209,12 @@ function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callba
     }
     case 'function_call': {
       if (open?.kind === 'function_call') {
-        if (open.json.empty)
+        if (open.json.empty) {
           open.json.push(item.arguments)
+          // A proxy that skipped the argument deltas: the whole arguments are the one fragment.
+          if (typeof item.arguments === 'string' && item.arguments)
+            callbacks.onToolCallDelta?.({ id: open.callId, name: open.name }, item.arguments)
+        }
         return open
       }
       callbacks.onToolCallStart?.({ id: item.call_id, name: item.name })
