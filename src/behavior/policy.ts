@@ -278,6 +278,17 @@ export interface CallGateContext<S> extends PolicyPhaseContext<S> {
   readonly decided?: CallDecision
 }
 
+/**
+ * How a call was answered: the tool ran, or it did not and who answered in
+ * its place: a policy's gate, the host's `tool:gate`, or the loop itself
+ * (unknown tool, invalid input, a gate that failed, an aborted run). A
+ * policy that counts calls at the batch gate reads it to give back a call a
+ * later gate refused.
+ */
+export type CallAnswer
+  = | { readonly kind: 'ran' }
+    | { readonly kind: 'refused' | 'substituted', readonly by: 'policy' | 'host' | 'loop' }
+
 /** The result phase: one call's final result, after the host's transforms. */
 export interface ResultPhaseContext<S> extends PolicyPhaseContext<S> {
   readonly turnId: string
@@ -285,6 +296,8 @@ export interface ResultPhaseContext<S> extends PolicyPhaseContext<S> {
   readonly result: ToolOutput
   readonly isError: boolean
   readonly outcome?: ToolOutcome
+  /** How the call was answered (before any transform or result policy rewrote the output). */
+  readonly answer: CallAnswer
 }
 
 /** What earlier policies decided after this turn, so a later one can defer to them. */

@@ -1,5 +1,6 @@
 import type {
   BehaviorPolicy,
+  CallAnswer,
   CallDecision,
   CompletionRequest,
   CompletionResult,
@@ -78,6 +79,8 @@ export interface ResultStep extends StepTiming {
   readonly result: ToolOutput
   readonly isError?: boolean
   readonly outcome?: ToolOutcome
+  /** How the call was answered (default: the tool ran). */
+  readonly answer?: CallAnswer
 }
 
 /** The after-turn phase: the model's turn ended. Each such step is one turn of the script. */
@@ -299,7 +302,7 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
       return { phase: 'gateCall', decision }
     }
     case 'result': {
-      const answer = { output: step.result, isError: step.isError === true, outcome: step.outcome }
+      const answer = { output: step.result, isError: step.isError === true, outcome: step.outcome, answer: step.answer ?? { kind: 'ran' as const } }
       const { output, isError } = await observeResult(host, turnId, gatedCall(step.call, `call-${index}`), answer, result => checkToolOutput(result, step.call.name))
       return { phase: 'result', result: output, isError }
     }
