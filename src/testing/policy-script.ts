@@ -13,7 +13,7 @@ import type {
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
-import type { TurnFinishReason, TurnUsage } from '../core/stats'
+import type { SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError } from '../errors'
@@ -212,6 +212,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     turnCount: options.turnsBefore ?? 0,
     turns: options.turns ?? [],
     usage: [] as TurnUsage[],
+    sideCalls: [] as SideCallUsage[],
     startedAt: options.clock ? await options.clock.now() : 0,
     session: options.session,
     execution: options.execution ?? createProcessContext(),
@@ -233,7 +234,10 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       completions.push(request)
       if (!options.complete)
         throw new Error('runPolicyScript: the policy called run.complete, and the script gives no `complete` answer')
-      return options.complete(request)
+      const answer = await options.complete(request)
+      // Recorded as a run records it, so a spend budget in the same script counts it.
+      host.sideCalls.push({ ...answer.usage, purpose: request.purpose ?? 'complete', turn: host.turnCount })
+      return answer
     },
     emit: async (event, context) => {
       await (hooks.callHook as (name: string, context: unknown) => Promise<unknown>)(event, { ...context, runId: 'policy-script', depth: 0 })
