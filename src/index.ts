@@ -24,7 +24,7 @@ export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type { AgentClock } from './core/clock'
 export type * from './core/content'
 export { flattenTurns, statsByModel } from './core/stats'
-export type { AgentStats, ChildRunStats, ModelUsage, OutputError, TurnFinishReason, TurnUsage } from './core/stats'
+export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export type {
   AgentDecide,

@@ -34,7 +34,7 @@ export type {
 export type { AgentClock } from './core/clock'
 export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type * from './core/content'
-export type { AgentStats, ChildRunStats, ModelUsage, OutputError, TurnFinishReason, TurnUsage } from './core/stats'
+export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export type {

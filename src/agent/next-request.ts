@@ -51,6 +51,7 @@ export function idleBreakdown(options: AgentOptions, policies: readonly Behavior
     clock: options.clock ?? DEFAULT_AGENT_CLOCK,
     turnCount: 0,
     usage: [],
+    sideCalls: [],
     startedAt: 0,
     session: options.session,
     execution,

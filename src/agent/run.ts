@@ -155,6 +155,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       pauseSignal: options.pauseSignal,
       turnCount: 0,
       usage: [],
+      sideCalls: [],
       children,
       subagents: subagentHost(hooks, children, session, {
         providers: providerList(agent.provider),
@@ -433,7 +434,8 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
   let totalCacheRead = 0
   let totalCacheCreation = 0
   let cost = 0
-  for (const usage of run.usage) {
+  // Side-band calls (compaction summaries) are billed like turns, so the totals include them.
+  for (const usage of [...run.usage, ...run.sideCalls]) {
     totalIn += usage.input
     totalOut += usage.output
     totalCacheRead += usage.cacheRead ?? 0
@@ -469,6 +471,8 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     if (reason !== undefined)
       stats.abortReason = reason
   }
+  if (run.sideCalls.length > 0)
+    stats.sideCalls = [...run.sideCalls]
   if (run.children.length > 0)
     stats.children = [...run.children]
   const result = run.stopResult

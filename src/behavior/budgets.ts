@@ -12,7 +12,8 @@ function limits(behavior: Readonly<AgentBehavior>) {
  * every turn, once that turn's tool results are recorded, so a budget stop
  * never leaves a tool call without its result. A soft cap: the turn that
  * crosses the line completes first. A crossed budget is a `fail` decision
- * carrying `AgentBudgetExceededError`, which the run throws.
+ * carrying `AgentBudgetExceededError`, which the run throws. The spend
+ * counted includes the run's side-band calls (`run.sideCalls`).
  */
 export const runBudgets: BehaviorPolicy<null> = {
   name: 'run-budgets',
@@ -24,7 +25,8 @@ export const runBudgets: BehaviorPolicy<null> = {
     const { maxCost, maxTokens, maxWall } = limits(behavior)
     let cost = 0
     let tokens = 0
-    for (const usage of run.usage) {
+    // Side-band calls (compaction summaries) are real spend: they count like turns.
+    for (const usage of [...run.usage, ...run.sideCalls]) {
       cost += usage.cost ?? 0
       tokens += usage.input + usage.output
     }

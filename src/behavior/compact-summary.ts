@@ -130,7 +130,7 @@ export async function compactConversation(
   let answer
   try {
     const messages = options.cheap ? cheapView(older) : undefined
-    answer = await run.complete({ prompt: [{ type: 'text', text: summaryPrompt(kept), origin: 'injected' }], ...(messages ? { messages } : {}) })
+    answer = await run.complete({ prompt: [{ type: 'text', text: summaryPrompt(kept), origin: 'injected' }], purpose: 'compact', ...(messages ? { messages } : {}) })
     if (answer.text.trim() === '')
       throw new Error('The summary call returned no text')
   }

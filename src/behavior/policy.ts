@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
-import type { OutputError, TurnFinishReason, TurnUsage } from '../core/stats'
+import type { OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
@@ -31,6 +31,8 @@ export interface PolicyRunView {
   readonly turns: readonly SessionTurn[]
   /** Usage of each finished turn. */
   readonly usage: readonly TurnUsage[]
+  /** Usage of each side-band call made so far (`complete`), which a spend budget counts with the turns. */
+  readonly sideCalls: readonly SideCallUsage[]
   /** Run start on the run's clock. */
   readonly startedAt: number
   /** The session the run records into, when the agent has one. */
@@ -57,7 +59,8 @@ export interface PolicyRunView {
    * exactly as sent, extended with the turns recorded since and `prompt` as
    * a final user message, so it reads the prefix the provider has cached. The
    * answer is not recorded as a turn and fires no stream hooks; the caller
-   * decides what to keep. Throws the provider's error when the call fails.
+   * decides what to keep. Its usage is, though: it joins `sideCalls` and the
+   * run's totals. Throws the provider's error when the call fails.
    */
   readonly complete: (request: CompletionRequest) => Promise<CompletionResult>
   /** Fire a host event from a policy (`compact:start`, say); the run's ids are added. Handlers that throw are logged, not fatal. */
@@ -83,6 +86,8 @@ export interface CompletionRequest {
   readonly prompt: readonly SessionContentBlock[]
   /** Output ceiling of this call (the run's `maxTokens` otherwise). */
   readonly maxTokens?: number
+  /** What the call is for, recorded on its `SideCallUsage` (default `'complete'`). */
+  readonly purpose?: string
   /**
    * Messages to send instead of the conversation as it would be sent now
    * (still followed by `prompt`): for a call that must fit where the
@@ -292,6 +297,17 @@ export interface CallGateContext<S> extends PolicyPhaseContext<S> {
   readonly decided?: CallDecision
 }
 
+/**
+ * How a call was answered: the tool ran, or it did not and who answered in
+ * its place: a policy's gate, the host's `tool:gate`, or the loop itself
+ * (unknown tool, invalid input, a gate that failed, an aborted run). A
+ * policy that counts calls at the batch gate reads it to give back a call a
+ * later gate refused.
+ */
+export type CallAnswer
+  = | { readonly kind: 'ran' }
+    | { readonly kind: 'refused' | 'substituted', readonly by: 'policy' | 'host' | 'loop' }
+
 /** The result phase: one call's final result, after the host's transforms. */
 export interface ResultPhaseContext<S> extends PolicyPhaseContext<S> {
   readonly turnId: string
@@ -299,6 +315,8 @@ export interface ResultPhaseContext<S> extends PolicyPhaseContext<S> {
   readonly result: ToolOutput
   readonly isError: boolean
   readonly outcome?: ToolOutcome
+  /** How the call was answered (before any transform or result policy rewrote the output). */
+  readonly answer: CallAnswer
 }
 
 /** What earlier policies decided after this turn, so a later one can defer to them. */

@@ -41,7 +41,9 @@ function exceed(budget: ToolBudget, call: BatchCall, count: number): { mode: Too
  * in the batch gate, which sees every call of a turn before any runs, so a
  * parallel batch cannot slip past the cap (five calls against `max: 3`: three
  * run). Calls an earlier gate or the loop already refused are not counted;
- * replays (a substitute answer) are. Past the cap, `'block'` refuses the call
+ * replays (a substitute answer) are. The host's `tool:gate` runs later, per
+ * call: a call it refuses is given back in the result phase, so it does not
+ * use up the budget of the turns that follow. Past the cap, `'block'` refuses the call
  * and `'steer'` lets it run and nudges the model after the turn (one message
  * per tool per turn). Every call past the cap fires `tool-budget:exceeded`.
  * A subagent's run has its own counts.
@@ -77,6 +79,16 @@ export const toolBudgets: BehaviorPolicy<ToolBudgetsState> = {
     if (!counts)
       return
     return { decisions, events, state: { counts, steers } }
+  },
+  result({ behavior, state, call, answer }) {
+    // Only a call that reached the host's gate can be refused by it, and such a call was counted
+    // above (the batch gate blocked nothing that reaches it).
+    if (answer.kind !== 'refused' || answer.by !== 'host' || !Object.hasOwn(behavior.toolBudgets!, call.name))
+      return
+    const count = state.counts[call.name] ?? 0
+    if (count === 0)
+      return
+    return { state: { counts: { ...state.counts, [call.name]: count - 1 }, steers: state.steers } }
   },
   afterTurn({ state }) {
     if (state.steers.length === 0)

@@ -21,6 +21,18 @@ export interface TurnUsage {
   streamDurationMs?: number
 }
 
+/**
+ * Usage of one side-band model call a policy made during a run (an
+ * auto-compaction or context-recovery summary): billed like a turn, so it is
+ * in the run's totals, cost and budgets, but it is not a turn of the loop.
+ */
+export interface SideCallUsage extends TurnUsage {
+  /** What the call was for, as the policy named it (`'compact'` for a summary). */
+  purpose: string
+  /** The parent-loop turn the call ran in or after. */
+  turn: number
+}
+
 /** A spawned subagent's run, as the parent records it. */
 export interface ChildRunStats {
   id: string
@@ -58,6 +70,12 @@ export interface AgentStats {
   elapsed: number
   timeTillFirstTokenMs?: number
   turnUsage?: TurnUsage[]
+  /**
+   * Side-band model calls of the parent loop (compaction summaries), in
+   * order. Not turns, so not in `turnUsage` or `turns`; their tokens and
+   * cost are in the totals above. Absent when the run made none.
+   */
+  sideCalls?: SideCallUsage[]
   children?: ChildRunStats[]
   /**
    * The run's final answer as a value that passed `behavior.schema` (the
@@ -108,22 +126,35 @@ export function flattenTurns(stats: AgentStats): TurnUsage[] {
 
 const UNKNOWN_MODEL = '(unknown)'
 
-/** Sum usage per `modelId` across the whole stats tree; turns without a model id land under `'(unknown)'`. */
+/**
+ * Sum usage per `modelId` across the whole stats tree; turns without a model
+ * id land under `'(unknown)'`. Side calls (`AgentStats.sideCalls`) add their
+ * tokens and cost, so the sums match the totals, but not to `turns`.
+ */
 export function statsByModel(stats: AgentStats): Map<string, ModelUsage> {
   const byModel = new Map<string, ModelUsage>()
-  for (const turn of flattenTurns(stats)) {
-    const key = turn.modelId ?? UNKNOWN_MODEL
+  const add = (usage: TurnUsage, turns: number): void => {
+    const key = usage.modelId ?? UNKNOWN_MODEL
     let entry = byModel.get(key)
     if (!entry) {
       entry = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, cost: 0, turns: 0 }
       byModel.set(key, entry)
     }
-    entry.input += turn.input
-    entry.output += turn.output
-    entry.cacheRead += turn.cacheRead ?? 0
-    entry.cacheCreation += turn.cacheCreation ?? 0
-    entry.cost += turn.cost ?? 0
-    entry.turns += 1
+    entry.input += usage.input
+    entry.output += usage.output
+    entry.cacheRead += usage.cacheRead ?? 0
+    entry.cacheCreation += usage.cacheCreation ?? 0
+    entry.cost += usage.cost ?? 0
+    entry.turns += turns
   }
+  for (const turn of flattenTurns(stats))
+    add(turn, 1)
+  const visit = (node: AgentStats): void => {
+    for (const call of node.sideCalls ?? [])
+      add(call, 0)
+    for (const child of node.children ?? [])
+      visit(child.stats)
+  }
+  visit(stats)
   return byModel
 }

@@ -1,10 +1,12 @@
 import type { CompletionRequest, CompletionResult } from '../behavior/policy'
 import type { SessionMessage } from '../core/content'
+import type { TurnUsage } from '../core/stats'
 import type { AgentHookName, HookContext } from '../hooks/hook-map'
 import type { RunContext } from './run-context'
 import type { TurnRequest } from './stream-turn'
 import { callHookBounded } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
+import { fillEstimatedCost } from '../providers/catalog/cost'
 import { wireMessageOf } from '../wire/messages'
 import { requestForTarget } from './model-metadata'
 import { hookTimeout, runIds } from './stream-turn'
@@ -17,7 +19,8 @@ import { sendableMessages, wireView } from './wire-pipeline'
  * and the policy's prompt as a final user message (before the first request:
  * the conversation as the wire pipeline would send it). Sending the same prefix is what lets the provider serve it from
  * its prompt cache. Nothing is recorded and no stream hook fires: the text
- * is the policy's to use. Names no policy: any policy may call it.
+ * is the policy's to use; its usage joins `run.sideCalls`, so the run's
+ * totals, cost and spend budgets include it. Names no policy: any policy may call it.
  */
 export async function completeForPolicy(run: RunContext, request: CompletionRequest): Promise<CompletionResult> {
   const turnId = run.clock.randomUUID()
@@ -44,12 +47,15 @@ export async function completeForPolicy(run: RunContext, request: CompletionRequ
     fields.maxTokens = request.maxTokens
   const options = requestForTarget(run, extendContext(base, fields))
   const result = await run.provider.stream(extendContext(options, { signal: run.signal }), { onText() {}, onThinking() {} })
+  // Billed like a turn: priced the same way, and counted in the run's totals and budgets.
+  const usage: TurnUsage = fillEstimatedCost(extendContext(result.usage, { finishReason: result.finishReason }), run.provider.name, extendContext(run.catalogs, { requestedModel: run.model, cacheTtl: run.behavior.cacheTtl }))
+  run.sideCalls.push(extendContext(usage, { purpose: request.purpose ?? 'complete', turn: run.turnCount }))
   let text = ''
   for (const block of result.content) {
     if (block.type === 'text')
       text += block.text
   }
-  return { text, usage: result.usage, model: run.model }
+  return { text, usage, model: run.model }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { BatchCall, CallDecision, GatedCall } from '../behavior/policy'
+import type { BatchCall, CallAnswer, CallDecision, GatedCall } from '../behavior/policy'
 import type { ToolResultBlock } from '../core/content'
 import type { McpToolAfterContext, McpToolTransformContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
@@ -128,7 +128,16 @@ interface Answer {
   isError: boolean
   outcome?: ToolOutcome
   durationMs: number
+  /** Whether the tool ran, and who answered in its place when it did not (for the result phase). */
+  answer: CallAnswer
 }
+
+const RAN: CallAnswer = Object.freeze({ kind: 'ran' })
+const LOOP_REFUSED: CallAnswer = Object.freeze({ kind: 'refused', by: 'loop' })
+const HOST_REFUSED: CallAnswer = Object.freeze({ kind: 'refused', by: 'host' })
+const HOST_SUBSTITUTED: CallAnswer = Object.freeze({ kind: 'substituted', by: 'host' })
+const POLICY_REFUSED: CallAnswer = Object.freeze({ kind: 'refused', by: 'policy' })
+const POLICY_SUBSTITUTED: CallAnswer = Object.freeze({ kind: 'substituted', by: 'policy' })
 
 async function answerCall(run: RunContext, call: PreparedCall): Promise<ToolResultBlock> {
   const answer = await produceAnswer(run, call)
@@ -164,7 +173,7 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
       decided = await gateCall(run, base.turnId, gatedCall(base))
     }
     catch (error) {
-      return failure(`Blocked: a policy gate failed (${errorMessage(error)})`)
+      return failure(`Blocked: a policy gate failed (${errorMessage(error)})`, POLICY_REFUSED)
     }
     if (decided?.type === 'abort')
       return decidedAnswer(run, base, decided)
@@ -183,15 +192,15 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
       await callHookBounded(run.hooks, 'tool:gate', gate, { timeoutMs: hookTimeout(run), failClosed: true })
     }
     catch (error) {
-      return failure(`Blocked: a tool:gate hook failed (${errorMessage(error)})`)
+      return failure(`Blocked: a tool:gate hook failed (${errorMessage(error)})`, HOST_REFUSED)
     }
     if (gate.block)
-      return blocked(gate.reason)
+      return blocked(gate.reason, decided?.type === 'block' ? POLICY_REFUSED : HOST_REFUSED)
     if (decided?.type === 'substitute' && gate.result === decided.result)
       return decidedAnswer(run, base, decided)
     if (gate.result !== undefined) {
       const checked = checkToolOutput(gate.result, base.displayName)
-      return { output: checked.output, isError: checked.isError === true, durationMs: 0 }
+      return { output: checked.output, isError: checked.isError === true, durationMs: 0, answer: HOST_SUBSTITUTED }
     }
   }
   else if (decided) {
@@ -211,13 +220,13 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
 /** The answer a policy's call decision gives: a refusal, a substitute result, or an aborted call. */
 function decidedAnswer(run: RunContext, base: ToolHookContext, decided: CallDecision): Answer {
   if (decided.type === 'block')
-    return blocked(decided.reason)
+    return blocked(decided.reason, POLICY_REFUSED)
   if (decided.type === 'abort') {
     run.abort(decided.reason)
-    return failure(abortedMessage(run, false))
+    return failure(abortedMessage(run, false), POLICY_REFUSED)
   }
   const checked = checkToolOutput(decided.result, base.displayName)
-  return { output: checked.output, isError: decided.isError === true || checked.isError === true, durationMs: 0 }
+  return { output: checked.output, isError: decided.isError === true || checked.isError === true, durationMs: 0, answer: POLICY_SUBSTITUTED }
 }
 
 function gatedCall(base: ToolHookContext): GatedCall {
@@ -270,17 +279,17 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     if (view)
       await settleToolState(run, base, view, true)
     const checked = checkToolOutput(output, base.displayName)
-    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: Date.now() - startedAt }
+    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: Date.now() - startedAt, answer: RAN }
   }
   catch (error) {
     if (view)
       await settleToolState(run, base, view, false)
     const durationMs = Date.now() - startedAt
     if (run.signal.aborted)
-      return { output: abortedMessage(run, started), isError: true, outcome, durationMs }
+      return { output: abortedMessage(run, started), isError: true, outcome, durationMs, answer: started ? RAN : LOOP_REFUSED }
     await callHookBounded(run.hooks, 'tool:error', extendContext(base, { error }), { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(hookError => debugLog('tool:error hook failed', hookError))
-    return { output: `Error: ${errorMessage(error)}`, isError: true, outcome, durationMs }
+    return { output: `Error: ${errorMessage(error)}`, isError: true, outcome, durationMs, answer: started ? RAN : LOOP_REFUSED }
   }
 }
 
@@ -331,7 +340,7 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
   }
   if (run.policyPhases.result.length > 0) {
     try {
-      ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome }, result => checkToolOutput(result, base.displayName)))
+      ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome, answer: answer.answer }, result => checkToolOutput(result, base.displayName)))
     }
     catch (error) {
       return { output: `Error: a policy's result phase failed (${errorMessage(error)})`, isError: true }
@@ -397,12 +406,13 @@ function unknownToolMessage(run: RunContext, called: string): string {
 }
 
 /** A refused call's answer; a gate that gave no reason still says who refused it. */
-function blocked(reason: string | undefined): Answer {
-  return failure(`Blocked: ${reason || 'the call was refused by policy'}`)
+function blocked(reason: string | undefined, by: CallAnswer): Answer {
+  return failure(`Blocked: ${reason || 'the call was refused by policy'}`, by)
 }
 
-function failure(message: string): Answer {
-  return { output: message, isError: true, durationMs: 0 }
+/** An error answer to a call that did not run (the loop's own refusal unless `by` says otherwise). */
+function failure(message: string, by: CallAnswer = LOOP_REFUSED): Answer {
+  return { output: message, isError: true, durationMs: 0, answer: by }
 }
 
 /** What an aborted call answers: a budget stop says so, so the model (and a reader) can tell it from a cancel. */

@@ -1,6 +1,7 @@
 import type {
   BatchCall,
   BehaviorPolicy,
+  CallAnswer,
   CallDecision,
   GatedCall,
   InjectedMessage,
@@ -323,12 +324,12 @@ export async function observeResult(
   host: PolicyHost,
   turnId: string,
   call: GatedCall,
-  answer: { output: ToolOutput, isError: boolean, outcome?: ToolOutcome },
+  answer: { output: ToolOutput, isError: boolean, outcome?: ToolOutcome, answer: CallAnswer },
   check: (output: ToolOutput) => { output: ToolOutput, isError?: boolean },
 ): Promise<{ output: ToolOutput, isError: boolean }> {
   let { output, isError } = answer
   for (const policy of host.policyPhases.result) {
-    const returned = policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome })
+    const returned = policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome, answer: answer.answer })
     // A phase that answers synchronously takes effect at once: results of parallel calls then
     // cannot interleave between its reading the state and its next state being stored.
     const result = isThenable(returned) ? await returned : returned

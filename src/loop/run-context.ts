@@ -2,7 +2,7 @@ import type { InjectedMessage, PolicyRunView, StopResult } from '../behavior/pol
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { ResolveContentRef, SessionTurn } from '../core/content'
-import type { ChildRunStats, TurnUsage } from '../core/stats'
+import type { ChildRunStats, SideCallUsage, TurnUsage } from '../core/stats'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
@@ -76,6 +76,8 @@ export interface RunContext {
   readonly children: ChildRunStats[]
   /** Usage of each finished turn of this run, in order. */
   readonly usage: TurnUsage[]
+  /** Usage of each side-band call (`complete`) of this run, in order. */
+  readonly sideCalls: SideCallUsage[]
   /** Run start on the run's clock (for journaled budgets such as `maxWallMs`). */
   readonly startedAt: number
   /** Run start in real time (for live measures such as `elapsed`). */

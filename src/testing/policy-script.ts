@@ -1,5 +1,6 @@
 import type {
   BehaviorPolicy,
+  CallAnswer,
   CallDecision,
   CompletionRequest,
   CompletionResult,
@@ -13,7 +14,7 @@ import type {
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
-import type { TurnFinishReason, TurnUsage } from '../core/stats'
+import type { SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError } from '../errors'
@@ -79,6 +80,8 @@ export interface ResultStep extends StepTiming {
   readonly result: ToolOutput
   readonly isError?: boolean
   readonly outcome?: ToolOutcome
+  /** How the call was answered (default: the tool ran). */
+  readonly answer?: CallAnswer
 }
 
 /** The after-turn phase: the model's turn ended. Each such step is one turn of the script. */
@@ -212,6 +215,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     turnCount: options.turnsBefore ?? 0,
     turns: options.turns ?? [],
     usage: [] as TurnUsage[],
+    sideCalls: [] as SideCallUsage[],
     startedAt: options.clock ? await options.clock.now() : 0,
     session: options.session,
     execution: options.execution ?? createProcessContext(),
@@ -233,7 +237,10 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       completions.push(request)
       if (!options.complete)
         throw new Error('runPolicyScript: the policy called run.complete, and the script gives no `complete` answer')
-      return options.complete(request)
+      const answer = await options.complete(request)
+      // Recorded as a run records it, so a spend budget in the same script counts it.
+      host.sideCalls.push({ ...answer.usage, purpose: request.purpose ?? 'complete', turn: host.turnCount })
+      return answer
     },
     emit: async (event, context) => {
       await (hooks.callHook as (name: string, context: unknown) => Promise<unknown>)(event, { ...context, runId: 'policy-script', depth: 0 })
@@ -302,7 +309,7 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
       return { phase: 'gateCall', decision }
     }
     case 'result': {
-      const answer = { output: step.result, isError: step.isError === true, outcome: step.outcome }
+      const answer = { output: step.result, isError: step.isError === true, outcome: step.outcome, answer: step.answer ?? { kind: 'ran' as const } }
       const { output, isError } = await observeResult(host, turnId, gatedCall(step.call, `call-${index}`), answer, result => checkToolOutput(result, step.call.name))
       return { phase: 'result', result: output, isError }
     }

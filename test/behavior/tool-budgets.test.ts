@@ -49,6 +49,27 @@ describe('tool-budgets (policy harness)', () => {
     expect(steps[2]).toMatchObject({ decisions: [undefined, { type: 'block' }] })
   })
 
+  it('a call the host gate refused is given back; one the tool ran, a replay, or a policy refusal is not', async () => {
+    const behavior = { toolBudgets: { probe: { max: 2, onExceed: 'block' as const } } }
+    const call = { name: 'probe' }
+    const { steps } = await runPolicyScript(toolBudgets, {
+      behavior,
+      steps: [
+        { phase: 'gateBatch', calls: [call, call] },
+        { phase: 'result', call, result: 'Blocked: not now', isError: true, answer: { kind: 'refused', by: 'host' } },
+        { phase: 'result', call, result: 'ok' },
+        { phase: 'result', call, result: 'replayed', answer: { kind: 'substituted', by: 'policy' } },
+        { phase: 'result', call, result: 'Blocked: by policy', isError: true, answer: { kind: 'refused', by: 'policy' } },
+        { phase: 'result', call: { name: 'other' }, result: 'Blocked', isError: true, answer: { kind: 'refused', by: 'host' } },
+        { phase: 'afterTurn' },
+        { phase: 'gateBatch', calls: [call, call] },
+      ],
+    })
+    expect(steps[0].state).toMatchObject({ counts: { probe: 2 } })
+    expect(steps.slice(1, 6).map(step => step.state)).toEqual(Array.from({ length: 5 }).fill({ counts: { probe: 1 }, steers: [] }))
+    expect(steps[7]).toMatchObject({ decisions: [undefined, { type: 'block' }] })
+  })
+
   it('a function picks mode and text per call; one that throws or answers nonsense steers with the default text', async () => {
     const seen: unknown[] = []
     const { steps } = await runPolicyScript(toolBudgets, {
@@ -90,6 +111,29 @@ describe('tool-budgets through createAgent and the Anthropic wire', () => {
       { callId: 'toolu_4', mode: 'block', count: 3, max: 3, tool: 'probe' },
     ])
     expect(exceeded[0]).toMatchObject({ runId: expect.any(String), depth: 0, input: { n: 4 }, message: expect.stringContaining('budget') })
+  })
+
+  it('a call a host tool:gate refused does not use up the budget: the next call still runs', async () => {
+    const probe = probeTool()
+    const exceeded: ToolBudgetExceededContext[] = []
+    const { bodies } = await runOnFakeAnthropic({
+      turns: [1, 2, 3].map(n => ({ toolCalls: [{ id: `toolu_${n}`, name: 'probe', input: { n } }] })),
+      tools: { probe: probe.def },
+      behavior: { toolBudgets: { probe: { max: 2, onExceed: 'block' } } },
+      hooks: {
+        'tool:gate': (ctx) => {
+          if (ctx.callId === 'toolu_1') {
+            ctx.block = true
+            ctx.reason = 'the host says not yet'
+          }
+        },
+        'tool-budget:exceeded': ctx => void exceeded.push(ctx),
+      },
+    })
+    expect(textsOf(bodies[1])).toContain('Blocked: the host says not yet')
+    expect(probe.runs()).toBe(2)
+    expect(exceeded).toEqual([])
+    expect(textsOf(bodies[3]).some(text => text.includes('used its budget'))).toBe(false)
   })
 
   it('steer: the call past the budget ran, and the nudge reached the next request as injected text', async () => {

@@ -37,6 +37,15 @@ describe('statsByModel', () => {
     expect(byModel.get('(unknown)')).toEqual({ input: 30, output: 3, cacheRead: 0, cacheCreation: 0, cost: 0, turns: 1 })
   })
 
+  it('adds side calls (a compaction summary) to the tokens and cost of their model, not to its turns', () => {
+    const child = { ...stats([turn('small', 10)]), sideCalls: [{ ...turn('small', 40, { cost: 0.25 }), purpose: 'compact', turn: 1 }] }
+    const root = { ...stats([turn('big', 100, { cost: 1 })], [{ id: 'c', task: 't', stats: child }]), sideCalls: [{ ...turn('big', 50, { cost: 0.5, cacheRead: 7 }), purpose: 'compact', turn: 1 }] }
+    const byModel = statsByModel(root)
+    expect(byModel.get('big')).toEqual({ input: 150, output: 15, cacheRead: 7, cacheCreation: 0, cost: 1.5, turns: 1 })
+    expect(byModel.get('small')).toEqual({ input: 50, output: 5, cacheRead: 0, cacheCreation: 0, cost: 0.25, turns: 1 })
+    expect(flattenTurns(root).map(t => t.input)).toEqual([100, 10])
+  })
+
   it('is empty for a run without turns', () => {
     expect(statsByModel(stats([])).size).toBe(0)
   })
