@@ -9,6 +9,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../decisions/types'
 import type { ToolCall } from '../types'
+import { clientBuilds } from '../shared/decision-reply'
 import { invalidToolInput } from '../tool-json'
 import { endpointUrl } from '../transport-errors'
 import { classifyAnthropicError } from './errors'
@@ -24,15 +25,7 @@ function IGNORE() {}
 export function anthropicDecisions(getClient: () => Anthropic, defaultModel: string, extraBetas: readonly string[]): ProviderDecisions {
   return {
     defaultModel,
-    canAnswer: () => {
-      try {
-        getClient()
-        return true
-      }
-      catch {
-        return false
-      }
-    },
+    canAnswer: () => clientBuilds(getClient),
     decide: call => decideOnAnthropic(getClient, call, extraBetas),
   }
 }

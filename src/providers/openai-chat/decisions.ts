@@ -11,7 +11,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../decisions/types'
 import type { ThinkingLevel } from '../thinking'
 import type { ChatDialect } from './dialect'
-import { textReply } from '../shared/decision-reply'
+import { clientBuilds, textReply } from '../shared/decision-reply'
 import { endpointUrl } from '../transport-errors'
 import { classifyChatError } from './errors'
 import { readChatChunks } from './sse-chunks'
@@ -39,15 +39,7 @@ function IGNORE() {}
 export function chatDecisions(client: () => OpenAI, dialect: ChatDialect, defaultModel: string, settings: ChatDecisionSettings = {}): ProviderDecisions {
   return {
     defaultModel,
-    canAnswer: () => {
-      try {
-        client()
-        return true
-      }
-      catch {
-        return false
-      }
-    },
+    canAnswer: () => clientBuilds(client),
     decide: call => decideOnChat(client, call, dialect, settings),
   }
 }

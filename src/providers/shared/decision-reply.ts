@@ -18,3 +18,17 @@ export function textReply(text: string, finishReason: string): DecisionReply['bo
     return { type: 'malformed', message: text.trim() === '' ? 'the model sent no answer' : 'the answer is not JSON' }
   }
 }
+
+/**
+ * Whether a provider's client can be built now: building it is where a
+ * missing key shows, so a decision is only offered when this holds.
+ */
+export function clientBuilds(client: () => unknown): boolean {
+  try {
+    client()
+    return true
+  }
+  catch {
+    return false
+  }
+}

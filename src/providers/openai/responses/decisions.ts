@@ -8,7 +8,7 @@
 import type OpenAI from 'openai'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../../decisions/types'
-import { textReply } from '../../shared/decision-reply'
+import { clientBuilds, textReply } from '../../shared/decision-reply'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
 import { consumeResponsesStream } from './stream'
@@ -20,15 +20,7 @@ function IGNORE() {}
 export function responsesDecisions(client: () => OpenAI, providerName: string, defaultModel: string): ProviderDecisions {
   return {
     defaultModel,
-    canAnswer: () => {
-      try {
-        client()
-        return true
-      }
-      catch {
-        return false
-      }
-    },
+    canAnswer: () => clientBuilds(client),
     decide: call => decideOnResponses(client, call, providerName),
   }
 }
