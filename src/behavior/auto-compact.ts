@@ -37,11 +37,11 @@ export const autoCompact: BehaviorPolicy<AutoCompactState> = {
       return
     if (!shouldAutoCompact(usage, run.contextWindow, behavior.autoCompact))
       return
-    const config = autoCompactConfig(behavior.autoCompact)
+    const { keepTurns, restore } = autoCompactConfig(behavior.autoCompact) ?? AUTO_COMPACT_DEFAULTS
     const compaction = await compactConversation(run, {
       trigger: 'threshold',
-      keepTurns: config?.keepTurns ?? AUTO_COMPACT_DEFAULTS.keepTurns,
-      restore: config?.restore ?? AUTO_COMPACT_DEFAULTS.restore,
+      keepTurns,
+      restore,
       inputTokens: promptTokens(usage),
     })
     if (!compaction)

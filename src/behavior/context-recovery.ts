@@ -15,11 +15,12 @@ export const contextRecovery: BehaviorPolicy<null> = {
   async providerError({ run, behavior, kind, retried }) {
     if (kind !== 'context_exceeded' || retried)
       return
-    const config = autoCompactConfig(behavior.autoCompact)
+    // Recovery without autoCompact set keeps as many turns, and restores as much, as the defaults say.
+    const { keepTurns, restore } = autoCompactConfig(behavior.autoCompact) ?? AUTO_COMPACT_DEFAULTS
     const compaction = await compactConversation(run, {
       trigger: 'context-exceeded',
-      keepTurns: config?.keepTurns ?? AUTO_COMPACT_DEFAULTS.keepTurns,
-      restore: config?.restore ?? AUTO_COMPACT_DEFAULTS.restore,
+      keepTurns,
+      restore,
       cheap: true,
     })
     if (!compaction)

@@ -19,14 +19,11 @@ import type {
 } from '../behavior/policy'
 import type { SessionContentBlock } from '../core/content'
 import type { ToolOutcome, ToolOutput } from '../core/tool-io'
-import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolMap } from '../tools/types'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
 import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
-import { callHookBounded } from '../hooks/bus'
-import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { isSentStage } from '../wire/stage'
 import { assertPolicyState } from './run-state'
 
@@ -56,11 +53,6 @@ export interface PolicyHost extends PolicyRunView {
   readonly state: RunState
   /** Aborts the run (an `abort` decision). */
   readonly abort: (reason?: unknown) => void
-  /** Where the policies' events (`PhaseResult.events`) are fired, with these run ids. */
-  readonly hooks: AgentHookBus
-  readonly depth: number
-  readonly parentRunId?: string
-  readonly parentCallId?: string
 }
 
 /** What `activatePolicies` sets up for one run. */
@@ -176,14 +168,13 @@ export function activatePolicies(
 }
 
 /**
- * Fire a policy's events on the bus, in order, each with the run's ids. An
- * observer's failure is the host's bug and propagates like any awaited hook's.
+ * Fire a policy's events in order, through the same `run.emit` a policy may
+ * call itself, so both ways reach the bus with the run's ids and the same
+ * bound on awaited hooks.
  */
 async function announce(host: PolicyHost, events: readonly PolicyEvent[]): Promise<void> {
-  const ids = { runId: host.runId, depth: host.depth, parentRunId: host.parentRunId, parentCallId: host.parentCallId }
-  const options = { timeoutMs: host.behavior.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false }
   for (const event of events)
-    await callHookBounded(host.hooks, event.hook, { ...ids, ...event.context } as never, options)
+    await host.emit(event.hook, event.context as never)
 }
 
 /**

@@ -231,8 +231,6 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       abort.aborted = true
       abort.reason = reason
     },
-    hooks,
-    depth: 0,
     complete: async (request: CompletionRequest): Promise<CompletionResult> => {
       completions.push(request)
       if (!options.complete)
