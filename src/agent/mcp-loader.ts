@@ -9,7 +9,6 @@ import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
 import { fitWireName, wireMcpToolName } from '../mcp/naming'
-import { askUserCallbackOf } from '../tools/interaction'
 
 /**
  * The agent's MCP servers: connected once, on the first run that needs them,
@@ -120,7 +119,9 @@ async function elicitationHandler(setup: McpLoaderSetup, timeoutMs: () => number
   const { hooks, options } = setup
   if (hasHookHandlers(hooks, 'mcp:elicitation'))
     return ctx => callHookBounded(hooks, 'mcp:elicitation', ctx, { timeoutMs: timeoutMs(), failClosed: true })
-  const askUser = askUserCallbackOf(options.tools?.ask_user)
+  const askUserTool = options.tools?.ask_user
+  // The built-in tools (and zod with them) are loaded only when there is one to look at.
+  const askUser = askUserTool && (await import('../tools/interaction')).askUserCallbackOf(askUserTool)
   return askUser ? (await import('../mcp/elicitation')).elicitThroughAskUser(askUser) : undefined
 }
 
