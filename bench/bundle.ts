@@ -64,6 +64,8 @@ export interface BundleResult {
   initialInputs: string[]
   /** Bytes in the initial chunks per package (`src` for zidane's own code), largest first. */
   initialByPackage: [string, number][]
+  /** Bytes per package in the lazy chunks a run without MCP servers loads, largest first. */
+  lazyRunByPackage: [string, number][]
   /** Bytes of MCP SDK code in the initial chunks: 0 is the target. */
   initialMcpBytes: number
   /** The output files by path, for a caller that runs the bundle. */
@@ -104,6 +106,7 @@ export async function bundleEntry(entry: BundleEntry, splitting: boolean, option
   const initial = initialOutputs(result.metafile)
   const run = runOutputs(result.metafile)
   const byPackage = new Map<string, number>()
+  const lazyRun = new Map<string, number>()
   const initialInputs = new Set<string>()
   let initialBytes = 0
   let initialGzipBytes = 0
@@ -116,6 +119,8 @@ export async function bundleEntry(entry: BundleEntry, splitting: boolean, option
     if (run.has(path)) {
       runBytes += output.bytes
       runGzipBytes += gzipped
+      if (!initial.has(path))
+        addByPackage(lazyRun, output.inputs)
     }
     if (!initial.has(path)) {
       lazyBytes += output.bytes
@@ -123,11 +128,10 @@ export async function bundleEntry(entry: BundleEntry, splitting: boolean, option
     }
     initialBytes += output.bytes
     initialGzipBytes += gzipped
+    addByPackage(byPackage, output.inputs)
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      if (bytesInOutput === 0)
-        continue
-      initialInputs.add(input)
-      byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput)
+      if (bytesInOutput > 0)
+        initialInputs.add(input)
     }
   }
   return {
@@ -140,9 +144,15 @@ export async function bundleEntry(entry: BundleEntry, splitting: boolean, option
     lazyBytes,
     initialInputs: [...initialInputs].sort(),
     initialByPackage: [...byPackage].sort((a, b) => b[1] - a[1]),
+    lazyRunByPackage: [...lazyRun].sort((a, b) => b[1] - a[1]),
     initialMcpBytes: byPackage.get(MCP_SDK) ?? 0,
     outputs,
   }
+}
+
+function addByPackage(totals: Map<string, number>, inputs: Metafile['outputs'][string]['inputs']): void {
+  for (const [input, { bytesInOutput }] of Object.entries(inputs))
+    totals.set(packageOf(input), (totals.get(packageOf(input)) ?? 0) + bytesInOutput)
 }
 
 /** The entry chunk and, transitively, every chunk it imports with a static `import` (what loads before the program's first line). */
@@ -208,6 +218,8 @@ export async function bundleBenchmark(): Promise<BundleResult[]> {
   for (const result of results.filter(candidate => candidate.splitting)) {
     const top = result.initialByPackage.slice(0, 6).map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')
     console.log(`${result.entry}, initial code by package: ${top}`)
+    if (result.lazyRunByPackage.length > 0)
+      console.log(`${result.entry}, lazy code a run loads, by package: ${result.lazyRunByPackage.slice(0, 6).map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')}`)
   }
   const split = results.find(result => result.entry === 'zidane' && result.splitting)!
   console.log(split.initialMcpBytes === 0
