@@ -15,12 +15,12 @@ import type { ModelCatalogLayers, ModelCatalogSource, ModelInfo } from './types'
 import { BUNDLED_MODEL_CATALOG as bundledCatalog, installBundledModels } from './bundled'
 import { resolveModelInfo as resolveLayers } from './catalog'
 import { fillEstimatedCost as fillCost } from './cost'
-import * as generated from './models.generated'
+import { GENERATED_MODEL_SOURCE, GENERATED_MODELS } from './models.generated'
 
-installBundledModels(generated)
+installBundledModels({ GENERATED_MODEL_SOURCE, GENERATED_MODELS })
 
 /** The catalog generated from the pinned pi-ai registry (see `docs/models.md`); its data is loaded with this module. */
-export const BUNDLED_MODEL_CATALOG = bundledCatalog as ModelCatalogSource & { readonly source: typeof generated.GENERATED_MODEL_SOURCE }
+export const BUNDLED_MODEL_CATALOG = bundledCatalog as ModelCatalogSource & { readonly source: typeof GENERATED_MODEL_SOURCE }
 
 /**
  * Everything known about `(provider, modelId)`. Each field comes from the
