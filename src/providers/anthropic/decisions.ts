@@ -6,9 +6,9 @@
  * breakpoints (a one-off call would pay for a cache write it never reads).
  */
 
-import type Anthropic from '@anthropic-ai/sdk'
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../decisions/types'
 import type { ToolCall } from '../types'
+import type { AnthropicClient } from './client'
 import { clientBuilds } from '../shared/decision-reply'
 import { invalidToolInput } from '../tool-json'
 import { endpointUrl } from '../transport-errors'
@@ -24,7 +24,7 @@ function IGNORE() {}
 /** How `anthropic()` builds its client: the settings at once (they throw when a client cannot be built), the client itself on first use. */
 export interface AnthropicClientSource {
   settings: () => unknown
-  client: () => Promise<Anthropic>
+  client: () => Promise<AnthropicClient>
 }
 
 /** The `decisions` capability of `anthropic()`, on that provider's lazily built client. */
@@ -36,7 +36,7 @@ export function anthropicDecisions(source: AnthropicClientSource, defaultModel: 
   }
 }
 
-async function decideOnAnthropic(getClient: () => Promise<Anthropic>, call: DecisionCall, extraBetas: readonly string[]): Promise<DecisionReply> {
+async function decideOnAnthropic(getClient: () => Promise<AnthropicClient>, call: DecisionCall, extraBetas: readonly string[]): Promise<DecisionReply> {
   if (call.signal.aborted)
     throw classifyAnthropicError(call.signal.reason, call.signal)
   const { body, betas } = buildAnthropicRequest({
@@ -50,7 +50,7 @@ async function decideOnAnthropic(getClient: () => Promise<Anthropic>, call: Deci
     cache: false,
   })
   const allBetas = [...new Set([...extraBetas, ...betas])]
-  let api: Anthropic | undefined
+  let api: AnthropicClient | undefined
   try {
     api = await getClient()
     const events = await api.messages.create(

@@ -9,12 +9,13 @@
  * @module zidane/providers/anthropic
  */
 
-import type Anthropic from '@anthropic-ai/sdk'
 import type { ClientOptions } from '@anthropic-ai/sdk'
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
+import type { AnthropicClient } from './client'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
+import { loadAnthropicClient } from './client'
 import { anthropicDecisions } from './decisions'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
@@ -54,7 +55,7 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
 export function anthropic(params: AnthropicParams = {}): Provider {
   const defaultModel = params.defaultModel ?? DEFAULT_ANTHROPIC_MODEL
   const { beta: userBetas, rest: userHeaders } = splitBetaHeader(params.headers)
-  let client: Promise<Anthropic> | undefined
+  let client: Promise<AnthropicClient> | undefined
 
   // Synchronous, so `canAnswer` can tell at once whether a client would build.
   const clientOptions = (): ClientOptions => {
@@ -71,11 +72,11 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       defaultHeaders: userHeaders,
     }
   }
-  const getClient = (): Promise<Anthropic> => {
+  const getClient = (): Promise<AnthropicClient> => {
     if (client)
       return client
     const settings = clientOptions()
-    const building = import('@anthropic-ai/sdk').then(({ default: Client }) => new Client(settings))
+    const building = loadAnthropicClient(settings)
     client = building
     // A failed load is retried by the next request rather than cached.
     building.catch(() => {
@@ -91,7 +92,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     const { body, betas } = buildAnthropicRequest(options, { contextManagement: params.contextManagement })
     const allBetas = userBetas.length === 0 ? betas : [...new Set([...userBetas, ...betas])]
     // The endpoint is named only in errors, so it is worked out only when one happens.
-    let api: Anthropic | undefined
+    let api: AnthropicClient | undefined
     try {
       api = await getClient()
       const events = await api.messages.create(
