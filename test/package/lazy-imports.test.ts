@@ -36,6 +36,7 @@ async function loadsOf(script: string): Promise<string[]> {
 const HEAVY = {
   'the MCP SDK': /\/node_modules\/@modelcontextprotocol\/sdk\//,
   'ajv': /\/node_modules\/ajv(-formats)?\//,
+  'zod-to-json-schema': /\/node_modules\/zod-to-json-schema\//,
   'the openai SDK': /\/node_modules\/openai\//,
   'the model catalog data': /\/src\/providers\/catalog\/models\.generated\.ts$/,
   'zidane\'s MCP runtime': /\/src\/mcp\/(connect|elicitation|transports|pool)\.ts$|\/src\/mcp\/oauth\//,
