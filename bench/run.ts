@@ -5,6 +5,8 @@
  */
 
 import { availableParallelism } from 'node:os'
+import { bundleBenchmark } from './bundle'
+import { coldStart } from './cold-start'
 import { contextBenchmark } from './context'
 import { guards } from './guards'
 import { loopOverhead } from './loop-overhead'
@@ -15,6 +17,8 @@ const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'session-persist', run: sessionPersist },
   { name: 'guards', run: guards },
   { name: 'context', run: contextBenchmark },
+  { name: 'cold-start', run: coldStart },
+  { name: 'bundle', run: bundleBenchmark },
 ]
 
 console.log(`zidane benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs\n`)

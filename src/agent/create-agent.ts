@@ -19,6 +19,7 @@ import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
 import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, validateBehavior } from '../knobs/behavior'
+import { loadBundledModels } from '../providers/catalog/bundled'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { attachContextDecide, createDecisionEngine } from './decide'
@@ -96,6 +97,10 @@ export function createAgent(options: AgentOptions): Agent {
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()
   const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${randomUUID()}` })
+  // The bundled model data is not on the import path: start loading it now,
+  // so it is there for the first run (which awaits it) and, very likely, for
+  // a context breakdown asked for before any run. A failure surfaces there.
+  loadBundledModels().catch(() => {})
   // A stalled background task may outlive the run that started it: hosts hear
   // of it at once, and the model at its next turn (in this run or the next).
   const onBackgroundStall = (info: TaskStallInfo) => {
@@ -147,6 +152,7 @@ export function createAgent(options: AgentOptions): Agent {
       const controller = new AbortController()
       current = controller
       try {
+        await loadBundledModels()
         return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions, onRunContext: (run) => {
           live = run
         } }, runOptions)

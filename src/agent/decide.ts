@@ -16,6 +16,7 @@ import { answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionConten
 import { ClassifiedError, DecisionError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
+import { loadBundledModels } from '../providers/catalog/bundled'
 import { fillEstimatedCost } from '../providers/catalog/cost'
 
 /** Agent-level configuration for decisions (`AgentOptions.decisions`). */
@@ -155,6 +156,8 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
         }),
         call.aborted,
       ])
+      // Pricing the reply reads the bundled model data, loaded on first use.
+      await loadBundledModels()
       return await finish(answered(reply, request, selected.provider.name, decisionId, engine.catalogs))
     }
     catch (error) {

@@ -8,10 +8,7 @@ import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
-import { connectMcpServers } from '../mcp/connect'
-import { elicitThroughAskUser } from '../mcp/elicitation'
 import { fitWireName, wireMcpToolName } from '../mcp/naming'
-import { askUserCallbackOf } from '../tools/interaction'
 
 /**
  * The agent's MCP servers: connected once, on the first run that needs them,
@@ -48,9 +45,14 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
         return Promise.resolve(undefined)
       latest = behavior
       if (!pending) {
-        const connect = options.mcpConnector ?? connectMcpServers
         connectedSeparator = behavior.mcpToolNameSeparator ?? BEHAVIOR_DEFAULTS.mcpToolNameSeparator
-        const connecting = (async () => connect([...servers], connectOptions(setup, behavior, () => latest)))()
+        // The MCP runtime (SDK client, transports, OAuth, schema validator) is
+        // loaded here, by the first connect, so an agent without MCP servers
+        // never loads it; the import counts against the connect bound.
+        const connecting = (async () => {
+          const connect = options.mcpConnector ?? (await import('../mcp/connect')).connectMcpServers
+          return connect([...servers], await connectOptions(setup, behavior, () => latest))
+        })()
         pending = withTimeout(connecting, connectBound(behavior), 'MCP connect')
           .catch((error: unknown) => {
             pending = undefined
@@ -79,10 +81,10 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
  * `mcp:auth:required`, `mcp:elicitation`) bridged to the agent's bus. These fire outside any
  * run, so only handlers registered on the agent see them.
  */
-function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior, latest: () => AgentBehavior): ConnectMcpServersOptions {
+async function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior, latest: () => AgentBehavior): Promise<ConnectMcpServersOptions> {
   const { options, hooks } = setup
   const bound = () => latest().hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs
-  const onElicitation = elicitationHandler(setup, bound)
+  const onElicitation = await elicitationHandler(setup, bound)
   return {
     connectTimeoutMs: connectBound(behavior),
     toolNameSeparator: behavior.mcpToolNameSeparator,
@@ -110,14 +112,17 @@ function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior, latest: 
 /**
  * Who answers servers' elicitations: `mcp:elicitation` listeners (a timeout
  * answers `cancel`), else the host callback of the agent's `ask_user` tool.
- * Neither: the capability is not announced.
+ * Neither: the capability is not announced. The bridge to `ask_user` lives
+ * beside the SDK client, so it is loaded only when it is the answer.
  */
-function elicitationHandler(setup: McpLoaderSetup, timeoutMs: () => number): McpElicitationHandler | undefined {
+async function elicitationHandler(setup: McpLoaderSetup, timeoutMs: () => number): Promise<McpElicitationHandler | undefined> {
   const { hooks, options } = setup
   if (hasHookHandlers(hooks, 'mcp:elicitation'))
     return ctx => callHookBounded(hooks, 'mcp:elicitation', ctx, { timeoutMs: timeoutMs(), failClosed: true })
-  const askUser = askUserCallbackOf(options.tools?.ask_user)
-  return askUser ? elicitThroughAskUser(askUser) : undefined
+  const askUserTool = options.tools?.ask_user
+  // The built-in tools (and zod with them) are loaded only when there is one to look at.
+  const askUser = askUserTool && (await import('../tools/interaction')).askUserCallbackOf(askUserTool)
+  return askUser ? (await import('../mcp/elicitation')).elicitThroughAskUser(askUser) : undefined
 }
 
 type McpSeparator = NonNullable<AgentBehavior['mcpToolNameSeparator']>

@@ -6,9 +6,9 @@
  * breakpoints (a one-off call would pay for a cache write it never reads).
  */
 
-import type Anthropic from '@anthropic-ai/sdk'
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../decisions/types'
 import type { ToolCall } from '../types'
+import type { AnthropicClient } from './client'
 import { clientBuilds } from '../shared/decision-reply'
 import { invalidToolInput } from '../tool-json'
 import { endpointUrl } from '../transport-errors'
@@ -21,16 +21,22 @@ export const ANTHROPIC_DECISION_TOOL = 'record_answers'
 
 function IGNORE() {}
 
+/** How `anthropic()` builds its client: the settings at once (they throw when a client cannot be built), the client itself on first use. */
+export interface AnthropicClientSource {
+  settings: () => unknown
+  client: () => Promise<AnthropicClient>
+}
+
 /** The `decisions` capability of `anthropic()`, on that provider's lazily built client. */
-export function anthropicDecisions(getClient: () => Anthropic, defaultModel: string, extraBetas: readonly string[]): ProviderDecisions {
+export function anthropicDecisions(source: AnthropicClientSource, defaultModel: string, extraBetas: readonly string[]): ProviderDecisions {
   return {
     defaultModel,
-    canAnswer: () => clientBuilds(getClient),
-    decide: call => decideOnAnthropic(getClient, call, extraBetas),
+    canAnswer: () => clientBuilds(source.settings),
+    decide: call => decideOnAnthropic(source.client, call, extraBetas),
   }
 }
 
-async function decideOnAnthropic(getClient: () => Anthropic, call: DecisionCall, extraBetas: readonly string[]): Promise<DecisionReply> {
+async function decideOnAnthropic(getClient: () => Promise<AnthropicClient>, call: DecisionCall, extraBetas: readonly string[]): Promise<DecisionReply> {
   if (call.signal.aborted)
     throw classifyAnthropicError(call.signal.reason, call.signal)
   const { body, betas } = buildAnthropicRequest({
@@ -44,9 +50,9 @@ async function decideOnAnthropic(getClient: () => Anthropic, call: DecisionCall,
     cache: false,
   })
   const allBetas = [...new Set([...extraBetas, ...betas])]
-  let api: Anthropic | undefined
+  let api: AnthropicClient | undefined
   try {
-    api = getClient()
+    api = await getClient()
     const events = await api.messages.create(
       Object.assign({}, body, { tool_choice: { type: 'tool' as const, name: ANTHROPIC_DECISION_TOOL, disable_parallel_tool_use: true }, stream: true as const }),
       { signal: call.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },

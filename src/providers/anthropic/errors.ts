@@ -5,7 +5,8 @@
  */
 
 import type { ClassifiedErrorKind } from '../../errors'
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
+// The error classes alone: the package root would load the whole SDK.
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/core/error'
 import { ClassifiedError, matchesContextExceeded } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
 import { isRetryableKind, kindForStatus } from '../shared/error-classification'

@@ -9,11 +9,13 @@
  * @module zidane/providers/anthropic
  */
 
+import type { ClientOptions } from '@anthropic-ai/sdk'
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
-import Anthropic from '@anthropic-ai/sdk'
+import type { AnthropicClient } from './client'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
+import { loadAnthropicClient } from './client'
 import { anthropicDecisions } from './decisions'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
@@ -46,21 +48,21 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
 
 /**
  * Create the Anthropic provider. Nothing is checked or connected here: the
- * SDK client is built on the first `stream()`, so a provider can be created
- * without a key, and a missing key fails that first turn with an `auth` error.
+ * SDK is loaded and its client built on the first `stream()` (the SDK is the
+ * bulk of this entry's load time), so a provider can be created without a
+ * key, and a missing key fails that first turn with an `auth` error.
  */
 export function anthropic(params: AnthropicParams = {}): Provider {
   const defaultModel = params.defaultModel ?? DEFAULT_ANTHROPIC_MODEL
   const { beta: userBetas, rest: userHeaders } = splitBetaHeader(params.headers)
-  let client: Anthropic | undefined
+  let client: Promise<AnthropicClient> | undefined
 
-  const getClient = (): Anthropic => {
-    if (client)
-      return client
+  // Synchronous, so `canAnswer` can tell at once whether a client would build.
+  const clientOptions = (): ClientOptions => {
     const apiKey = params.apiKey ?? process.env.ANTHROPIC_API_KEY
     if (!apiKey)
       throw missingApiKeyError()
-    client = new Anthropic({
+    return {
       apiKey,
       // A key given here wins; never pick up an OAuth token from the environment as well.
       authToken: null,
@@ -68,8 +70,20 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       maxRetries: params.maxRetries ?? 0,
       timeout: params.timeoutMs,
       defaultHeaders: userHeaders,
+    }
+  }
+  const getClient = (): Promise<AnthropicClient> => {
+    if (client)
+      return client
+    const settings = clientOptions()
+    const building = loadAnthropicClient(settings)
+    client = building
+    // A failed load is retried by the next request rather than cached.
+    building.catch(() => {
+      if (client === building)
+        client = undefined
     })
-    return client
+    return building
   }
 
   async function stream(options: StreamOptions, callbacks: StreamCallbacks): Promise<TurnResult> {
@@ -78,9 +92,9 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     const { body, betas } = buildAnthropicRequest(options, { contextManagement: params.contextManagement })
     const allBetas = userBetas.length === 0 ? betas : [...new Set([...userBetas, ...betas])]
     // The endpoint is named only in errors, so it is worked out only when one happens.
-    let api: Anthropic | undefined
+    let api: AnthropicClient | undefined
     try {
-      api = getClient()
+      api = await getClient()
       const events = await api.messages.create(
         // Same keys and order as a spread, without V8 11's slow path for properties after one.
         Object.assign({}, body, { stream: true as const }),
@@ -105,7 +119,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       adaptiveBudgetIsEnvelope: true,
     },
     stream,
-    decisions: anthropicDecisions(getClient, defaultModel, userBetas),
+    decisions: anthropicDecisions({ client: getClient, settings: clientOptions }, defaultModel, userBetas),
   }
 }
 
