@@ -15,8 +15,8 @@
  * server (which plays `<turns>` turns), all given one shared caller
  * `AbortSignal`, as a server passes its shutdown signal to every request;
  * reports warnings printed, stop reasons, and the heap before and after. The
- * runs go in two waves of `<runs>`; the heap after the second is compared
- * with the heap after the first.
+ * runs go in three waves of `<runs>`; the heap after the third is compared
+ * with the heap after the second.
  */
 
 import type { Tool } from '@anthropic-ai/sdk/resources/messages'
@@ -42,7 +42,7 @@ export interface ConcurrentReport {
   warnings: string[]
   /** `heapUsed` after loading and a full collection, before any run. */
   start: number
-  /** `heapUsed` after a first wave of as many runs and a full collection, before the measured wave. */
+  /** `heapUsed` after two warm-up waves of as many runs and a full collection, before the measured wave. */
   baseline: number
   /** The highest `heapUsed` sampled while they ran. */
   peak: number
@@ -181,10 +181,10 @@ async function concurrentRuns(runs: number, turns: number, baseURL: string): Pro
     return stats.filter(entry => entry.stopReason === 'completed' && entry.turns === turns).length
   }
   const start = await settle()
-  // A first wave of the same size: modules loaded, code compiled, and the HTTP client's connection pool grown to
-  // this many connections (its clients stay pooled after their sockets close). What the second wave leaves on top of
-  // that is what runs keep.
-  const warmed = await wave(runs)
+  // Two warm-up waves of the same size: modules loaded, code compiled (V8 keeps optimizing into the second), and the
+  // HTTP client's connection pool grown to this many connections (its clients stay pooled after their sockets
+  // close). What the measured wave leaves on top of that is what runs keep.
+  const warmed = Math.min(await wave(runs), await wave(runs))
   const baseline = await settle()
   await snapshot('before')
   peak = baseline

@@ -9,12 +9,12 @@
  *   every millisecond between (`memory-child.ts`); its peak is the highest
  *   sample, garbage not yet collected included, as the process pays it.
  * - **Concurrent runs**: 500 agents run at once in one process, all given
- *   the same caller `AbortSignal`, twice in a row. Every
+ *   the same caller `AbortSignal`, three times in a row. Every
  *   `process.on('warning')` is counted (a listener limit crossed on a shared
- *   signal prints one), and the heap after the second wave (collected) is
- *   compared with the heap after the first: the first wave also grows what
+ *   signal prints one), and the heap after the third wave (collected) is
+ *   compared with the heap after the second: the first waves also grow what
  *   stays by design (compiled code, the HTTP client's pool of 500
- *   connections), the second shows what runs leave behind.
+ *   connections), the last shows what runs leave behind.
  */
 
 import type { ConcurrentReport, PeakReport } from './memory-child'
@@ -71,7 +71,7 @@ export interface MemoryConcurrentOptions {
 }
 
 export interface MemoryConcurrentResult extends ConcurrentReport {
-  /** `after / baseline`: the heap after the second wave over the heap after the first. */
+  /** `after / baseline`: the heap after the measured wave over the heap after the warm-up waves. */
   retainedRatio: number
 }
 
@@ -139,8 +139,8 @@ export async function memoryConcurrent(options: MemoryConcurrentOptions = {}): P
   const result: MemoryConcurrentResult = { ...report, retainedRatio: report.after / report.baseline }
   if (print) {
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
-    console.log(`\nmemory: two waves of ${runs} concurrent runs of ${turns} turns in one process, one shared caller AbortSignal; heap collected after each`)
-    printTable(['runs completed', 'warnings', 'heap at start MB', 'after 1st wave MB', 'peak in 2nd MB', 'after 2nd MB', '2nd / 1st'], [[
+    console.log(`\nmemory: three waves of ${runs} concurrent runs of ${turns} turns in one process, one shared caller AbortSignal; heap collected after each`)
+    printTable(['runs completed', 'warnings', 'heap at start MB', 'after 2 warm-up waves MB', 'peak in 3rd MB', 'after 3rd MB', 'after 3rd / after 2nd'], [[
       `${result.completed}/${runs}`,
       String(result.warnings.length),
       mb(result.start),

@@ -303,10 +303,11 @@ function isNumberChar(char: string): boolean {
 /** The container's value with its first `count` members, plus `pending` (under `key` in an object) unless it is `NOTHING`. */
 function build(frame: Frame, count: number, pending: unknown, key: string | undefined): unknown {
   if (frame.array) {
-    const items = frame.values.slice(0, count)
-    if (pending !== NOTHING)
-      items.push(pending)
-    return items
+    const values = frame.values
+    if (pending === NOTHING)
+      return values.slice(0, count)
+    // One exact-size copy: slicing and then pushing would copy the members a second time to grow the array.
+    return count === values.length ? values.concat([pending]) : [...values.slice(0, count), pending]
   }
   const object: Record<string, unknown> = {}
   for (let i = 0; i < count; i++)
