@@ -83,10 +83,11 @@ export class PartialJsonReader {
   mark(): PartialJsonMark | undefined {
     if (this.failed)
       return undefined
+    // Flat (frame, member count, key) triples: one allocation per delta whatever the depth.
     const stack = this.stack
-    const frames: FrameMark[] = Array.from({ length: stack.length })
-    for (let level = 0; level < stack.length; level++)
-      frames[level] = { frame: stack[level], count: stack[level].values.length, key: stack[level].key }
+    const frames: (Frame | number | string | undefined)[] = []
+    for (const frame of stack)
+      frames.push(frame, frame.values.length, frame.key)
     return new Mark(frames, this.pendingValue(), this.root)
   }
 
@@ -272,25 +273,23 @@ export class PartialJsonReader {
   }
 }
 
-/** An open container as it was at a mark: its members then were the first `count`. */
-interface FrameMark {
-  frame: Frame
-  count: number
-  key: string | undefined
-}
-
-/** A class rather than a closure per delta: marks are made on every delta and most are never read. */
+/**
+ * The open containers as they were at a mark, as flat triples: the frame, its
+ * member count then, and its key then. A class rather than a closure per
+ * delta: marks are made on every delta and most are never read.
+ */
 class Mark implements PartialJsonMark {
-  constructor(private readonly frames: FrameMark[], private readonly pending: unknown, private readonly root: unknown) {}
+  constructor(private readonly frames: readonly (Frame | number | string | undefined)[], private readonly pending: unknown, private readonly root: unknown) {}
 
   value(): unknown {
     const frames = this.frames
     if (frames.length === 0)
       return this.root !== NOTHING ? this.root : this.pending === NOTHING ? undefined : this.pending
     let inner = this.pending
-    for (let level = frames.length - 1; level >= 0; level--) {
-      const { frame, count, key } = frames[level]
-      inner = build(frame, count, !frame.array && key === undefined ? NOTHING : inner, key)
+    for (let at = frames.length - 3; at >= 0; at -= 3) {
+      const frame = frames[at] as Frame
+      const key = frames[at + 2] as string | undefined
+      inner = build(frame, frames[at + 1] as number, !frame.array && key === undefined ? NOTHING : inner, key)
     }
     return inner
   }
