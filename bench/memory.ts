@@ -32,6 +32,7 @@ const PEAK_TURNS = 50
 const PEAK_TARGET = 1.3
 const RETAINED_TARGET = 1.1
 
+/** How many fresh processes `memoryPeak` starts per loop and mode. */
 export interface MemoryPeakOptions {
   /** Fresh processes per loop. Default 5. */
   runs?: number
@@ -49,6 +50,7 @@ export interface LoopHeap {
   livePeak: number
 }
 
+/** Both loops' medians and the ratios between them. */
 export interface MemoryPeakResult {
   floor: LoopHeap
   zidane: LoopHeap
@@ -62,6 +64,7 @@ export interface MemoryPeakResult {
   correct: boolean
 }
 
+/** The size of each wave of `memoryConcurrent`. */
 export interface MemoryConcurrentOptions {
   /** Runs at once. Default 500. */
   runs?: number
@@ -70,6 +73,7 @@ export interface MemoryConcurrentOptions {
   print?: boolean
 }
 
+/** The child's report, with the retained-heap ratio. */
 export interface MemoryConcurrentResult extends ConcurrentReport {
   /** `after / baseline`: the heap after the measured wave over the heap after the warm-up waves. */
   retainedRatio: number

@@ -35,6 +35,7 @@ import { measure, median, printTable } from './measure'
 /** The hand-written floor loop, or zidane with these readers of partial input attached. */
 export type DeltaVariant = 'floor' | 'plain' | 'tool-input' | 'output-partial'
 
+/** What to run; the defaults are what `npm run bench` runs, a smoke test passes fewer sizes and runs. */
 export interface StreamDeltasOptions {
   /** Argument sizes in KB. Default 2, 8, 32, 100, 200. */
   sizesKb?: readonly number[]
@@ -79,6 +80,7 @@ const REPORT_SCHEMA = {
   additionalProperties: false,
 }
 
+/** Every configuration on both wires (unless narrowed), each wire's table printed as it finishes. */
 export async function streamDeltas(options: StreamDeltasOptions = {}): Promise<StreamDeltasResult[]> {
   const sizes = options.sizesKb ?? DEFAULT_SIZES_KB
   const runs = options.runs ?? 40
