@@ -8,6 +8,7 @@ import type { CompiledOutputSchema } from '../tools/output-schema'
 import type { BehaviorPolicy, PhaseResult, TurnDecision } from './policy'
 import { OUTPUT_DEFAULTS } from '../knobs/output-knobs'
 import { compileOutputSchema, jsonFromText, OUTPUT_TOOL_NAME, outputTool, parsePartialJson } from '../tools/output-schema'
+import { PartialJsonReader } from '../tools/partial-json'
 import { continueWith } from './policy'
 
 /** Invalid answers given so far in this run, as `structured-output` counts them. */
@@ -113,15 +114,24 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
   },
 
   hooks(behavior, emit) {
-    // Arguments text of the final-answer calls streaming now, by run and call: a view of the stream, not run state.
-    const open = new Map<string, string>()
+    // The final-answer calls streaming now, by run and call: a view of the stream, not run state. Each keeps its
+    // text so far and an incremental reader, so reading the partial value on every delta stays linear in the text.
+    const open = new Map<string, { text: string, reader: PartialJsonReader }>()
     return {
       'stream:tool-input': (ctx: StreamToolInputContext) => {
         if (ctx.name !== OUTPUT_TOOL_NAME)
           return
         const key = `${ctx.runId}\n${ctx.callId}`
-        const text = (open.get(key) ?? '') + ctx.delta
-        open.set(key, text)
+        let call = open.get(key)
+        if (!call) {
+          call = { text: '', reader: new PartialJsonReader() }
+          open.set(key, call)
+        }
+        call.text += ctx.delta
+        call.reader.push(ctx.delta)
+        const text = call.text
+        // The value as of this delta, even when read after later ones; none once the text stopped being JSON.
+        const mark = call.reader.mark()
         const wrapped = schemaOf(behavior).wrapped
         const partial: OutputPartialContext = {
           runId: ctx.runId,
@@ -133,7 +143,7 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
           delta: ctx.delta,
           text,
           get value() {
-            const value = parsePartialJson(text)
+            const value = mark ? mark.value() : parsePartialJson(text)
             return wrapped ? (value as { value?: unknown } | undefined)?.value : value
           },
         }

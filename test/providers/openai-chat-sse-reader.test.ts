@@ -125,6 +125,15 @@ describe('the event-stream reader', () => {
       expect(await collect(bodyOf(cutAt(text, [cut])))).toEqual(['a\nb', 'c'])
   })
 
+  it('a data line longer than many reads arrives whole, in every line-end style', async () => {
+    const long = JSON.stringify({ arguments: 'é中😀 x'.repeat(20_000) })
+    for (const eol of ['\n', '\r\n', '\r']) {
+      const text = `data: ${long}${eol}${eol}data: next${eol}${eol}`
+      const cuts = Array.from({ length: Math.ceil(text.length / 1024) }, (_, n) => (n + 1) * 1024)
+      expect(await collect(bodyOf(cutAt(text, cuts)))).toEqual([long, 'next'])
+    }
+  })
+
   it('drops a leading byte-order mark, turns invalid UTF-8 into U+FFFD, and reads no body as no messages', async () => {
     expect(await collect(bodyOf([Uint8Array.of(0xEF, 0xBB, 0xBF), encoder.encode('data: x\n\n')]))).toEqual(['x'])
     expect(await collect(bodyOf([encoder.encode('data: a'), Uint8Array.of(0xFF), encoder.encode('b\n\n')]))).toEqual(['a\uFFFDb'])

@@ -37,16 +37,21 @@ export async function* readEventData(body: ReadableStream<Uint8Array> | null): A
   let data: string | undefined
   let named = false
   let ended = false
+  // Most servers end lines with LF alone, which the native search finds fastest; one CR anywhere switches for good.
+  let lfOnly = true
   try {
     while (!ended) {
       const read = await reader.read()
       ended = read.done
       // Bytes the decoder still holds at the end are an unfinished character, hence an unfinished line: dropped with it.
-      const text = ended ? rest : rest + decoder.decode(read.value, { stream: true })
-      // Most servers end lines with LF alone, which the native search finds fastest.
-      const lfOnly = !text.includes('\r')
+      const fresh = ended ? '' : decoder.decode(read.value, { stream: true })
+      const text = rest + fresh
+      if (lfOnly && fresh.includes('\r'))
+        lfOnly = false
+      // `rest` was searched already and holds no line end, except a final CR kept back for its LF: searching it
+      // again on every read would make one long line (a big tool call in a single chunk) quadratic.
       let start = 0
-      for (let end = lineEnd(text, 0, lfOnly); end !== -1; end = lineEnd(text, start, lfOnly)) {
+      for (let end = lineEnd(text, Math.max(0, rest.length - 1), lfOnly); end !== -1; end = lineEnd(text, start, lfOnly)) {
         let next = end + 1
         if (text.charCodeAt(end) === CR) {
           // A CR that ends the text may be the first half of a CRLF: wait for the next read.
