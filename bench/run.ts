@@ -10,7 +10,9 @@ import { coldStart } from './cold-start'
 import { contextBenchmark } from './context'
 import { guards } from './guards'
 import { loopOverhead } from './loop-overhead'
+import { memoryBenchmark } from './memory'
 import { sessionPersist } from './session-persist'
+import { streamDeltas } from './stream-deltas'
 
 const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'loop-overhead', run: loopOverhead },
@@ -19,6 +21,8 @@ const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'context', run: contextBenchmark },
   { name: 'cold-start', run: coldStart },
   { name: 'bundle', run: bundleBenchmark },
+  { name: 'stream-deltas', run: () => streamDeltas() },
+  { name: 'memory', run: memoryBenchmark },
 ]
 
 console.log(`zidane benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs\n`)
