@@ -43,7 +43,13 @@ export async function loopSmoke(provider: BenchProvider, callsPerTurn: number, t
   const dir = await mkdtemp(join(tmpdir(), 'zidane-loop-smoke-'))
   try {
     let toolCalls = 0
-    const options = { baseURL: server.url, maxTurns: turns + 5, onToolCall: () => { toolCalls++ } }
+    const options = {
+      baseURL: server.url,
+      maxTurns: turns + 5,
+      onToolCall: () => {
+        toolCalls++
+      },
+    }
     const floorRun = await floorRunner(provider, { ...options, dir: join(dir, 'floor') })()
     const floorRequests = server.requests.map(request => conversationOf(provider, request))
     const logged = (await readFile(floorRun.file, 'utf8')).split('\n').filter(line => line !== '')
