@@ -11,6 +11,7 @@
  * no validation: whatever zidane spends beyond this is its own overhead.
  */
 
+import type { FileHandle } from 'node:fs/promises'
 import type OpenAI from 'openai'
 import type {
   ChatCompletionFunctionTool,
@@ -18,7 +19,6 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions'
-import type { FileHandle } from 'node:fs/promises'
 import type { FloorLoopResult } from './floor-loop'
 import { open } from 'node:fs/promises'
 

@@ -23,8 +23,11 @@ import { measure, median, printTable, quantile } from './measure'
 import { startServerProcess } from './server-process'
 
 const TURNS = 50
-const WARMUP_RUNS = 60
-const MEASURED_RUNS = 60
+/**
+ * Runs per loop: `BENCH_LOOP_RUNS=100:100` (warm-up:measured) overrides the
+ * default 60:60, which gave the same medians as 100:100 within the noise.
+ */
+const [WARMUP_RUNS, MEASURED_RUNS] = runCounts(process.env.BENCH_LOOP_RUNS)
 
 /** The target for each configuration: zidane's median CPU over the floor's. */
 const TARGETS: Readonly<Record<LoopConfig, number>> = { defaults: 1.1, policies: 1.2 }
@@ -92,6 +95,15 @@ function selectScenarios(filter: string | undefined): readonly Scenario[] {
   if (selected.length === 0)
     throw new Error(`BENCH_LOOP=${filter} matches no scenario (try anthropic:3 or openai-chat)`)
   return selected
+}
+
+function runCounts(setting: string | undefined): [number, number] {
+  if (!setting)
+    return [60, 60]
+  const [warmup, measured] = setting.split(':').map(Number)
+  if (!Number.isInteger(warmup) || warmup < 0 || !Number.isInteger(measured) || measured < 1)
+    throw new Error(`BENCH_LOOP_RUNS=${setting} should be <warm-up runs>:<measured runs>, e.g. 100:100`)
+  return [warmup, measured]
 }
 
 function selectConfigs(filter: string | undefined): readonly LoopConfig[] {

@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url'
 
 export type { BenchProvider } from './loop-script'
 
-
 export interface ServerProcess {
   url: string
   stop: () => Promise<void>
