@@ -5,10 +5,13 @@
  * the host, collects each tool call's argument fragments by index and parses
  * them once the stream ends, runs the calls (concurrently), appends the
  * assistant message and one `tool` message per call, and loops until the
- * model calls no tool. No hooks, no session, no validation: whatever zidane
- * spends beyond this is its own overhead.
+ * model calls no tool. It persists the conversation like the Anthropic floor
+ * (`floor-loop.ts`): one log opened per run, the opening messages as its first
+ * line, then one JSON line per turn with that turn's new messages. No hooks,
+ * no validation: whatever zidane spends beyond this is its own overhead.
  */
 
+import type { FileHandle } from 'node:fs/promises'
 import type OpenAI from 'openai'
 import type {
   ChatCompletionFunctionTool,
@@ -17,6 +20,7 @@ import type {
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions'
 import type { FloorLoopResult } from './floor-loop'
+import { open } from 'node:fs/promises'
 
 export interface OpenAIFloorLoopOptions {
   client: OpenAI
@@ -30,6 +34,8 @@ export interface OpenAIFloorLoopOptions {
   execute: (name: string, input: Record<string, unknown>) => Promise<string> | string
   /** Receives text deltas as they stream, as a host prints them. */
   onText: (delta: string) => void
+  /** The run's conversation log (JSONL), created or appended to. */
+  logPath: string
 }
 
 /** One streamed tool call: `id` and `name` arrive on its first chunk, the arguments in fragments. */
@@ -40,13 +46,24 @@ interface PendingCall {
 }
 
 export async function runOpenAIFloorLoop(options: OpenAIFloorLoopOptions): Promise<FloorLoopResult> {
-  const { client, execute } = options
   const messages: ChatCompletionMessageParam[] = [
     { role: 'system', content: options.system },
     { role: 'user', content: options.prompt },
   ]
   const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
+  const log = await open(options.logPath, 'a')
+  try {
+    await log.write(`${JSON.stringify(messages)}\n`)
+    await loop(options, messages, result, log)
+  }
+  finally {
+    await log.close()
+  }
+  return result
+}
 
+async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMessageParam[], result: FloorLoopResult, log: FileHandle): Promise<void> {
+  const { client, execute } = options
   while (result.turns < options.maxTurns) {
     result.turns += 1
     const stream = await client.chat.completions.create({
@@ -88,16 +105,19 @@ export async function runOpenAIFloorLoop(options: OpenAIFloorLoopOptions): Promi
     // Indices may skip (a server numbering calls oddly); the next request must not carry holes.
     const calls = pending.filter(call => call !== undefined)
     if (calls.length === 0) {
-      messages.push({ role: 'assistant', content: text })
+      const assistant: ChatCompletionMessageParam = { role: 'assistant', content: text }
+      messages.push(assistant)
+      await log.write(`${JSON.stringify([assistant])}\n`)
       result.text = text
-      return result
+      return
     }
     const toolCalls: ChatCompletionMessageFunctionToolCall[] = calls.map(call => ({
       id: call.id,
       type: 'function',
       function: { name: call.name, arguments: call.argumentParts.join('') },
     }))
-    messages.push({ role: 'assistant', content: text || null, tool_calls: toolCalls })
+    const assistant: ChatCompletionMessageParam = { role: 'assistant', content: text || null, tool_calls: toolCalls }
+    messages.push(assistant)
     const answers = await Promise.all(toolCalls.map(async (call): Promise<ChatCompletionToolMessageParam> => {
       try {
         const input = JSON.parse(call.function.arguments || '{}') as Record<string, unknown>
@@ -108,6 +128,6 @@ export async function runOpenAIFloorLoop(options: OpenAIFloorLoopOptions): Promi
       }
     }))
     messages.push(...answers)
+    await log.write(`${JSON.stringify([assistant, ...answers])}\n`)
   }
-  return result
 }

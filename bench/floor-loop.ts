@@ -3,8 +3,12 @@
  * `@anthropic-ai/sdk`, with no agent SDK. It streams raw events, forwards
  * text deltas to the host, collects each tool block's argument fragments and
  * parses them once when the block stops, runs the calls (concurrently), and
- * loops until the model calls no tool. No hooks, no session, no validation:
- * whatever zidane spends beyond this is its own overhead.
+ * loops until the model calls no tool. It persists the conversation as a
+ * careful developer would: a log file opened once per run (append mode), the
+ * prompt as its first line, then one JSON line per turn with that turn's new
+ * messages (the assistant message and the tool results), written before the
+ * next request. No hooks, no validation, no crash handling: whatever zidane
+ * spends beyond this is its own overhead.
  */
 
 import type Anthropic from '@anthropic-ai/sdk'
@@ -16,6 +20,8 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
+import type { FileHandle } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 
 export interface FloorLoopOptions {
   client: Anthropic
@@ -29,6 +35,8 @@ export interface FloorLoopOptions {
   execute: (name: string, input: Record<string, unknown>) => Promise<string> | string
   /** Receives text deltas as they stream, as a host prints them. */
   onText: (delta: string) => void
+  /** The run's conversation log (JSONL), created or appended to. */
+  logPath: string
 }
 
 export interface FloorLoopResult {
@@ -39,10 +47,21 @@ export interface FloorLoopResult {
 }
 
 export async function runFloorLoop(options: FloorLoopOptions): Promise<FloorLoopResult> {
-  const { client, execute } = options
   const messages: MessageParam[] = [{ role: 'user', content: options.prompt }]
   const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
+  const log = await open(options.logPath, 'a')
+  try {
+    await log.write(`${JSON.stringify(messages)}\n`)
+    await loop(options, messages, result, log)
+  }
+  finally {
+    await log.close()
+  }
+  return result
+}
 
+async function loop(options: FloorLoopOptions, messages: MessageParam[], result: FloorLoopResult, log: FileHandle): Promise<void> {
+  const { client, execute } = options
   while (result.turns < options.maxTurns) {
     result.turns += 1
     const stream = await client.messages.create({
@@ -94,11 +113,13 @@ export async function runFloorLoop(options: FloorLoopOptions): Promise<FloorLoop
 
     // Events may skip an index (blocks the loop does not keep); the next request must not carry holes.
     const content = blocks.filter(block => block !== undefined)
-    messages.push({ role: 'assistant', content })
+    const assistant: MessageParam = { role: 'assistant', content }
+    messages.push(assistant)
     const calls = content.filter((block): block is ToolUseBlockParam => block.type === 'tool_use')
     if (calls.length === 0) {
+      await log.write(`${JSON.stringify([assistant])}\n`)
       result.text = content.map(block => block.type === 'text' ? block.text : '').join('')
-      return result
+      return
     }
     const answers = await Promise.all(calls.map(async (call): Promise<ToolResultBlockParam> => {
       try {
@@ -108,7 +129,8 @@ export async function runFloorLoop(options: FloorLoopOptions): Promise<FloorLoop
         return { type: 'tool_result', tool_use_id: call.id, content: `Error: ${(error as Error).message}`, is_error: true }
       }
     }))
-    messages.push({ role: 'user', content: answers })
+    const results: MessageParam = { role: 'user', content: answers }
+    messages.push(results)
+    await log.write(`${JSON.stringify([assistant, results])}\n`)
   }
-  return result
 }

@@ -2,71 +2,48 @@
  * loop-overhead: the CPU the agent loop itself costs per turn.
  *
  * A 50-turn tool loop runs against a fake model server (a child process, so
- * the server's CPU is not counted here), once with zidane and once with a
- * hand-written floor loop over the provider's official client, in the same
- * process and the same run. Two wire formats: the Anthropic Messages API
- * (floor over `@anthropic-ai/sdk`, `floor-loop.ts`) and OpenAI Chat
- * Completions (floor over `openai`, `floor-loop-openai.ts`). Both loops send
- * the same system prompt, tools and conversation and get byte-identical
- * streams back, so the difference in this process's CPU time is what zidane
- * adds: hooks, session turns, the wire view, validation, watchdogs and stats.
+ * the server's CPU is not counted here): a hand-written floor loop over the
+ * provider's official client, and zidane in two configurations
+ * (`loop-runners.ts`), alternated in the same process and the same run. Two
+ * wire formats: the Anthropic Messages API and OpenAI Chat Completions. Every
+ * loop sends the same system prompt, tools and conversation, gets
+ * byte-identical streams back, and persists each turn to a file (the floor
+ * by hand, zidane through a file-backed session), so the difference in this
+ * process's CPU time is what zidane adds.
  */
 
-import type { Tool } from '@anthropic-ai/sdk/resources/messages'
-import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions'
-import type { Agent, Provider, ToolDef } from '../src'
+import type { LoopConfig } from './loop-runners'
+import type { BenchProvider } from './loop-script'
 import type { Sample } from './measure'
-import type { BenchProvider } from './server-process'
-import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
-import { createAgent } from '../src'
-import { anthropic } from '../src/providers/anthropic'
-import { openai } from '../src/providers/openai'
-import { runFloorLoop } from './floor-loop'
-import { runOpenAIFloorLoop } from './floor-loop-openai'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { floorRunner, LOOP_CONFIGS, zidaneRunner } from './loop-runners'
 import { measure, median, printTable, quantile } from './measure'
 import { startServerProcess } from './server-process'
 
 const TURNS = 50
-const WARMUP_RUNS = 100
-const MEASURED_RUNS = 100
-const TARGET_RATIO = 1.2
+/**
+ * Runs per loop: `BENCH_LOOP_RUNS=100:100` (warm-up:measured) overrides the
+ * default 60:60, which gave the same medians as 100:100 within the noise.
+ */
+const [WARMUP_RUNS, MEASURED_RUNS] = runCounts(process.env.BENCH_LOOP_RUNS)
 
-/** The model each path names; both loops of a path send the same one. */
-const MODELS: Readonly<Record<BenchProvider, string>> = {
-  'anthropic': 'claude-sonnet-5-5',
-  'openai-chat': 'gpt-5.2',
+/** The target for each configuration: zidane's median CPU over the floor's. */
+const TARGETS: Readonly<Record<LoopConfig, number>> = { defaults: 1.1, policies: 1.2 }
+
+const CONFIG_LABELS: Readonly<Record<LoopConfig, string>> = {
+  defaults: 'zidane, defaults (file session, stream:text, built-ins unset)',
+  policies: 'zidane, common policies on',
 }
 /** How each path's floor is labelled in the tables. */
 const FLOOR_LABELS: Readonly<Record<BenchProvider, string>> = {
-  'anthropic': 'floor (@anthropic-ai/sdk by hand)',
-  'openai-chat': 'floor (openai by hand)',
+  'anthropic': 'floor (@anthropic-ai/sdk by hand, JSONL log)',
+  'openai-chat': 'floor (openai by hand, JSONL log)',
 }
 const PROVIDER_LABELS: Readonly<Record<BenchProvider, string>> = {
   'anthropic': 'Anthropic Messages',
   'openai-chat': 'OpenAI Chat Completions',
-}
-const MAX_TOKENS = 8192
-const SYSTEM = 'You are a careful coding assistant. Read the files you need before answering.'
-const PROMPT = 'Check every module under src/ and tell me when you are done.'
-
-const READ_NOTE_SPEC = {
-  name: 'read_note',
-  description: 'Read the note kept for a source file.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'File path relative to the repository root.' },
-      maxLines: { type: 'integer', description: 'Most lines to return.' },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
-}
-
-/** The tool both loops run: cheap and deterministic, so the loop is what gets measured. */
-function readNote(input: Record<string, unknown>): string {
-  return `${String(input.path)}: 12 lines, last changed in the previous commit.`
 }
 
 interface Scenario {
@@ -75,16 +52,25 @@ interface Scenario {
   callsPerTurn: number
 }
 
-export interface ScenarioResult {
-  provider: BenchProvider
-  label: string
+/** One zidane configuration's figures in a scenario. */
+export interface ConfigResult {
+  config: LoopConfig
   /** Medians per turn. */
-  floor: Sample
   zidane: Sample
   /** zidane CPU / floor CPU, from the two medians. */
   ratio: number
-  /** The same ratio taken run by run (each zidane run against the floor run beside it): quartiles, for the spread. */
+  target: number
+  /** The same ratio taken run by run (each zidane run against the floor run of its round): quartiles, for the spread. */
   pairedRatio: { q1: number, median: number, q3: number }
+}
+
+/** One scenario's figures. */
+export interface ScenarioResult {
+  provider: BenchProvider
+  label: string
+  /** The floor's medians per turn. */
+  floor: Sample
+  configs: ConfigResult[]
 }
 
 const ALL_SCENARIOS: readonly Scenario[] = (['anthropic', 'openai-chat'] as const).flatMap(provider => [
@@ -94,9 +80,11 @@ const ALL_SCENARIOS: readonly Scenario[] = (['anthropic', 'openai-chat'] as cons
 
 /**
  * `BENCH_LOOP=anthropic:3` (or `openai-chat`, `openai-chat:1`, comma-separated)
- * runs only the matching scenarios, for quick comparisons while profiling.
+ * runs only the matching scenarios; `BENCH_LOOP_CONFIG=defaults` (or
+ * `policies`) only that zidane configuration. For quick comparisons while profiling.
  */
 const SCENARIOS: readonly Scenario[] = selectScenarios(process.env.BENCH_LOOP)
+const CONFIGS: readonly LoopConfig[] = selectConfigs(process.env.BENCH_LOOP_CONFIG)
 
 function selectScenarios(filter: string | undefined): readonly Scenario[] {
   if (!filter)
@@ -109,56 +97,100 @@ function selectScenarios(filter: string | undefined): readonly Scenario[] {
   return selected
 }
 
+function runCounts(setting: string | undefined): [number, number] {
+  if (!setting)
+    return [60, 60]
+  const [warmup, measured] = setting.split(':').map(Number)
+  if (!Number.isInteger(warmup) || warmup < 0 || !Number.isInteger(measured) || measured < 1)
+    throw new Error(`BENCH_LOOP_RUNS=${setting} should be <warm-up runs>:<measured runs>, e.g. 100:100`)
+  return [warmup, measured]
+}
+
+function selectConfigs(filter: string | undefined): readonly LoopConfig[] {
+  if (!filter)
+    return LOOP_CONFIGS
+  const wanted = filter.split(',').map(item => item.trim())
+  const selected = LOOP_CONFIGS.filter(config => wanted.includes(config))
+  if (selected.length === 0)
+    throw new Error(`BENCH_LOOP_CONFIG=${filter} matches no configuration (try ${LOOP_CONFIGS.join(' or ')})`)
+  return selected
+}
+
+/** Run the selected scenarios and print their tables and a one-line summary against the targets. */
 export async function loopOverhead(): Promise<ScenarioResult[]> {
-  console.log(`loop-overhead: ${TURNS}-turn tool loop against a local fake server, ${WARMUP_RUNS} warm-up + ${MEASURED_RUNS} measured runs per loop, alternated`)
+  console.log(`loop-overhead: ${TURNS}-turn tool loop against a local fake server, every turn persisted; ${WARMUP_RUNS} warm-up + ${MEASURED_RUNS} measured runs per loop, alternated`)
   const results: ScenarioResult[] = []
   for (const scenario of SCENARIOS)
     results.push(await runScenario(scenario))
-  const summary = results.map(result => `${PROVIDER_LABELS[result.provider]}, ${result.label}: ${result.ratio.toFixed(2)}×`).join('; ')
-  const verdict = results.every(result => result.ratio <= TARGET_RATIO) ? 'within' : 'ABOVE'
-  console.log(`\nloop-overhead zidane/floor CPU per turn: ${summary} (${verdict} the ${TARGET_RATIO}× target)`)
+  const lines = results.flatMap(result => result.configs.map(config =>
+    `${PROVIDER_LABELS[result.provider]}, ${result.label}, ${config.config}: ${config.ratio.toFixed(2)}× (${config.ratio <= config.target ? 'within' : 'ABOVE'} ${config.target.toFixed(2)}×)`))
+  console.log(`\nloop-overhead zidane/floor CPU per turn:\n  ${lines.join('\n  ')}`)
   return results
 }
 
 async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
   const server = await startServerProcess(scenario.provider, TURNS, scenario.callsPerTurn)
+  const dir = mkdtempSync(join(tmpdir(), 'zidane-bench-loop-'))
   try {
-    const floor = floorRunner(scenario.provider, server.url)
-    const zidane = zidaneRunner(scenario.provider, server.url, scenario.callsPerTurn > 1)
+    const options = (name: string) => ({ baseURL: server.url, dir: join(dir, name), maxTurns: TURNS + 10 })
+    const floorRun = floorRunner(scenario.provider, options('floor'))
+    const loops: { name: 'floor' | LoopConfig, run: () => Promise<void> }[] = [
+      { name: 'floor', run: async () => checkTurns('floor', (await floorRun()).turns) },
+      ...CONFIGS.map((config) => {
+        const run = zidaneRunner(scenario.provider, config, scenario.callsPerTurn > 1, options(config))
+        return {
+          name: config,
+          run: async () => {
+            const result = await run()
+            checkTurns(config, result.turns)
+            if (result.stopReason !== 'completed')
+              throw new Error(`zidane (${config}) stopped: ${result.stopReason}`)
+          },
+        }
+      }),
+    ]
     for (let i = 0; i < WARMUP_RUNS; i++) {
-      await floor()
-      await zidane()
+      for (const loop of loops) await loop.run()
     }
-    const floorSamples: Sample[] = []
-    const zidaneSamples: Sample[] = []
+    const samples = new Map(loops.map(loop => [loop.name, [] as Sample[]]))
     for (let i = 0; i < MEASURED_RUNS; i++) {
-      // Swap the order each round so neither loop always runs right after the other.
-      if (i % 2 === 0) {
-        floorSamples.push(await measure(floor))
-        zidaneSamples.push(await measure(zidane))
-      }
-      else {
-        zidaneSamples.push(await measure(zidane))
-        floorSamples.push(await measure(floor))
+      // Rotate the order each round so no loop always runs right after the same one.
+      for (let n = 0; n < loops.length; n++) {
+        const loop = loops[(i + n) % loops.length]
+        samples.get(loop.name)!.push(await measure(loop.run))
       }
     }
-    const floorPerTurn = perTurn(floorSamples)
-    const zidanePerTurn = perTurn(zidaneSamples)
-    const pairs = zidaneSamples.map((sample, i) => sample.cpuMs / floorSamples[i].cpuMs)
+    const floorSamples = samples.get('floor')!
+    const floor = perTurn(floorSamples)
     const result: ScenarioResult = {
       provider: scenario.provider,
       label: scenario.label,
-      floor: floorPerTurn,
-      zidane: zidanePerTurn,
-      ratio: zidanePerTurn.cpuMs / floorPerTurn.cpuMs,
-      pairedRatio: { q1: quantile(pairs, 0.25), median: quantile(pairs, 0.5), q3: quantile(pairs, 0.75) },
+      floor,
+      configs: CONFIGS.map((config) => {
+        const own = samples.get(config)!
+        const zidane = perTurn(own)
+        const pairs = own.map((sample, i) => sample.cpuMs / floorSamples[i].cpuMs)
+        return {
+          config,
+          zidane,
+          ratio: zidane.cpuMs / floor.cpuMs,
+          target: TARGETS[config],
+          pairedRatio: { q1: quantile(pairs, 0.25), median: quantile(pairs, 0.5), q3: quantile(pairs, 0.75) },
+        }
+      }),
     }
     printScenario(result)
     return result
   }
   finally {
     await server.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
+}
+
+function checkTurns(loop: string, turns: number): void {
+  if (turns !== TURNS)
+    throw new Error(`${loop} ran ${turns} turns, expected ${TURNS}`)
 }
 
 /** Median over the runs, divided by the turns of one run. */
@@ -171,102 +203,15 @@ function perTurn(samples: readonly Sample[]): Sample {
 
 function printScenario(result: ScenarioResult): void {
   console.log(`\n${PROVIDER_LABELS[result.provider]}, ${result.label}`)
-  printTable(['loop', 'CPU ms/turn', 'wall ms/turn', 'CPU vs floor'], [
-    [FLOOR_LABELS[result.provider], result.floor.cpuMs.toFixed(3), result.floor.wallMs.toFixed(3), '1.00×'],
-    ['zidane', result.zidane.cpuMs.toFixed(3), result.zidane.wallMs.toFixed(3), `${result.ratio.toFixed(2)}×`],
+  printTable(['loop', 'CPU ms/turn', 'wall ms/turn', 'CPU vs floor', 'target', 'run-by-run median (middle half)'], [
+    [FLOOR_LABELS[result.provider], result.floor.cpuMs.toFixed(3), result.floor.wallMs.toFixed(3), '1.00×', '', ''],
+    ...result.configs.map(({ config, zidane, ratio, target, pairedRatio: { q1, median, q3 } }) => [
+      CONFIG_LABELS[config],
+      zidane.cpuMs.toFixed(3),
+      zidane.wallMs.toFixed(3),
+      `${ratio.toFixed(2)}×`,
+      `${target.toFixed(2)}×`,
+      `${median.toFixed(2)}× (${q1.toFixed(2)}–${q3.toFixed(2)})`,
+    ]),
   ])
-  const { q1, median, q3 } = result.pairedRatio
-  console.log(`run-by-run CPU ratio: median ${median.toFixed(2)}×, middle half ${q1.toFixed(2)}×–${q3.toFixed(2)}×`)
-}
-
-/** One 50-turn run of the floor loop. Exported, like `zidaneRunner`, so a profiling script can run one loop alone. */
-export function floorRunner(provider: BenchProvider, baseURL: string): () => Promise<void> {
-  const run = provider === 'anthropic' ? anthropicFloor(baseURL) : openaiChatFloor(baseURL)
-  return async () => {
-    const turns = await run()
-    if (turns !== TURNS)
-      throw new Error(`floor loop (${provider}) ran ${turns} turns, expected ${TURNS}`)
-  }
-}
-
-/** The host's text sink: a no-op, as in zidane's `stream:text` handler. */
-function onText(_delta: string): void {}
-
-function execute(_name: string, input: Record<string, unknown>): string {
-  return readNote(input)
-}
-
-function anthropicFloor(baseURL: string): () => Promise<number> {
-  const client = new Anthropic({ apiKey: 'bench', baseURL, maxRetries: 0 })
-  const tools: Tool[] = [{
-    name: READ_NOTE_SPEC.name,
-    description: READ_NOTE_SPEC.description,
-    input_schema: READ_NOTE_SPEC.inputSchema as Tool['input_schema'],
-  }]
-  return async () => {
-    const result = await runFloorLoop({
-      client,
-      model: MODELS.anthropic,
-      maxTokens: MAX_TOKENS,
-      system: SYSTEM,
-      tools,
-      prompt: PROMPT,
-      maxTurns: TURNS + 10,
-      execute,
-      onText,
-    })
-    return result.turns
-  }
-}
-
-function openaiChatFloor(baseURL: string): () => Promise<number> {
-  const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 })
-  const tools: ChatCompletionFunctionTool[] = [{
-    type: 'function',
-    function: {
-      name: READ_NOTE_SPEC.name,
-      description: READ_NOTE_SPEC.description,
-      parameters: READ_NOTE_SPEC.inputSchema,
-    },
-  }]
-  return async () => {
-    const result = await runOpenAIFloorLoop({
-      client,
-      model: MODELS['openai-chat'],
-      maxTokens: MAX_TOKENS,
-      system: SYSTEM,
-      tools,
-      prompt: PROMPT,
-      maxTurns: TURNS + 10,
-      execute,
-      onText,
-    })
-    return result.turns
-  }
-}
-
-/** One 50-turn run of zidane, with the hook handlers a host typically registers. */
-export function zidaneRunner(provider: BenchProvider, baseURL: string, concurrent: boolean): () => Promise<void> {
-  const readNoteTool: ToolDef = {
-    spec: READ_NOTE_SPEC,
-    execute: input => readNote(input),
-    isConcurrencySafe: concurrent,
-  }
-  const model: Provider = provider === 'anthropic'
-    ? anthropic({ apiKey: 'bench', baseURL, defaultModel: MODELS.anthropic })
-    : openai({ apiKey: 'bench', baseURL, api: 'chat', defaultModel: MODELS['openai-chat'] })
-  const agent: Agent = createAgent({
-    provider: model,
-    tools: { readNote: readNoteTool },
-    system: SYSTEM,
-    behavior: { maxTurns: TURNS + 10, maxTokens: MAX_TOKENS },
-  })
-  // What a host typically registers: stream the text somewhere, log finished tool calls.
-  agent.hooks.hook('stream:text', (_ctx) => {})
-  agent.hooks.hook('tool:after', (_ctx) => {})
-  return async () => {
-    const stats = await agent.run({ prompt: PROMPT })
-    if (stats.turns !== TURNS || stats.stopReason !== 'completed')
-      throw new Error(`zidane (${provider}) ran ${stats.turns} turns (${stats.stopReason}), expected ${TURNS} (completed)`)
-  }
 }

@@ -5,11 +5,11 @@
  */
 
 import type { ChildProcess } from 'node:child_process'
+import type { BenchProvider } from './loop-script'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-/** Which fake API the child serves: the Anthropic Messages API or OpenAI Chat Completions. */
-export type BenchProvider = 'anthropic' | 'openai-chat'
+export type { BenchProvider } from './loop-script'
 
 export interface ServerProcess {
   url: string

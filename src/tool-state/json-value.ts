@@ -31,40 +31,61 @@ export function assertStateKey(key: unknown): asserts key is string {
 
 /** What keeps `value` from being plain JSON (naming where, from `path`), or `undefined` when it is. */
 export function describeNonJson(value: unknown, path: string, ancestors: Set<object>): string | undefined {
+  const found = nonJsonPart(value, ancestors)
+  return found && `${path}${found.where.reverse().join('')} ${found.problem}`
+}
+
+/** Where (path segments, innermost first) and what breaks JSON in `value`. */
+interface NonJsonPart {
+  where: string[]
+  problem: string
+}
+
+/**
+ * The check behind `describeNonJson`. It runs on every policy state a phase
+ * returns, so the path is put together only on the way out of a failed check:
+ * building it for every element made the check cost several times the walk.
+ */
+function nonJsonPart(value: unknown, ancestors: Set<object>): NonJsonPart | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return undefined
     case 'number':
-      return Number.isFinite(value) ? undefined : `${path} is ${value}`
+      return Number.isFinite(value) ? undefined : { where: [], problem: `is ${value}` }
     case 'object':
       break
     default:
-      return `${path} is ${value === undefined ? 'undefined' : `a ${typeof value}`}`
+      return { where: [], problem: `is ${value === undefined ? 'undefined' : `a ${typeof value}`}` }
   }
   if (value === null)
     return undefined
   if (ancestors.has(value))
-    return `${path} refers back to itself`
+    return { where: [], problem: 'refers back to itself' }
   ancestors.add(value)
   try {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
-        const problem = describeNonJson(value[i], `${path}[${i}]`, ancestors)
-        if (problem)
-          return problem
+        const found = nonJsonPart(value[i], ancestors)
+        if (found) {
+          found.where.push(`[${i}]`)
+          return found
+        }
       }
       return undefined
     }
     const proto: unknown = Object.getPrototypeOf(value)
     if (proto !== Object.prototype && proto !== null)
-      return `${path} is a ${(value as { constructor?: { name?: string } }).constructor?.name || 'non-plain'} object`
-    for (const [name, child] of Object.entries(value)) {
+      return { where: [], problem: `is a ${(value as { constructor?: { name?: string } }).constructor?.name || 'non-plain'} object` }
+    for (const name of Object.keys(value)) {
+      const child = (value as Record<string, unknown>)[name]
       if (child === undefined)
         continue
-      const problem = describeNonJson(child, `${path}.${name}`, ancestors)
-      if (problem)
-        return problem
+      const found = nonJsonPart(child, ancestors)
+      if (found) {
+        found.where.push(`.${name}`)
+        return found
+      }
     }
     return undefined
   }

@@ -202,4 +202,47 @@ describe('file store log', () => {
     expect((await store.load('killed'))!.turns.at(-1)?.id).toBe('after')
     expect(readFileSync(join(dir, 'killed.jsonl'), 'utf8').endsWith('\n')).toBe(true)
   })
+
+  it('keeps appending whole lines while a run records, with another store writing to the same log', async () => {
+    const { dir, store, path } = await storeWithSession()
+    const other = createFileStore({ dir })
+    await store.saveRun('s1', run('run_1'))
+    for (let i = 0; i < 5; i++) {
+      await store.appendTurns('s1', [userTurn(`a${i}`, 'from the run')])
+      await other.appendTurns('s1', [userTurn(`b${i}`, 'from another store')])
+    }
+    await store.saveRun('s1', run('run_1', { status: 'completed', endedAt: 1_764_460_900_000 }))
+    const loaded = await store.load('s1')
+    expect(loaded?.turns.map(turn => turn.id)).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4', 'b4'])
+    expect(loaded?.runs).toEqual([run('run_1', { status: 'completed', endedAt: 1_764_460_900_000 })])
+    expect(lines(path)).toHaveLength(13)
+  })
+
+  it('cuts a torn tail again once the runs recording into a log have ended', async () => {
+    const { store, path } = await storeWithSession()
+    await store.saveRun('s1', run('outer'))
+    await store.saveRun('s1', run('inner'))
+    await store.appendTurns('s1', [userTurn('t1', 'one')])
+    await store.saveRun('s1', run('inner', { status: 'completed' }))
+    await store.appendTurns('s1', [userTurn('t2', 'two')])
+    await store.saveRun('s1', run('outer', { status: 'completed' }))
+    appendFileSync(path, '{"type":"turns","at":5,"turns":[{"id":"torn"')
+    await store.appendTurns('s1', [userTurn('t3', 'three')])
+    expect((await store.load('s1'))?.turns.map(turn => turn.id)).toEqual(['t1', 't2', 't3'])
+    expect(lines(path).map(line => JSON.parse(line).type)).toEqual(['session', 'run', 'run', 'turns', 'run', 'turns', 'run', 'turns'])
+  })
+
+  it('reports a session deleted while a run records into it as not found, and appends again after close()', async () => {
+    const { store } = await storeWithSession()
+    await store.saveRun('s1', run('run_1'))
+    await store.appendTurns('s1', [userTurn('t1', 'one')])
+    await store.delete('s1')
+    expect(await codeOf(store.appendTurns('s1', [userTurn('t2', 'two')]))).toBe('not_found')
+
+    await store.create({ id: 's2', createdAt: 1000 })
+    await store.saveRun('s2', run('run_2'))
+    await store.close?.()
+    await store.appendTurns('s2', [userTurn('t1', 'one')])
+    expect((await store.load('s2'))?.turns.map(turn => turn.id)).toEqual(['t1'])
+  })
 })

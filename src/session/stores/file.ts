@@ -8,6 +8,13 @@
  * One process writes a session at a time; two processes appending to the
  * same log are not coordinated.
  *
+ * While a run records into a session (from its `running` record to its
+ * final one) the store keeps that log open in append mode, so a turn costs
+ * one write instead of opening, checking and closing the file; at most 16
+ * logs per store stay open, and `close()` closes them. A torn tail is cut
+ * when a log is opened, before a run keeps it open: in one process the
+ * store's own writes cannot leave one behind (a failed write drops the handle).
+ *
  * Durability: by default a write returns once the line is in the operating
  * system's page cache. That survives a crash of this process (the usual
  * failure) but not a power loss or kernel crash, which can drop the last few
@@ -20,12 +27,13 @@
 import type { FileHandle } from 'node:fs/promises'
 import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
+import fs from 'node:fs'
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
 import { checkHeaderLine, headerLine, replayLog, runLine, turnsLine } from './jsonl-log'
 import { createKeyedQueue } from './keyed-queue'
-import { committedEnd, readFirstLine, writeAt } from './log-file'
+import { appendAll, closeFd, committedEnd, openForAppend, readFirstLine, syncData, writeAt } from './log-file'
 import { ioError } from './records'
 import { assertSessionId, isValidSessionId, sessionIdFor } from './session-id'
 
@@ -42,9 +50,23 @@ export interface FileStoreOptions {
 }
 
 const LOG_SUFFIX = '.jsonl'
+/** Logs one store keeps open at most (runs recording at once); past it the least recently used is closed. */
+const MAX_OPEN_LOGS = 16
+
+/** A log kept open (in append mode) while runs record into it. */
+interface OpenLog {
+  fd: number
+  /** Ids of the runs recording into it: saved as `running`, not yet with a final status. */
+  runs: Set<string>
+}
 
 // Module-wide so two stores opened on the same directory still take turns.
 const writes = createKeyedQueue()
+
+// A store dropped while a run still records (it never saved its final record) closes its logs when collected.
+const dropped = new FinalizationRegistry<Map<string, OpenLog>>((logs) => {
+  for (const log of logs.values()) fs.close(log.fd, () => {})
+})
 
 /** A session store of append-only JSONL files, one per session, written in O(1) per turn. */
 export function createFileStore(options: FileStoreOptions): SessionStore {
@@ -52,6 +74,8 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   const fsync = options.durability === 'fsync'
   // Sessions whose header this store has already read (version checked).
   const checkedHeaders = new Set<string>()
+  // Logs a run is recording into, kept open between its writes; least recently used first.
+  const openLogs = new Map<string, OpenLog>()
   const logPath = (id: string) => join(dir, `${id}${LOG_SUFFIX}`)
 
   async function createLog(id: string, line: string): Promise<void> {
@@ -93,8 +117,77 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     }
   }
 
-  /** Append one line (or, with `undefined`, only check that the session exists). */
-  async function appendLine(id: string, line: string | undefined): Promise<void> {
+  /**
+   * Append one line (or, with `undefined`, only check that the session
+   * exists). `run` is the run record being saved, if any: a log stays open
+   * from a run's `running` record until the final records of every run that
+   * started on it, and while it is open a line is one write in append mode.
+   * A log not kept open takes the full path: open, check the header once,
+   * find the committed end (cutting a torn tail), write there, close.
+   */
+  async function appendLine(id: string, line: string | undefined, run?: SessionRun): Promise<void> {
+    const kept = openLogs.get(id)
+    if (kept) {
+      // Out of the map while in use, so an eviction never closes a handle mid-write.
+      openLogs.delete(id)
+      await appendKept(id, kept, line, run)
+      return
+    }
+    const handle = await openLog(id)
+    try {
+      const end = await committedEnd(handle)
+      if (end === undefined)
+        throw notFound(id)
+      if (line !== undefined) {
+        await writeAt(handle, Buffer.from(line), end)
+        if (fsync)
+          await handle.datasync()
+      }
+    }
+    finally {
+      await handle.close()
+    }
+    if (run?.status === 'running')
+      await keepOpen(id, run.id)
+  }
+
+  async function appendKept(id: string, kept: OpenLog, line: string | undefined, run: SessionRun | undefined): Promise<void> {
+    try {
+      if (line !== undefined) {
+        await appendAll(kept.fd, Buffer.from(line))
+        if (fsync)
+          await syncData(kept.fd)
+      }
+    }
+    catch (error) {
+      // A failed write may leave a torn line; the full path cuts it on the next write.
+      await closeFd(kept.fd).catch(() => {})
+      throw error
+    }
+    if (run?.status === 'running')
+      kept.runs.add(run.id)
+    else if (run)
+      kept.runs.delete(run.id)
+    if (kept.runs.size > 0)
+      keepLog(id, kept)
+    else
+      await closeFd(kept.fd)
+  }
+
+  /** Open the log again in append mode, without creating it (it may have been removed meanwhile), to keep it open. */
+  async function keepOpen(id: string, runId: string): Promise<void> {
+    let fd: number
+    try {
+      fd = await openForAppend(logPath(id))
+    }
+    catch {
+      return
+    }
+    keepLog(id, { fd, runs: new Set([runId]) })
+  }
+
+  /** Open a session's log for writing, checking its header the first time this store writes to it. */
+  async function openLog(id: string): Promise<FileHandle> {
     let handle: FileHandle
     try {
       handle = await open(logPath(id), 'r+')
@@ -110,18 +203,30 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
         checkHeaderLine(header, id)
         checkedHeaders.add(id)
       }
-      const end = await committedEnd(handle)
-      if (end === undefined)
-        throw notFound(id)
-      if (line !== undefined) {
-        await writeAt(handle, Buffer.from(line), end)
-        if (fsync)
-          await handle.datasync()
-      }
+      return handle
     }
-    finally {
+    catch (error) {
       await handle.close()
+      throw error
     }
+  }
+
+  /** Remember an open log, closing the least recently used one past the limit. */
+  function keepLog(id: string, log: OpenLog): void {
+    openLogs.set(id, log)
+    if (openLogs.size <= MAX_OPEN_LOGS)
+      return
+    const [oldest, idle] = openLogs.entries().next().value as [string, OpenLog]
+    openLogs.delete(oldest)
+    void closeFd(idle.fd).catch(() => {})
+  }
+
+  /** Close a log kept open, if it is. */
+  async function closeLog(id: string): Promise<void> {
+    const kept = openLogs.get(id)
+    openLogs.delete(id)
+    if (kept)
+      await closeFd(kept.fd)
   }
 
   /** Run a write to one session's log after the writes queued before it. */
@@ -136,7 +241,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     })
   }
 
-  return {
+  const store: SessionStore = {
     async create(record: CreateSessionRecord) {
       const id = sessionIdFor(record.id)
       // Serialized now, so a caller changing `metadata` afterwards changes nothing.
@@ -173,12 +278,13 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     async saveRun(id: string, run: SessionRun) {
       assertSessionId(id)
       const line = runLine(run, Date.now())
-      await queued(id, 'save a run on', () => appendLine(id, line))
+      await queued(id, 'save a run on', () => appendLine(id, line, run))
     },
 
     async delete(id: string) {
       assertSessionId(id)
       await queued(id, 'delete', async () => {
+        await closeLog(id)
         await rm(logPath(id), { force: true })
         checkedHeaders.delete(id)
       })
@@ -199,7 +305,13 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
         .map(name => name.slice(0, -LOG_SUFFIX.length))
         .filter(isValidSessionId)
     },
+
+    async close() {
+      await Promise.all(Array.from(openLogs.keys(), id => queued(id, 'close', () => closeLog(id))))
+    },
   }
+  dropped.register(store, openLogs)
+  return store
 }
 
 /** Make a newly created file's directory entry durable too (not possible on every platform). */

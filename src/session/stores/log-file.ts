@@ -1,11 +1,12 @@
 /**
  * Byte-level work on one open session log: find where its committed lines
  * end (cutting a torn tail a crash left), read its header line, write a
- * whole buffer at a position. Each costs O(1) in the length of the log,
- * apart from a torn tail, which is read once, backwards, and then cut.
+ * whole buffer at a position or at the end. Each costs O(1) in the length of
+ * the log, apart from a torn tail, which is read once, backwards, and then cut.
  */
 
 import type { FileHandle } from 'node:fs/promises'
+import fs from 'node:fs'
 
 const NEWLINE = 0x0A
 const CHUNK = 64 * 1024
@@ -66,4 +67,42 @@ export async function writeAt(handle: FileHandle, bytes: Buffer, position: numbe
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset)
     offset += bytesWritten
   }
+}
+
+/**
+ * A log opened for appending only, as a bare descriptor: kept open across a
+ * run's writes, it can then be closed from a finalizer without Node warning
+ * about a `FileHandle` closed on garbage collection. Fails (`ENOENT`) rather
+ * than create a missing log.
+ */
+export function openForAppend(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    fs.open(path, fs.constants.O_WRONLY | fs.constants.O_APPEND, (error, fd) => error ? reject(error) : resolve(fd))
+  })
+}
+
+/** Append all of `bytes` to a descriptor from `openForAppend` (a single write may write less). */
+export async function appendAll(fd: number, bytes: Buffer): Promise<void> {
+  for (let offset = 0; offset < bytes.length;)
+    offset += await writeSome(fd, bytes, offset)
+}
+
+function writeSome(fd: number, bytes: Buffer, offset: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    fs.write(fd, bytes, offset, bytes.length - offset, null, (error, written) => error ? reject(error) : resolve(written))
+  })
+}
+
+/** Flush a descriptor's data to disk. */
+export function syncData(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fs.fdatasync(fd, error => error ? reject(error) : resolve())
+  })
+}
+
+/** Close a descriptor. */
+export function closeFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fs.close(fd, error => error ? reject(error) : resolve())
+  })
 }

@@ -57,11 +57,32 @@ export function toolResultTextBytes(output: string | readonly ToolResultContent[
   return total
 }
 
+/**
+ * Each text result's byte count with the text it was counted from. The
+ * frontier is recomputed over the whole conversation on every request;
+ * recorded results do not change, so each is counted once per run instead of
+ * once per turn. A result whose text was replaced since is counted again;
+ * part arrays (which could be edited in place) are always counted.
+ */
+const countedResults = new WeakMap<ToolResultBlock, { output: string, bytes: number }>()
+
+function resultBytes(block: ToolResultBlock): number {
+  const output = block.output
+  if (typeof output !== 'string')
+    return toolResultTextBytes(output)
+  const known = countedResults.get(block)
+  if (known && known.output === output)
+    return known.bytes
+  const bytes = utf8Bytes(output)
+  countedResults.set(block, { output, bytes })
+  return bytes
+}
+
 function messageToolBytes(message: SessionMessage): number {
   let total = 0
   for (const block of message.content) {
     if (block.type === 'tool_result')
-      total += toolResultTextBytes(block.output)
+      total += resultBytes(block)
   }
   return total
 }

@@ -1,0 +1,178 @@
+/**
+ * The loops the loop-overhead benchmark compares, each as a function that
+ * runs one whole conversation and returns what it did: the hand-written
+ * floors (`floor-loop.ts`, `floor-loop-openai.ts`) and zidane in its two
+ * configurations. Every loop persists its conversation to a file under a
+ * directory the caller owns, one file per run: the floor its own JSONL log,
+ * zidane a session in the file store.
+ */
+
+import type { Tool } from '@anthropic-ai/sdk/resources/messages'
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions'
+import type { AgentBehavior, Provider, ToolDef } from '../src'
+import type { BenchProvider } from './loop-script'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
+import { createAgent } from '../src'
+import { anthropic } from '../src/providers/anthropic'
+import { openai } from '../src/providers/openai'
+import { createFileStore, createSession } from '../src/session'
+import { runFloorLoop } from './floor-loop'
+import { runOpenAIFloorLoop } from './floor-loop-openai'
+
+/**
+ * zidane's configurations: `defaults` is a file-backed session, a
+ * `stream:text` handler and every built-in policy registered with its knobs
+ * unset; `policies` adds the common policies a host turns on.
+ */
+export type LoopConfig = 'defaults' | 'policies'
+
+/** Every configuration, in the order the tables print them. */
+export const LOOP_CONFIGS: readonly LoopConfig[] = ['defaults', 'policies']
+
+/** The model each path names; every loop of a path sends the same one. */
+const MODELS: Readonly<Record<BenchProvider, string>> = {
+  'anthropic': 'claude-sonnet-5-5',
+  'openai-chat': 'gpt-5.2',
+}
+const MAX_TOKENS = 8192
+const SYSTEM = 'You are a careful coding assistant. Read the files you need before answering.'
+const PROMPT = 'Check every module under src/ and tell me when you are done.'
+
+const READ_NOTE_SPEC = {
+  name: 'read_note',
+  description: 'Read the note kept for a source file.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'File path relative to the repository root.' },
+      maxLines: { type: 'integer', description: 'Most lines to return.' },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+}
+
+/** The tool every loop runs: cheap and deterministic, so the loop is what gets measured. */
+function readNote(input: Record<string, unknown>): string {
+  return `${String(input.path)}: 12 lines, last changed in the previous commit.`
+}
+
+/** The host's text sink: a no-op, as in zidane's `stream:text` handler. */
+function onText(_delta: string): void {}
+
+/**
+ * The common policies, with the thresholds a host would pick for a coding
+ * agent: each one runs its checks on every turn of the benchmark, none fires
+ * (no call repeats, the budget is never reached, tool output stays far below
+ * both byte thresholds).
+ */
+export function commonPolicies(resultsDir: string): AgentBehavior {
+  return {
+    repeatGuard: { tools: ['read_note'], mode: 'both', windowSize: 12 },
+    toolBudgets: { read_note: { max: 1_000 } },
+    compactStrategy: 'tail',
+    compactThreshold: 131_072,
+    compactLowWaterFraction: 0.5,
+    persistThreshold: 8_192,
+    persistDir: resultsDir,
+  }
+}
+
+/** What one run of a loop did. */
+export interface LoopRun {
+  turns: number
+  /** The text of the final answer. */
+  text: string
+  /** The file the run's conversation was persisted to. */
+  file: string
+}
+
+/** Where a runner keeps its files, and what it tells the caller as it goes. */
+export interface RunnerOptions {
+  baseURL: string
+  /** A directory for this runner alone; each run adds one file. */
+  dir: string
+  /** The turn cap; a run must end on its own before it. */
+  maxTurns: number
+  /** Called once for every tool call a loop executes. */
+  onToolCall?: () => void
+}
+
+/** The hand-written loop of a wire format: one run per call, each logging to a new file. */
+export function floorRunner(provider: BenchProvider, options: RunnerOptions): () => Promise<LoopRun> {
+  const execute = (_name: string, input: Record<string, unknown>): string => {
+    options.onToolCall?.()
+    return readNote(input)
+  }
+  mkdirSync(options.dir, { recursive: true })
+  let runs = 0
+  const shared = { model: MODELS[provider], maxTokens: MAX_TOKENS, system: SYSTEM, prompt: PROMPT, maxTurns: options.maxTurns, execute, onText }
+  if (provider === 'anthropic') {
+    const client = new Anthropic({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0 })
+    const tools: Tool[] = [{
+      name: READ_NOTE_SPEC.name,
+      description: READ_NOTE_SPEC.description,
+      input_schema: READ_NOTE_SPEC.inputSchema as Tool['input_schema'],
+    }]
+    return async () => {
+      const file = join(options.dir, `floor-${++runs}.jsonl`)
+      const result = await runFloorLoop({ ...shared, client, tools, logPath: file })
+      return { turns: result.turns, text: result.text, file }
+    }
+  }
+  const client = new OpenAI({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0 })
+  const tools: ChatCompletionFunctionTool[] = [{
+    type: 'function',
+    function: { name: READ_NOTE_SPEC.name, description: READ_NOTE_SPEC.description, parameters: READ_NOTE_SPEC.inputSchema },
+  }]
+  return async () => {
+    const file = join(options.dir, `floor-${++runs}.jsonl`)
+    const result = await runOpenAIFloorLoop({ ...shared, client, tools, logPath: file })
+    return { turns: result.turns, text: result.text, file }
+  }
+}
+
+/** What one zidane run did, with the session it recorded into. */
+export interface ZidaneRun extends LoopRun {
+  sessionId: string
+  stopReason: string
+}
+
+/**
+ * zidane on a wire format in one configuration. Each run is a new
+ * conversation, as a host starts one: a new session in the file store and an
+ * agent bound to it, with a `stream:text` handler. Both are made inside the
+ * run, so their cost is in the figure.
+ */
+export function zidaneRunner(provider: BenchProvider, config: LoopConfig, concurrent: boolean, options: RunnerOptions): () => Promise<ZidaneRun> {
+  const tool: ToolDef = {
+    spec: READ_NOTE_SPEC,
+    execute: (input) => {
+      options.onToolCall?.()
+      return readNote(input)
+    },
+    isConcurrencySafe: concurrent,
+  }
+  const model: Provider = provider === 'anthropic'
+    ? anthropic({ apiKey: 'bench', baseURL: options.baseURL, defaultModel: MODELS.anthropic })
+    : openai({ apiKey: 'bench', baseURL: options.baseURL, api: 'chat', defaultModel: MODELS['openai-chat'] })
+  const sessionsDir = join(options.dir, 'sessions')
+  const store = createFileStore({ dir: sessionsDir })
+  const behavior: AgentBehavior = {
+    maxTurns: options.maxTurns,
+    maxTokens: MAX_TOKENS,
+    ...(config === 'policies' ? commonPolicies(join(options.dir, 'results')) : {}),
+  }
+  return async () => {
+    const session = await createSession({ store })
+    const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, session })
+    agent.hooks.hook('stream:text', (_ctx) => {})
+    const stats = await agent.run({ prompt: PROMPT })
+    const last = session.turns.at(-1)
+    const text = last?.role === 'assistant' ? last.content.map(block => block.type === 'text' ? block.text : '').join('') : ''
+    return { turns: stats.turns, text, file: join(sessionsDir, `${session.id}.jsonl`), sessionId: session.id, stopReason: stats.stopReason }
+  }
+}
