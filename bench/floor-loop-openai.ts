@@ -34,8 +34,8 @@ export interface OpenAIFloorLoopOptions {
   execute: (name: string, input: Record<string, unknown>) => Promise<string> | string
   /** Receives text deltas as they stream, as a host prints them. */
   onText: (delta: string) => void
-  /** The run's conversation log (JSONL), created or appended to. */
-  logPath: string
+  /** The run's conversation log (JSONL), created or appended to; without it the loop keeps nothing (a zidane run without a session). */
+  logPath?: string
 }
 
 /** One streamed tool call: `id` and `name` arrive on its first chunk, the arguments in fragments. */
@@ -51,18 +51,18 @@ export async function runOpenAIFloorLoop(options: OpenAIFloorLoopOptions): Promi
     { role: 'user', content: options.prompt },
   ]
   const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
-  const log = await open(options.logPath, 'a')
+  const log = options.logPath === undefined ? undefined : await open(options.logPath, 'a')
   try {
-    await log.write(`${JSON.stringify(messages)}\n`)
+    await log?.write(`${JSON.stringify(messages)}\n`)
     await loop(options, messages, result, log)
   }
   finally {
-    await log.close()
+    await log?.close()
   }
   return result
 }
 
-async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMessageParam[], result: FloorLoopResult, log: FileHandle): Promise<void> {
+async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMessageParam[], result: FloorLoopResult, log: FileHandle | undefined): Promise<void> {
   const { client, execute } = options
   while (result.turns < options.maxTurns) {
     result.turns += 1
@@ -107,7 +107,7 @@ async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMes
     if (calls.length === 0) {
       const assistant: ChatCompletionMessageParam = { role: 'assistant', content: text }
       messages.push(assistant)
-      await log.write(`${JSON.stringify([assistant])}\n`)
+      await log?.write(`${JSON.stringify([assistant])}\n`)
       result.text = text
       return
     }
@@ -128,6 +128,6 @@ async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMes
       }
     }))
     messages.push(...answers)
-    await log.write(`${JSON.stringify([assistant, ...answers])}\n`)
+    await log?.write(`${JSON.stringify([assistant, ...answers])}\n`)
   }
 }

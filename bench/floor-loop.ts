@@ -35,8 +35,8 @@ export interface FloorLoopOptions {
   execute: (name: string, input: Record<string, unknown>) => Promise<string> | string
   /** Receives text deltas as they stream, as a host prints them. */
   onText: (delta: string) => void
-  /** The run's conversation log (JSONL), created or appended to. */
-  logPath: string
+  /** The run's conversation log (JSONL), created or appended to; without it the loop keeps nothing (a zidane run without a session). */
+  logPath?: string
 }
 
 export interface FloorLoopResult {
@@ -49,18 +49,18 @@ export interface FloorLoopResult {
 export async function runFloorLoop(options: FloorLoopOptions): Promise<FloorLoopResult> {
   const messages: MessageParam[] = [{ role: 'user', content: options.prompt }]
   const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
-  const log = await open(options.logPath, 'a')
+  const log = options.logPath === undefined ? undefined : await open(options.logPath, 'a')
   try {
-    await log.write(`${JSON.stringify(messages)}\n`)
+    await log?.write(`${JSON.stringify(messages)}\n`)
     await loop(options, messages, result, log)
   }
   finally {
-    await log.close()
+    await log?.close()
   }
   return result
 }
 
-async function loop(options: FloorLoopOptions, messages: MessageParam[], result: FloorLoopResult, log: FileHandle): Promise<void> {
+async function loop(options: FloorLoopOptions, messages: MessageParam[], result: FloorLoopResult, log: FileHandle | undefined): Promise<void> {
   const { client, execute } = options
   while (result.turns < options.maxTurns) {
     result.turns += 1
@@ -117,7 +117,7 @@ async function loop(options: FloorLoopOptions, messages: MessageParam[], result:
     messages.push(assistant)
     const calls = content.filter((block): block is ToolUseBlockParam => block.type === 'tool_use')
     if (calls.length === 0) {
-      await log.write(`${JSON.stringify([assistant])}\n`)
+      await log?.write(`${JSON.stringify([assistant])}\n`)
       result.text = content.map(block => block.type === 'text' ? block.text : '').join('')
       return
     }
@@ -131,6 +131,6 @@ async function loop(options: FloorLoopOptions, messages: MessageParam[], result:
     }))
     const results: MessageParam = { role: 'user', content: answers }
     messages.push(results)
-    await log.write(`${JSON.stringify([assistant, results])}\n`)
+    await log?.write(`${JSON.stringify([assistant, results])}\n`)
   }
 }
