@@ -12,7 +12,10 @@ export interface OutputPartialContext extends StreamHookContext {
   delta: string
   /** The output's JSON text so far. */
   text: string
-  /** The output so far as a value: `text` closed off and parsed (computed when read). */
+  /**
+   * The output so far as a value: `text` closed off and parsed, built when read. Treat it as read-only:
+   * members already finished are shared with the values of later deltas.
+   */
   readonly value: unknown
 }
 
