@@ -3,7 +3,8 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolDisclosure, ToolRegistry } from '../tools/registry'
 import type { ToolMap } from '../tools/types'
 import { createToolRegistry } from '../tools/registry'
-import { backgroundAvailability, isShellTool, resolveShellSpec, shellBehaviorOf, taskTools } from '../tools/shell'
+import { resolveShellSpec, taskToolsFor } from '../tools/shell/recognition'
+import { backgroundAvailability, shellBehaviorOf } from '../tools/shell/settings'
 
 /**
  * The tools one run offers. The built-in `shell` shows its background-mode
@@ -27,7 +28,8 @@ function withTaskTools(tools: ToolMap | undefined, behavior: AgentBehavior, exec
   if (!tools)
     return tools
   const defs = Object.values(tools)
-  if (!defs.some(isShellTool) || !backgroundAvailability(shellBehaviorOf(behavior), execution.capabilities).available)
+  const taskTools = taskToolsFor(defs)
+  if (!taskTools || !backgroundAvailability(shellBehaviorOf(behavior), execution.capabilities).available)
     return tools
   const taken = new Set(defs.map(def => def.spec.name))
   const extra = Object.fromEntries(Object.entries(taskTools).filter(([, def]) => !taken.has(def.spec.name)))

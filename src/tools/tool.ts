@@ -1,5 +1,5 @@
 import type { ToolContext, ToolDef, ToolOutput } from './types'
-import { z } from 'zod'
+import { createRequire } from 'node:module'
 
 /**
  * Any zod 4 schema, whichever copy of zod built it: the host's own zod 4.x,
@@ -34,7 +34,7 @@ export interface ToolFromSchemaOptions<Schema extends ZodSchemaLike> {
  */
 export function tool<Schema extends ZodSchemaLike>(options: ToolFromSchemaOptions<Schema>): ToolDef<ZodSchemaOutput<Schema>> {
   const standard = standardOf(options.name, options.input)
-  const inputSchema = inputJsonSchema(options.input as unknown as z.core.$ZodType)
+  const inputSchema = inputJsonSchema(options.input)
   return {
     spec: { name: options.name, description: options.description, inputSchema },
     execute: options.execute,
@@ -80,16 +80,45 @@ function standardOf(name: string, schema: unknown): StandardFace {
 /**
  * The input-side JSON Schema, without its `$schema` dialect key. A schema
  * built by another copy of zod keeps its `.describe()` / `.meta()` text in
- * that copy's registry, which zidane's converter cannot see; the override
- * reads each node's own metadata back so no description is ever dropped.
+ * that copy's registry, which another copy's converter cannot see; the
+ * override reads each node's own metadata back so no description is ever
+ * dropped.
+ *
+ * The schema's own `toJSONSchema` method (zod 4 classic schemas have one)
+ * converts it with the zod that built it, so `import('zidane')` never loads
+ * zod itself: a host calling `tool()` has loaded its zod already. A schema
+ * without the method (older zod 4 releases, `zod/mini`) falls back to
+ * zidane's own zod, required on first need.
  */
 export function inputJsonSchema(schema: unknown): Record<string, unknown> {
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema as z.core.$ZodType, {
+  const params: JsonSchemaParams = {
     io: 'input',
     unrepresentable: 'any',
-    override: ({ zodSchema, jsonSchema }) => copyOwnMetadata(zodSchema, jsonSchema as Record<string, unknown>),
-  }) as Record<string, unknown>
+    override: ({ zodSchema, jsonSchema }) => copyOwnMetadata(zodSchema, jsonSchema),
+  }
+  const own = (schema as { toJSONSchema?: unknown }).toJSONSchema
+  const converted = typeof own === 'function'
+    ? (own as (params: JsonSchemaParams) => unknown).call(schema, params)
+    : zodConverter()(schema, params)
+  const { $schema: _dialect, ...inputSchema } = converted as Record<string, unknown>
   return inputSchema
+}
+
+/** The options zidane passes to zod's JSON Schema converter (a structural subset of zod's own type). */
+interface JsonSchemaParams {
+  io: 'input'
+  unrepresentable: 'any'
+  override: (context: { zodSchema: unknown, jsonSchema: Record<string, unknown> }) => void
+}
+
+type ZodConverter = (schema: unknown, params: JsonSchemaParams) => unknown
+
+let converter: ZodConverter | undefined
+
+/** zidane's own zod's converter, loaded once, synchronously, the first time a schema has no method of its own. */
+function zodConverter(): ZodConverter {
+  converter ??= (createRequire(import.meta.url)('zod') as { toJSONSchema: ZodConverter }).toJSONSchema
+  return converter
 }
 
 function copyOwnMetadata(schema: unknown, target: Record<string, unknown>): void {

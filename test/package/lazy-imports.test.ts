@@ -40,6 +40,7 @@ const HEAVY = {
   'the openai SDK': /\/node_modules\/openai\//,
   'the model catalog data': /\/src\/providers\/catalog\/models\.generated\.ts$/,
   'zidane\'s MCP runtime': /\/src\/mcp\/(connect|elicitation|transports|pool)\.ts$|\/src\/mcp\/oauth\//,
+  'zod': /\/node_modules\/zod\//,
   'the Anthropic SDK client': /\/node_modules\/@anthropic-ai\/sdk\/(index|client)\.mjs$/,
 }
 

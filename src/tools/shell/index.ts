@@ -1,7 +1,8 @@
 export { DEFAULT_SHELL_OUTPUT_BYTES, droppedBytesMarker, formatShellResult, truncateOutput } from './output'
+export { isShellTool, resolveShellSpec } from './recognition'
 export { backgroundAvailability, shellBehaviorOf } from './settings'
 export type { BackgroundAvailability, ShellBehavior } from './settings'
-export { createShellTool, DEFAULT_SHELL_TIMEOUT_MS, isShellTool, resolveShellSpec, shell } from './shell'
+export { createShellTool, DEFAULT_SHELL_TIMEOUT_MS, shell } from './shell'
 export type { BackgroundStallSink, ShellInput, ShellToolOptions } from './shell'
 export {
   createKillTaskTool,

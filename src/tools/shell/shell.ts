@@ -5,8 +5,7 @@
  * that run long or never end.
  */
 
-import type { ContextCapabilities, TaskStallInfo } from '../../contexts/types'
-import type { ToolSpec } from '../../providers/types'
+import type { TaskStallInfo } from '../../contexts/types'
 import type { ToolContext, ToolDef } from '../types'
 import { z } from 'zod'
 import { executionContextOf } from '../../contexts/from-tool-context'
@@ -14,7 +13,9 @@ import { debugLog } from '../../debug'
 import { activeLimit } from '../../knobs/behavior'
 import { tool } from '../tool'
 import { DEFAULT_SHELL_OUTPUT_BYTES, formatDuration, formatShellResult } from './output'
+import { registerShellTool } from './recognition'
 import { backgroundAvailability, shellBehaviorOf } from './settings'
+import { taskTools } from './task-tools'
 
 /** Foreground timeout when the model gives none. */
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000
@@ -64,31 +65,6 @@ function describeShell(defaultTimeoutMs: number, maxOutputBytes: number, backgro
     )
   }
   return paragraphs.join('\n\n')
-}
-
-interface ShellSpecs {
-  foreground: ToolSpec
-  background: ToolSpec
-}
-
-/** Spec variants of every shell tool this module built, keyed by the def (identity, as the agent checks). */
-const shellSpecs = new WeakMap<ToolDef, ShellSpecs>()
-
-/**
- * The spec the model should see for `def` in a run: shell tools built here
- * expose `run_in_background` (and its paragraphs) only when background mode
- * is available; any other tool keeps its own spec.
- */
-export function resolveShellSpec(def: ToolDef, behavior: object, capabilities: ContextCapabilities): ToolSpec {
-  const specs = shellSpecs.get(def)
-  if (!specs)
-    return def.spec
-  return backgroundAvailability(shellBehaviorOf(behavior), capabilities).available ? specs.background : specs.foreground
-}
-
-/** Whether `def` is a shell tool built by `createShellTool` (the exported `shell` included). */
-export function isShellTool(def: ToolDef): boolean {
-  return shellSpecs.has(def)
 }
 
 function notifyStall(options: ShellToolOptions, info: TaskStallInfo, ctx: ToolContext): void {
@@ -163,9 +139,9 @@ export function createShellTool(options: ShellToolOptions = {}): ToolDef<ShellIn
     },
   })
   def.isConcurrencySafe = false
-  const specs: ShellSpecs = { foreground: specOf(foregroundInput, false), background: specOf(fullInput, true) }
-  def.spec = specs.foreground
-  shellSpecs.set(def, specs)
+  const foreground = specOf(foregroundInput, false)
+  def.spec = foreground
+  registerShellTool(def, { foreground, background: specOf(fullInput, true), taskTools })
   return def
 }
 
