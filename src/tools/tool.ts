@@ -1,5 +1,6 @@
 import type { ToolContext, ToolDef, ToolOutput } from './types'
-import { createRequire } from 'node:module'
+// Aliased: a host bundle's banner often declares its own top-level `createRequire`.
+import { createRequire as requireFromHere } from 'node:module'
 
 /**
  * Any zod 4 schema, whichever copy of zod built it: the host's own zod 4.x,
@@ -117,7 +118,7 @@ let converter: ZodConverter | undefined
 
 /** zidane's own zod's converter, loaded once, synchronously, the first time a schema has no method of its own. */
 function zodConverter(): ZodConverter {
-  converter ??= (createRequire(import.meta.url)('zod') as { toJSONSchema: ZodConverter }).toJSONSchema
+  converter ??= (requireFromHere(import.meta.url)('zod') as { toJSONSchema: ZodConverter }).toJSONSchema
   return converter
 }
 
