@@ -21,6 +21,7 @@ import { openai } from '../src/providers/openai'
 import { createFileStore, createSession } from '../src/session'
 import { runFloorLoop } from './floor-loop'
 import { runOpenAIFloorLoop } from './floor-loop-openai'
+import { PROMPT, READ_NOTE_SPEC, readNote, SYSTEM } from './read-note'
 
 /**
  * zidane's configurations: `defaults` is a file-backed session, a
@@ -38,27 +39,6 @@ const MODELS: Readonly<Record<BenchProvider, string>> = {
   'openai-chat': 'gpt-5.2',
 }
 const MAX_TOKENS = 8192
-const SYSTEM = 'You are a careful coding assistant. Read the files you need before answering.'
-const PROMPT = 'Check every module under src/ and tell me when you are done.'
-
-const READ_NOTE_SPEC = {
-  name: 'read_note',
-  description: 'Read the note kept for a source file.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'File path relative to the repository root.' },
-      maxLines: { type: 'integer', description: 'Most lines to return.' },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
-}
-
-/** The tool every loop runs: cheap and deterministic, so the loop is what gets measured. */
-function readNote(input: Record<string, unknown>): string {
-  return `${String(input.path)}: 12 lines, last changed in the previous commit.`
-}
 
 /** The host's text sink: a no-op, as in zidane's `stream:text` handler. */
 function onText(_delta: string): void {}

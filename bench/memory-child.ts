@@ -22,6 +22,7 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages'
 import type { ToolDef } from '../src'
 import type { Provider } from '../src/providers/types'
+import { PROMPT, READ_NOTE_SPEC, readNote, SYSTEM } from './read-note'
 
 /** What a `peak` child prints. */
 export interface PeakReport {
@@ -51,28 +52,8 @@ export interface ConcurrentReport {
 }
 
 const MODEL = 'claude-sonnet-5-5'
-const SYSTEM = 'You are a careful coding assistant. Read the files you need before answering.'
-const PROMPT = 'Check every module under src/ and tell me when you are done.'
 const TURNS = 50
 const SAMPLE_EVERY_MS = 1
-
-const READ_NOTE_SPEC = {
-  name: 'read_note',
-  description: 'Read the note kept for a source file.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'File path relative to the repository root.' },
-      maxLines: { type: 'integer', description: 'Most lines to return.' },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
-}
-
-function readNote(input: Record<string, unknown>): string {
-  return `${String(input.path)}: 12 lines, last changed in the previous commit.`
-}
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (!gc)
