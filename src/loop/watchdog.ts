@@ -24,54 +24,97 @@ export interface StreamWatchdog {
  * the caller aborts the request. A lower wall-clock remainder replaces a
  * limit, and is reported as `wall` so the run can fail with a budget error
  * rather than a provider timeout.
+ *
+ * The limits share one timer, set for the nearest deadline: a turn is
+ * usually over long before any of them, so a call costs one `setTimeout` and
+ * one `clearTimeout`, and a stream event only notes the time (the first one
+ * also sets the timer again when an idle limit takes over). When the timer
+ * finds its deadline moved (activity came in meanwhile), it is set again for
+ * the new nearest one.
  */
 export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: WatchdogKind, afterMs: number) => void): StreamWatchdog {
-  let fired = false
+  const startedAt = Date.now()
+  const startMs = positive(limits.startMs)
+  const idleMs = positive(limits.idleMs)
+  const totalMs = positive(limits.totalMs)
   let sawActivity = false
-  let startTimer: NodeJS.Timeout | undefined
-  let idleTimer: NodeJS.Timeout | undefined
-  let totalTimer: NodeJS.Timeout | undefined
+  let lastActivity = startedAt
+  let over = false
+  let timer: NodeJS.Timeout | undefined
 
-  let cleared = false
   const clear = () => {
-    cleared = true
-    clearTimeout(startTimer)
-    clearTimeout(idleTimer)
-    clearTimeout(totalTimer)
+    over = true
+    clearTimeout(timer)
+    timer = undefined
   }
 
-  const arm = (kind: Exclude<WatchdogKind, 'wall'>, ms: number | undefined): NodeJS.Timeout | undefined => {
-    const limit = ms !== undefined && ms > 0 ? ms : undefined
-    const wall = limits.wallDeadline === undefined ? undefined : limits.wallDeadline - Date.now()
-    const useWall = wall !== undefined && (limit === undefined || wall < limit)
-    const delay = useWall ? Math.max(0, wall) : limit
-    if (delay === undefined)
-      return undefined
-    return setTimeout(() => {
-      if (fired)
+  // The deadline that comes first now: the start limit until the first event, then the idle limit from the last one.
+  const nearest = (): Deadline | undefined => {
+    let first: Deadline | undefined
+    const consider = (kind: Exclude<WatchdogKind, 'wall'>, ms: number | undefined, from: number) => {
+      if (ms === undefined)
         return
-      fired = true
-      clear()
-      onFire(useWall ? 'wall' : kind, delay)
-    }, delay)
+      const deadline = bounded(kind, from, ms, limits.wallDeadline)
+      if (!first || deadline.at < first.at)
+        first = deadline
+    }
+    if (!sawActivity)
+      consider('start', startMs, startedAt)
+    else
+      consider('idle', idleMs, lastActivity)
+    consider('total', totalMs, startedAt)
+    return first
   }
 
-  startTimer = arm('start', limits.startMs)
-  totalTimer = arm('total', limits.totalMs)
+  const schedule = () => {
+    const deadline = nearest()
+    if (!deadline)
+      return
+    // Timers may run a millisecond ahead of `Date.now()`: a deadline that close counts as reached.
+    const wait = deadline.at - Date.now()
+    if (wait > 1) {
+      timer = setTimeout(schedule, wait)
+      return
+    }
+    clear()
+    onFire(deadline.kind, deadline.afterMs)
+  }
+  schedule()
 
   return {
     activity() {
-      if (fired || cleared)
+      if (over)
         return
-      if (!sawActivity) {
+      if (idleMs === undefined) {
         sawActivity = true
-        clearTimeout(startTimer)
+        return
       }
-      if (limits.idleMs !== undefined && limits.idleMs > 0) {
-        clearTimeout(idleTimer)
-        idleTimer = arm('idle', limits.idleMs)
+      lastActivity = Date.now()
+      if (!sawActivity) {
+        // The idle limit takes over from the start limit and may end sooner than the timer set for it.
+        sawActivity = true
+        clearTimeout(timer)
+        schedule()
       }
     },
     clear,
   }
+}
+
+/** A limit's deadline, as an epoch time, and what to report when it fires. */
+interface Deadline {
+  kind: WatchdogKind
+  at: number
+  afterMs: number
+}
+
+/** The limit of `ms` counted from `from`, or the wall-clock deadline when that comes first. */
+function bounded(kind: Exclude<WatchdogKind, 'wall'>, from: number, ms: number, wallDeadline: number | undefined): Deadline {
+  if (wallDeadline !== undefined && wallDeadline - from < ms)
+    return { kind: 'wall', at: wallDeadline, afterMs: Math.max(0, wallDeadline - from) }
+  return { kind, at: from + ms, afterMs: ms }
+}
+
+function positive(ms: number | undefined): number | undefined {
+  return ms !== undefined && ms > 0 ? ms : undefined
 }

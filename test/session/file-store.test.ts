@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { SessionStoreError } from '../../src/errors'
 import { createFileStore } from '../../src/session/stores'
+import { SYNC_APPEND_MAX_BYTES } from '../../src/session/stores/log-file'
 import { assistantTurn, run, toolResultTurn, userTurn } from './sample-turns'
 import { describeStoreConformance } from './store-conformance'
 import { tempDirForFile } from './temp-dir'
@@ -216,6 +217,19 @@ describe('file store log', () => {
     expect(loaded?.turns.map(turn => turn.id)).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4', 'b4'])
     expect(loaded?.runs).toEqual([run('run_1', { status: 'completed', endedAt: 1_764_460_900_000 })])
     expect(lines(path)).toHaveLength(13)
+  })
+
+  it('appends whole lines both below and above the size it writes synchronously, in order', async () => {
+    const { store, path } = await storeWithSession()
+    await store.saveRun('s1', run('run_1'))
+    const big = 'x'.repeat(SYNC_APPEND_MAX_BYTES + 1)
+    const texts = ['small one', big, 'small two', `${big}é`, 'small three']
+    // Not awaited one by one: the synchronous and asynchronous writes must still land in call order.
+    await Promise.all(texts.map((text, i) => store.appendTurns('s1', [userTurn(`t${i}`, text)])))
+    await store.saveRun('s1', run('run_1', { status: 'completed' }))
+    const loaded = await store.load('s1')
+    expect(loaded?.turns.map(turn => turn.content)).toEqual(texts.map(text => [{ type: 'text', text }]))
+    expect(lines(path).map(line => JSON.parse(line).type)).toEqual(['session', 'run', 'turns', 'turns', 'turns', 'turns', 'turns', 'run'])
   })
 
   it('cuts a torn tail again once the runs recording into a log have ended', async () => {

@@ -51,6 +51,24 @@ describe('startStreamWatchdog', () => {
     expect(fired[0].kind).toBe('wall')
   })
 
+  it('hands over from a long start limit to a short idle limit at the first activity', async () => {
+    const { fired, onFire } = recorder()
+    const dog = startStreamWatchdog({ startMs: 60_000, idleMs: 10, totalMs: 120_000 }, onFire)
+    dog.activity()
+    await wait(40)
+    expect(fired).toEqual([{ kind: 'idle', afterMs: 10 }])
+  })
+
+  it('still fires total after the start deadline passed with activity seen', async () => {
+    const { fired, onFire } = recorder()
+    const dog = startStreamWatchdog({ startMs: 5, totalMs: 30 }, onFire)
+    dog.activity()
+    await wait(15)
+    expect(fired).toEqual([])
+    await wait(40)
+    expect(fired).toEqual([{ kind: 'total', afterMs: 30 }])
+  })
+
   it('treats 0 and undefined as off', async () => {
     const { fired, onFire } = recorder()
     const dog = startStreamWatchdog({ startMs: 0, idleMs: 0, totalMs: 0 }, onFire)

@@ -15,11 +15,12 @@ import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../ty
 import type { AnthropicClient } from './client'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
+import { readAnthropicBody } from './body-events'
 import { loadAnthropicClient } from './client'
 import { anthropicDecisions } from './decisions'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
-import { consumeAnthropicStream } from './stream'
+import { AnthropicTurnReader } from './stream'
 import { buildAnthropicRequest } from './wire'
 
 /** Options of the `anthropic()` provider. */
@@ -95,12 +96,15 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     let api: AnthropicClient | undefined
     try {
       api = await getClient()
-      const events = await api.messages.create(
+      // The raw response: HTTP errors are still raised by the SDK, the body is read by `readAnthropicBody`.
+      const response = await api.messages.create(
         // Same keys and order as a spread, without V8 11's slow path for properties after one.
         Object.assign({}, body, { stream: true as const }),
         { signal: options.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
-      )
-      return await consumeAnthropicStream(events, callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? STREAM_OPTION_DEFAULTS.cacheTtl })
+      ).asResponse()
+      const turn = new AnthropicTurnReader(callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? STREAM_OPTION_DEFAULTS.cacheTtl })
+      await readAnthropicBody(response, turn)
+      return turn.finish()
     }
     catch (error) {
       throw classifyAnthropicError(error, options.signal, api && endpointUrl(api.baseURL, '/v1/messages'))
@@ -140,7 +144,7 @@ export { parseRetryAfter } from '../retry-after'
 export { classifyAnthropicError } from './errors'
 export { ANTHROPIC_EFFORTS, anthropicTurnCost, DEFAULT_MAX_OUTPUT_TOKENS, findAnthropicModel } from './models'
 export type { AnthropicEffort, AnthropicModelInfo, AnthropicPrice, AnthropicPriceRates, AnthropicTokenCounts } from './models'
-export { anthropicFinishReason, consumeAnthropicStream } from './stream'
+export { anthropicFinishReason, AnthropicTurnReader, consumeAnthropicStream } from './stream'
 export { anthropicThinkingFields, THINKING_BUDGETS } from './thinking'
 export type { ThinkingRequestFields } from './thinking'
 export { buildAnthropicRequest } from './wire'

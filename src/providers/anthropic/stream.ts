@@ -59,73 +59,93 @@ export async function consumeAnthropicStream(
   callbacks: StreamCallbacks,
   context: StreamContext,
 ): Promise<TurnResult> {
-  const open = new Map<number, OpenBlock>()
-  const finished: Array<{ index: number, block: SessionContentBlock }> = []
-  const serverToolNames = new Map<string, string>()
-  const usage: WireUsage = {}
-  let servedModel: string | undefined
-  let stopReason: string | null | undefined
-  let stopped = false
+  const turn = new AnthropicTurnReader(callbacks, context)
+  for await (const event of events)
+    turn.handle(event)
+  return turn.finish()
+}
+
+/**
+ * One turn's stream events, taken one at a time (`handle`) as they are
+ * parsed, then the `TurnResult` they add up to (`finish`). The provider feeds
+ * it straight from the body's event stream; `consumeAnthropicStream` feeds it
+ * from any iterable of events.
+ */
+export class AnthropicTurnReader {
+  private readonly open = new Map<number, OpenBlock>()
+  private readonly finished: Array<{ index: number, block: SessionContentBlock }> = []
+  private readonly serverToolNames = new Map<string, string>()
+  private readonly usage: WireUsage = {}
+  private servedModel: string | undefined
+  private stopReason: string | null | undefined
+  private stopped = false
   // Final in `message_start`; a `message_delta` carries it only after a server-side fallback, and then replaces it.
-  let transformations: unknown
+  private transformations: unknown
 
-  const close = (index: number) => {
-    const block = open.get(index)
-    open.delete(index)
-    const done = block && finishBlock(block, serverToolNames)
-    if (done)
-      finished.push({ index, block: done })
-  }
+  constructor(private readonly callbacks: StreamCallbacks, private readonly context: StreamContext) {}
 
-  for await (const event of events) {
+  /** Take one event; unknown event types are ignored. */
+  handle(event: RawMessageStreamEvent): void {
     switch (event.type) {
       case 'message_start':
-        servedModel = event.message.model
-        Object.assign(usage, event.message.usage)
-        transformations = (event.message as { input_transformations?: unknown }).input_transformations ?? transformations
+        this.servedModel = event.message.model
+        Object.assign(this.usage, event.message.usage)
+        this.transformations = (event.message as { input_transformations?: unknown }).input_transformations ?? this.transformations
         break
       case 'content_block_start':
-        open.set(event.index, startBlock(event.content_block as unknown as Record<string, unknown>, callbacks))
+        this.open.set(event.index, startBlock(event.content_block as unknown as Record<string, unknown>, this.callbacks))
         break
       case 'content_block_delta':
-        applyDelta(open.get(event.index), event.delta as unknown as Record<string, unknown>, callbacks)
+        applyDelta(this.open.get(event.index), event.delta as unknown as Record<string, unknown>, this.callbacks)
         break
       case 'content_block_stop':
-        close(event.index)
+        this.close(event.index)
         break
       case 'message_delta':
-        stopReason = event.delta.stop_reason ?? stopReason
-        mergeDefined(usage, event.usage as WireUsage)
-        transformations = (event as { input_transformations?: unknown }).input_transformations ?? transformations
+        this.stopReason = event.delta.stop_reason ?? this.stopReason
+        mergeDefined(this.usage, event.usage as WireUsage)
+        this.transformations = (event as { input_transformations?: unknown }).input_transformations ?? this.transformations
         break
       case 'message_stop':
-        stopped = true
+        this.stopped = true
         break
     }
   }
-  if (!stopped)
-    throw truncatedStreamError()
-  for (const index of [...open.keys()])
-    close(index)
 
-  // Blocks may stop out of order; the transcript keeps the order the API numbered them in.
-  const content = finished.sort((a, b) => a.index - b.index).map(entry => entry.block)
-  const toolCalls: ToolCall[] = []
-  for (const block of content) {
-    if (block.type === 'tool_call')
-      toolCalls.push({ id: block.id, name: block.name, input: block.input })
+  /** The turn, once the stream is over. Throws a retryable `network` error when it never reached `message_stop`. */
+  finish(): TurnResult {
+    if (!this.stopped)
+      throw truncatedStreamError()
+    for (const index of [...this.open.keys()])
+      this.close(index)
+
+    // Blocks may stop out of order; the transcript keeps the order the API numbered them in.
+    const content = this.finished.sort((a, b) => a.index - b.index).map(entry => entry.block)
+    const toolCalls: ToolCall[] = []
+    for (const block of content) {
+      if (block.type === 'tool_call')
+        toolCalls.push({ id: block.id, name: block.name, input: block.input })
+    }
+    const finishReason = anthropicFinishReason(this.stopReason)
+    const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(this.usage, this.servedModel ?? this.context.model, this.context, finishReason) }
+    // Almost every turn reports nothing: no list to build then.
+    const reported = this.transformations === undefined ? undefined : inputTransformations(this.transformations)
+    if (reported && reported.length > 0) {
+      result.inputTransformations = reported
+      const dropped = reported.filter(entry => entry.type === 'thinking_dropped').length
+      if (dropped > 0)
+        result.usage.thinkingDropped = dropped
+    }
+    return result
   }
-  const finishReason = anthropicFinishReason(stopReason)
-  const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(usage, servedModel ?? context.model, context, finishReason) }
-  // Almost every turn reports nothing: no list to build then.
-  const reported = transformations === undefined ? undefined : inputTransformations(transformations)
-  if (reported && reported.length > 0) {
-    result.inputTransformations = reported
-    const dropped = reported.filter(entry => entry.type === 'thinking_dropped').length
-    if (dropped > 0)
-      result.usage.thinkingDropped = dropped
+
+  private close(index: number): void {
+    const block = this.open.get(index)
+    this.open.delete(index)
+    const done = block && finishBlock(block, this.serverToolNames)
+    if (done)
+      this.finished.push({ index, block: done })
   }
-  return result
 }
 
 /** The entries of `input_transformations` that have a type; unknown types pass through, malformed entries are skipped. */

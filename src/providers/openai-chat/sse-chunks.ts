@@ -8,7 +8,7 @@
  * half-way is not, and the chunks alone cannot tell the two apart. The
  * `openai` client's `Stream` reads the `[DONE]` line and drops it, so the raw
  * body is read here instead, by zidane's own event-stream parser
- * (`sse-reader.ts`: the client's parser is internal and may be renamed in any
+ * (`../shared/event-stream.ts`: the client's parser is internal and may be renamed in any
  * release of the range zidane accepts). The rest follows the client's
  * `Stream`: each message is JSON, a message carrying `error` is thrown as the
  * client's `APIError`, anything after `[DONE]` is ignored.
@@ -20,7 +20,7 @@
 
 import { APIError } from 'openai'
 import { ClassifiedError } from '../../errors'
-import { readEventData } from './sse-reader'
+import { readEventData } from '../shared/event-stream'
 
 /** The parsed chunks, to iterate once, and what the body said about its end. */
 export interface ChatChunks {

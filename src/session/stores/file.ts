@@ -10,7 +10,8 @@
  *
  * While a run records into a session (from its `running` record to its
  * final one) the store keeps that log open in append mode, so a turn costs
- * one write instead of opening, checking and closing the file; at most 16
+ * one write instead of opening, checking and closing the file (a line under
+ * 64 KB is written synchronously, see `appendAll`); at most 16
  * logs per store stay open, and `close()` closes them. A torn tail is cut
  * when a log is opened, before a run keeps it open: in one process the
  * store's own writes cannot leave one behind (a failed write drops the handle).

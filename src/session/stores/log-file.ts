@@ -81,8 +81,27 @@ export function openForAppend(path: string): Promise<number> {
   })
 }
 
-/** Append all of `bytes` to a descriptor from `openForAppend` (a single write may write less). */
+/**
+ * Lines up to this size are written synchronously by `appendAll`. A turn's
+ * line is a few kilobytes; a tool output persisted inline can be far larger,
+ * and those go through the thread pool so they never hold the event loop.
+ */
+export const SYNC_APPEND_MAX_BYTES = 64 * 1024
+
+/**
+ * Append all of `bytes` to a descriptor from `openForAppend` (a single write
+ * may write less). A small line is written synchronously: on an open
+ * descriptor that is one system call, where the
+ * asynchronous path also hands the write to a libuv thread and wakes the
+ * event loop when it is done, which costs several times the write itself.
+ * Either way the bytes reach the page cache, so durability is the same.
+ */
 export async function appendAll(fd: number, bytes: Buffer): Promise<void> {
+  if (bytes.length <= SYNC_APPEND_MAX_BYTES) {
+    for (let offset = 0; offset < bytes.length;)
+      offset += fs.writeSync(fd, bytes, offset, bytes.length - offset)
+    return
+  }
   for (let offset = 0; offset < bytes.length;)
     offset += await writeSome(fd, bytes, offset)
 }

@@ -3,8 +3,8 @@ import type { LocalServer } from '../support/local-http'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ClassifiedError } from '../../src/errors'
-import { readEventData } from '../../src/providers/openai-chat/sse-reader'
 import { openaiCompat } from '../../src/providers/openai-compat'
+import { readEventData, readEventStream } from '../../src/providers/shared/event-stream'
 import { startLocalServer } from '../support/local-http'
 import { chatOptions, recordCallbacks, rejectionOf } from './openai-chat-fixtures'
 import { noFinishReasonStream } from './openai-chat-vendor-fixtures'
@@ -19,6 +19,12 @@ const encoder = new TextEncoder()
 /** The client's internal parser, to compare with while a release still has it. */
 const clientParse = await import('openai/core/streaming').then(
   module => (module as Record<string, unknown>)._iterSSEMessages as ((response: Response, controller: AbortController) => AsyncIterable<{ data: string }>) | undefined,
+  () => undefined,
+)
+
+/** The Anthropic SDK's internal parser, which also reports each message's event name. */
+const anthropicParse = await import('@anthropic-ai/sdk/core/streaming').then(
+  module => (module as Record<string, unknown>)._iterSSEMessages as ((response: Response, controller: AbortController) => AsyncIterable<{ event: string | null, data: string }>) | undefined,
   () => undefined,
 )
 
@@ -113,6 +119,64 @@ describe('the event-stream reader', () => {
         expect(await collect(bodyOf(cutAt(text, cuts)))).toEqual(theirs)
       },
     ), { numRuns: 150 })
+  })
+
+  it('readEventStream hands out the same messages as readEventData, with their event names', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.array(message, { maxLength: 6 }),
+      fc.constantFrom('\n', '\r\n', '\r'),
+      fc.boolean(),
+      fc.array(fc.nat(), { maxLength: 12 }),
+      async (messages, eol, complete, cuts) => {
+        const text = serialize(messages, eol, complete, [])
+        const pushed: { event: string, data: string }[] = []
+        await readEventStream(bodyOf(cutAt(text, cuts)), (event, data) => void pushed.push({ event, data }))
+        expect(pushed.map(m => m.data)).toEqual(await collect(bodyOf(cutAt(text, cuts))))
+        // The last `event:` line before the message's end names it (`event:message` and `event: chunk` are the noise lines).
+        const named = messages.slice(0, pushed.length).map((m) => {
+          const last = m.noise.filter(line => line.startsWith('event:')).at(-1)
+          return last === undefined ? '' : last.slice('event:'.length).trimStart()
+        })
+        expect(pushed.map(m => m.event)).toEqual(named)
+      },
+    ), { numRuns: 300 })
+  })
+
+  it.skipIf(typeof anthropicParse !== 'function')('agrees with the Anthropic client\'s own parser on event names and data', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.array(message, { maxLength: 5 }),
+      fc.constantFrom('\n', '\r\n'),
+      fc.boolean(),
+      fc.array(fc.nat(), { maxLength: 8 }),
+      async (messages, eol, complete, cuts) => {
+        const text = serialize(messages, eol, complete, [])
+        const theirs: { event: string, data: string }[] = []
+        for await (const sse of anthropicParse!(new Response(bodyOf(cutAt(text, cuts))), new AbortController()))
+          theirs.push({ event: sse.event ?? '', data: sse.data })
+        const ours: { event: string, data: string }[] = []
+        await readEventStream(bodyOf(cutAt(text, cuts)), (event, data) => void ours.push({ event, data }))
+        expect(ours).toEqual(theirs)
+      },
+    ), { numRuns: 150 })
+  })
+
+  it('readEventStream stops at a throw from its handler and lets the body go', async () => {
+    let cancelled = false
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(encoder.encode('event: x\ndata: more\n\n'))
+      },
+      cancel() {
+        cancelled = true
+      },
+    })
+    let seen = 0
+    await expect(readEventStream(body, () => {
+      if (++seen === 3)
+        throw new Error('enough')
+    })).rejects.toThrow('enough')
+    expect(seen).toBe(3)
+    expect(cancelled).toBe(true)
   })
 
   it('a message with a named event and no data counts, with empty data, as the client counts it; a lone id or comment does not', async () => {
