@@ -38,48 +38,51 @@ export type EventStreamHandler = (event: string, data: string) => void
  * `onMessage` stops the read, lets the connection go, and rejects.
  */
 export async function readEventStream(body: ReadableStream<Uint8Array> | null, onMessage: EventStreamHandler): Promise<void> {
-  if (!body)
-    return
-  const reader = body.getReader()
   const parser = new EventStreamParser(onMessage)
-  let ended = false
-  try {
-    while (!ended) {
-      const read = await reader.read()
-      ended = read.done
-      parser.feed(read.value, ended)
-    }
-  }
-  finally {
-    // Stopped early (a throw from the handler, an abort): let the connection go. A body read to its end
-    // needs nothing more (releasing the lock of a closed stream only builds an error for `reader.closed`).
-    if (!ended)
-      reader.cancel().catch(() => {})
-  }
+  for await (const bytes of readsOf(body))
+    parser.feed(bytes, false)
+  parser.feed(undefined, true)
 }
 
 /** The data of each message of `body`, in order: `readEventStream` as an iterator. */
 export async function* readEventData(body: ReadableStream<Uint8Array> | null): AsyncGenerator<string> {
-  if (!body)
-    return
-  const reader = body.getReader()
   // Messages of one network read, handed out before the next read.
   const batch: string[] = []
   const parser = new EventStreamParser((_event, data) => {
     batch.push(data)
   })
+  const flush = function* () {
+    for (let i = 0; i < batch.length; i++)
+      yield batch[i]
+    batch.length = 0
+  }
+  for await (const bytes of readsOf(body)) {
+    parser.feed(bytes, false)
+    yield* flush()
+  }
+  parser.feed(undefined, true)
+  yield* flush()
+}
+
+/** The chunks of `body` as the network delivers them; left early (a throw, a `break`), the body is cancelled. */
+async function* readsOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body)
+    return
+  const reader = body.getReader()
   let ended = false
   try {
-    while (!ended) {
+    for (;;) {
       const read = await reader.read()
-      ended = read.done
-      parser.feed(read.value, ended)
-      for (let i = 0; i < batch.length; i++)
-        yield batch[i]
-      batch.length = 0
+      if (read.done) {
+        ended = true
+        return
+      }
+      yield read.value
     }
   }
   finally {
+    // Let the connection go. A body read to its end needs nothing more (releasing the lock of a closed
+    // stream only builds an error for `reader.closed`).
     if (!ended)
       reader.cancel().catch(() => {})
   }
