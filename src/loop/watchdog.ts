@@ -45,7 +45,6 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
   const clear = () => {
     over = true
     clearTimeout(timer)
-    timer = undefined
   }
 
   // The deadline that comes first now: the start limit until the first event, then the idle limit from the last one.
@@ -85,14 +84,13 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
     activity() {
       if (over)
         return
-      if (idleMs === undefined) {
-        sawActivity = true
+      const first = !sawActivity
+      sawActivity = true
+      if (idleMs === undefined)
         return
-      }
       lastActivity = Date.now()
-      if (!sawActivity) {
-        // The idle limit takes over from the start limit and may end sooner than the timer set for it.
-        sawActivity = true
+      // The idle limit takes over from the start limit and may end sooner than the timer set for it.
+      if (first) {
         clearTimeout(timer)
         schedule()
       }

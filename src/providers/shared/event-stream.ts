@@ -51,17 +51,12 @@ export async function* readEventData(body: ReadableStream<Uint8Array> | null): A
   const parser = new EventStreamParser((_event, data) => {
     batch.push(data)
   })
-  const flush = function* () {
-    for (let i = 0; i < batch.length; i++)
-      yield batch[i]
-    batch.length = 0
-  }
   for await (const bytes of readsOf(body)) {
     parser.feed(bytes, false)
-    yield* flush()
+    yield* batch.splice(0)
   }
   parser.feed(undefined, true)
-  yield* flush()
+  yield* batch.splice(0)
 }
 
 /** The chunks of `body` as the network delivers them; left early (a throw, a `break`), the body is cancelled. */

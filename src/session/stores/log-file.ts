@@ -91,10 +91,10 @@ export const SYNC_APPEND_MAX_BYTES = 64 * 1024
 /**
  * Append all of `bytes` to a descriptor from `openForAppend` (a single write
  * may write less). A small line is written synchronously: on an open
- * descriptor that is one system call, where the
- * asynchronous path also hands the write to a libuv thread and wakes the
- * event loop when it is done, which costs several times the write itself.
- * Either way the bytes reach the page cache, so durability is the same.
+ * descriptor that is one system call, where the asynchronous path also hands
+ * the write to a libuv thread and wakes the event loop when it is done, which
+ * costs several times the write itself. Either way the bytes reach the page
+ * cache, so durability is the same.
  */
 export async function appendAll(fd: number, bytes: Buffer): Promise<void> {
   if (bytes.length <= SYNC_APPEND_MAX_BYTES) {
