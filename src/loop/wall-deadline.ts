@@ -44,10 +44,17 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
   }
 }
 
-/** Wait for `work`, but reject with the wall-clock budget error if the deadline passes first. */
+/**
+ * Wait for `work`, but reject with the wall-clock budget error if the
+ * deadline passes first. Work that fails once the deadline is reached gets
+ * the budget error too: a step bounded by `maxWallMs` (the MCP connect)
+ * times out in the same millisecond as the wall, and which of two due
+ * timers runs first is the timer queue's choice, not a meaningful order.
+ */
 export function untilWall<T>(work: Promise<T>, wall: WallDeadline | undefined): Promise<T> {
   if (!wall)
     return work
-  work.catch(() => {})
-  return Promise.race([work, wall.expired])
+  const settled = work.catch((error: unknown) => Date.now() >= wall.at ? wall.expired : Promise.reject(error))
+  settled.catch(() => {})
+  return Promise.race([settled, wall.expired])
 }
