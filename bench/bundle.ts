@@ -2,19 +2,23 @@
  * bundle: how much code a host ships for the smallest useful program, next to
  * the same program on the Vercel AI SDK, bundled by esbuild in the same run.
  *
- * Two entries, each a complete one-prompt program:
+ * Three entries, each a complete one-prompt program:
  *  - zidane: `createAgent({ provider: anthropic({ apiKey }) })` + `agent.run()`,
  *    from `zidane` and `zidane/providers/anthropic` (the sources, which is
  *    what the published chunks are made of);
+ *  - zidane + MCP: the same with `mcpServers` and
+ *    `mcpConnector: connectMcpServers` from `zidane/mcp`, the way a bundled
+ *    program uses MCP servers (shown for what MCP costs; no target);
  *  - AI SDK: `generateText({ model: anthropic(…) })` from `ai` and `@ai-sdk/anthropic`.
  *
  * Each is bundled with `bundle: true, minify: true, platform: 'node',
- * format: 'esm'`, twice: with code splitting (a lazy `import()` becomes its
- * own chunk, so the figure that counts is the *initial* code, the entry plus
- * every chunk it imports statically; lazy chunks are listed apart, since
- * they are fetched only when a program takes that path) and without (one file,
- * where esbuild inlines every lazy `import()`). The metafile tells which
- * package each byte came from; the MCP SDK must not be in the initial code.
+ * format: 'esm'` (and the `createRequire` banner such bundles carry), twice: as one file (esbuild's default: every lazy
+ * `import()` is inlined) and with code splitting (a lazy `import()` becomes
+ * its own chunk; the *initial* code is the entry plus every chunk it imports
+ * statically). The figure compared is everything the program can load: the
+ * whole file, or the initial chunks plus every lazy chunk they reach. The
+ * metafile tells which package each byte came from; the MCP SDK must not be
+ * in the plain zidane program at all.
  */
 
 import type { Metafile } from 'esbuild'
@@ -25,7 +29,7 @@ import { printTable } from './measure'
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-/** The two programs; both read the key and base URL from the environment, so the bundles can run against a fake server. */
+/** The programs; each reads the key and base URL (and the MCP server's script) from the environment, so the bundles can run against fakes. */
 export const BUNDLE_ENTRIES = {
   'zidane': [
     `import { createAgent } from 'zidane'`,
@@ -33,6 +37,16 @@ export const BUNDLE_ENTRIES = {
     `const agent = createAgent({ provider: anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL }) })`,
     `const stats = await agent.run({ prompt: 'Say hello.' })`,
     `console.log(JSON.stringify({ turns: stats.turns }))`,
+  ].join('\n'),
+  'zidane + MCP': [
+    `import { createAgent } from 'zidane'`,
+    `import { connectMcpServers } from 'zidane/mcp'`,
+    `import { anthropic } from 'zidane/providers/anthropic'`,
+    `const mcpServers = process.env.MCP_SERVER_SCRIPT ? [{ name: 'counter', transport: 'stdio', command: process.execPath, args: [process.env.MCP_SERVER_SCRIPT] }] : []`,
+    `const agent = createAgent({ provider: anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL }), mcpServers, mcpConnector: connectMcpServers })`,
+    `const stats = await agent.run({ prompt: 'Count.' })`,
+    `await agent.destroy()`,
+    `console.log(JSON.stringify({ turns: stats.turns, text: stats.text }))`,
   ].join('\n'),
   'AI SDK': [
     `import { generateText } from 'ai'`,
@@ -52,29 +66,21 @@ export interface BundleResult {
   splitting: boolean
   /** Minified bytes of the entry chunk and every chunk it imports statically (the whole file without splitting). */
   initialBytes: number
+  /** Minified bytes of everything the program can load: the initial chunks and every lazy chunk they reach (the whole file without splitting). */
+  loadableBytes: number
   /** The same, gzipped chunk by chunk. */
-  initialGzipBytes: number
-  /** Minified bytes a one-prompt run without MCP servers loads: the initial chunks plus the lazy ones it reaches (the SDK client, the model data). */
-  runBytes: number
-  /** The same, gzipped chunk by chunk. */
-  runGzipBytes: number
-  /** Minified bytes of the chunks only a lazy `import()` reaches (0 without splitting). */
-  lazyBytes: number
-  /** Input files (repo-relative) whose code is in the initial chunks. */
-  initialInputs: string[]
-  /** Bytes in the initial chunks per package (`src` for zidane's own code), largest first. */
-  initialByPackage: [string, number][]
-  /** Bytes per package in the lazy chunks a run without MCP servers loads, largest first. */
-  lazyRunByPackage: [string, number][]
-  /** Bytes of MCP SDK code in the initial chunks: 0 is the target. */
-  initialMcpBytes: number
+  loadableGzipBytes: number
+  /** Input files (repo-relative) whose code is in the output. */
+  inputs: string[]
+  /** Bytes in the output per package (`src` for zidane's own code), largest first. */
+  byPackage: [string, number][]
+  /** Bytes of MCP SDK code in the output: 0 is the target for a program without MCP servers. */
+  mcpBytes: number
   /** The output files by path, for a caller that runs the bundle. */
   outputs: { path: string, contents: Uint8Array }[]
 }
 
 const MCP_SDK = '@modelcontextprotocol/sdk'
-/** Lazy entry points only an agent with MCP servers imports. */
-const MCP_ONLY = /^src\/(?:mcp\/|tools\/interaction\.ts$)/
 const PACKAGE_PATH = /node_modules\/((?:@[^/]+\/)?[^/]+)/
 const ENTRY_NAME = 'entry.ts'
 
@@ -84,17 +90,24 @@ export function packageOf(input: string): string {
   return match ? match[1] : input.startsWith('src/') ? 'src' : input
 }
 
-/** Bundle one program, with or without code splitting, into `outdir` (nothing is written unless `write`). */
-export async function bundleEntry(entry: BundleEntry, splitting: boolean, options: { outdir?: string, write?: boolean } = {}): Promise<BundleResult> {
+/**
+ * Bundle one program, with or without code splitting, into `outdir` (nothing
+ * is written unless `write`). `source` replaces the program's text, for a
+ * test that bundles a variant.
+ */
+export async function bundleEntry(entry: BundleEntry, splitting: boolean, options: { outdir?: string, write?: boolean, source?: string } = {}): Promise<BundleResult> {
   const outdir = options.outdir ?? `${REPO_ROOT}bench/.bundle-out`
   const result = await build({
-    stdin: { contents: BUNDLE_ENTRIES[entry], resolveDir: REPO_ROOT, loader: 'ts', sourcefile: ENTRY_NAME },
+    stdin: { contents: options.source ?? BUNDLE_ENTRIES[entry], resolveDir: REPO_ROOT, loader: 'ts', sourcefile: ENTRY_NAME },
     // zidane from its sources, under the names a host imports.
     alias: { zidane: './src' },
     bundle: true,
     minify: true,
     platform: 'node',
     format: 'esm',
+    // The usual line of an ES module bundle for Node: CommonJS dependencies
+    // (the MCP SDK's cross-spawn) call require() for Node's own modules.
+    banner: { js: `import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);` },
     splitting,
     outdir,
     entryNames: 'entry',
@@ -103,73 +116,46 @@ export async function bundleEntry(entry: BundleEntry, splitting: boolean, option
     logLevel: 'silent',
   })
   const outputs = result.outputFiles.map(file => ({ path: file.path, contents: file.contents }))
-  const initial = initialOutputs(result.metafile)
-  const run = runOutputs(result.metafile)
+  const initial = reachable(result.metafile, false)
+  const loadable = reachable(result.metafile, true)
   const byPackage = new Map<string, number>()
-  const lazyRun = new Map<string, number>()
-  const initialInputs = new Set<string>()
+  const inputs = new Set<string>()
   let initialBytes = 0
-  let initialGzipBytes = 0
-  let runBytes = 0
-  let runGzipBytes = 0
-  let lazyBytes = 0
+  let loadableBytes = 0
+  let loadableGzipBytes = 0
   for (const [path, output] of Object.entries(result.metafile.outputs)) {
-    const file = outputs.find(candidate => candidate.path.endsWith(path.slice(path.lastIndexOf('/'))))
-    const gzipped = file ? gzipSync(file.contents).length : 0
-    if (run.has(path)) {
-      runBytes += output.bytes
-      runGzipBytes += gzipped
-      if (!initial.has(path))
-        addByPackage(lazyRun, output.inputs)
-    }
-    if (!initial.has(path)) {
-      lazyBytes += output.bytes
+    if (!loadable.has(path))
       continue
-    }
-    initialBytes += output.bytes
-    initialGzipBytes += gzipped
-    addByPackage(byPackage, output.inputs)
+    const file = outputs.find(candidate => candidate.path.endsWith(path.slice(path.lastIndexOf('/'))))
+    loadableBytes += output.bytes
+    loadableGzipBytes += file ? gzipSync(file.contents).length : 0
+    if (initial.has(path))
+      initialBytes += output.bytes
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput)
       if (bytesInOutput > 0)
-        initialInputs.add(input)
+        inputs.add(input)
     }
   }
   return {
     entry,
     splitting,
     initialBytes,
-    initialGzipBytes,
-    runBytes,
-    runGzipBytes,
-    lazyBytes,
-    initialInputs: [...initialInputs].sort(),
-    initialByPackage: [...byPackage].sort((a, b) => b[1] - a[1]),
-    lazyRunByPackage: [...lazyRun].sort((a, b) => b[1] - a[1]),
-    initialMcpBytes: byPackage.get(MCP_SDK) ?? 0,
+    loadableBytes,
+    loadableGzipBytes,
+    inputs: [...inputs].sort(),
+    byPackage: [...byPackage].sort((a, b) => b[1] - a[1]),
+    mcpBytes: byPackage.get(MCP_SDK) ?? 0,
     outputs,
   }
 }
 
-function addByPackage(totals: Map<string, number>, inputs: Metafile['outputs'][string]['inputs']): void {
-  for (const [input, { bytesInOutput }] of Object.entries(inputs))
-    totals.set(packageOf(input), (totals.get(packageOf(input)) ?? 0) + bytesInOutput)
-}
-
-/** The entry chunk and, transitively, every chunk it imports with a static `import` (what loads before the program's first line). */
-export function initialOutputs(metafile: Metafile): Set<string> {
-  return reachable(metafile, () => false)
-}
-
 /**
- * Chunks a run that configures no MCP server loads: the initial ones, plus
- * those reached through a lazy `import()` other than the MCP runtime's
- * (the Anthropic SDK client, the model data).
+ * The entry chunk and, transitively, every chunk it imports: with a static
+ * `import` only (what loads before the program's first line), or through
+ * lazy `import()` too (everything the program can ever load).
  */
-export function runOutputs(metafile: Metafile): Set<string> {
-  return reachable(metafile, target => !MCP_ONLY.test(metafile.outputs[target].entryPoint ?? ''))
-}
-
-function reachable(metafile: Metafile, followLazy: (target: string) => boolean): Set<string> {
+export function reachable(metafile: Metafile, followLazy: boolean): Set<string> {
   const outputs = metafile.outputs
   const start = Object.keys(outputs).find(path => outputs[path].entryPoint === ENTRY_NAME)
   const found = new Set<string>()
@@ -182,7 +168,7 @@ function reachable(metafile: Metafile, followLazy: (target: string) => boolean):
     for (const imported of outputs[path].imports) {
       if (imported.external)
         continue
-      if (imported.kind === 'import-statement' || (imported.kind === 'dynamic-import' && followLazy(imported.path)))
+      if (imported.kind === 'import-statement' || (imported.kind === 'dynamic-import' && followLazy))
         queue.push(imported.path)
     }
   }
@@ -191,39 +177,39 @@ function reachable(metafile: Metafile, followLazy: (target: string) => boolean):
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 
-/** `npm run bench` entry: both programs, both modes, the ratios, and the packages behind the initial code. */
+/** `npm run bench` entry: every program, both modes, the ratios, and the packages behind the code. */
 export async function bundleBenchmark(): Promise<BundleResult[]> {
   console.log('bundle: esbuild, bundle + minify, platform node, format esm; zidane root + anthropic() + run() vs AI SDK generateText + @ai-sdk/anthropic')
   const results: BundleResult[] = []
-  for (const splitting of [true, false]) {
+  for (const splitting of [false, true]) {
     for (const entry of Object.keys(BUNDLE_ENTRIES) as BundleEntry[])
       results.push(await bundleEntry(entry, splitting))
   }
   const rows = results.map(result => [
     result.entry,
-    result.splitting ? 'yes' : 'no',
+    result.splitting ? 'yes' : 'no (one file)',
     kb(result.initialBytes),
-    kb(result.runBytes),
-    kb(result.runGzipBytes),
-    result.splitting ? kb(result.lazyBytes - (result.runBytes - result.initialBytes)) : '-',
-    result.entry === 'zidane' ? kb(result.initialMcpBytes) : '-',
+    kb(result.loadableBytes),
+    kb(result.loadableGzipBytes),
+    result.entry === 'AI SDK' ? '-' : kb(result.mcpBytes),
   ])
-  printTable(['program', 'splitting', 'initial', 'a run loads', 'a run loads (gzip)', 'only with MCP', 'MCP SDK in initial'], rows)
-  for (const splitting of [true, false]) {
-    const ours = results.find(result => result.entry === 'zidane' && result.splitting === splitting)!
-    const theirs = results.find(result => result.entry === 'AI SDK' && result.splitting === splitting)!
-    const label = splitting ? 'with splitting' : 'without splitting (one file)'
-    console.log(`${label}: zidane / AI SDK = ${(ours.runBytes / theirs.runBytes).toFixed(2)}× what a run loads (minified; ${(ours.runGzipBytes / theirs.runGzipBytes).toFixed(2)}× gzipped; target ≤ 1.00×), ${(ours.initialBytes / theirs.initialBytes).toFixed(2)}× initial code`)
+  printTable(['program', 'splitting', 'initial', 'all it can load', 'all it can load (gzip)', 'MCP SDK'], rows)
+  const find = (entry: BundleEntry, splitting: boolean) => results.find(result => result.entry === entry && result.splitting === splitting)!
+  for (const splitting of [false, true]) {
+    const ours = find('zidane', splitting)
+    const theirs = find('AI SDK', splitting)
+    const label = splitting ? 'with splitting' : 'one file'
+    console.log(`${label}: zidane / AI SDK = ${(ours.loadableBytes / theirs.loadableBytes).toFixed(2)}× (minified; ${(ours.loadableGzipBytes / theirs.loadableGzipBytes).toFixed(2)}× gzipped; target ≤ 1.00×), ${(ours.initialBytes / theirs.initialBytes).toFixed(2)}× initial code`)
   }
-  for (const result of results.filter(candidate => candidate.splitting)) {
-    const top = result.initialByPackage.slice(0, 6).map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')
-    console.log(`${result.entry}, initial code by package: ${top}`)
-    if (result.lazyRunByPackage.length > 0)
-      console.log(`${result.entry}, lazy code a run loads, by package: ${result.lazyRunByPackage.slice(0, 6).map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')}`)
+  for (const result of results.filter(candidate => !candidate.splitting)) {
+    const top = result.byPackage.slice(0, 6).map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')
+    console.log(`${result.entry}, one file by package: ${top}`)
   }
-  const split = results.find(result => result.entry === 'zidane' && result.splitting)!
-  console.log(split.initialMcpBytes === 0
-    ? `MCP SDK in zidane's initial chunks: none (it is in the lazy chunks, loaded only when mcpServers is configured)`
-    : `MCP SDK in zidane's initial chunks: ${kb(split.initialMcpBytes)} — REGRESSION: an unused MCP client is in the initial code`)
+  const plain = find('zidane', false)
+  const withMcp = find('zidane + MCP', false)
+  console.log(`MCP through mcpConnector adds ${kb(withMcp.loadableBytes - plain.loadableBytes)} to the one file`)
+  console.log(plain.mcpBytes === 0
+    ? `MCP SDK in the zidane program: none, one file or split (the built-in connector is found at run time, never bundled)`
+    : `MCP SDK in the zidane program: ${kb(plain.mcpBytes)} — REGRESSION: an unused MCP client is in the bundle`)
   return results
 }

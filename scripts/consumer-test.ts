@@ -2,8 +2,9 @@
 // that it works there: the declarations compile under `tsc --init` defaults
 // with `skipLibCheck: false`, every README and docs sample type-checks, every
 // subpath loads through `import` and through `require`, `tool()` works
-// with the host's zod, and a Chat Completions turn streams through the newest
-// `openai` client the dependency range allows. Runs:
+// with the host's zod, an agent's MCP server connects through the built-in
+// connector inside the package, and a Chat Completions turn streams through
+// the newest `openai` client the dependency range allows. Runs:
 //   newest  - the newest zod 4.x and the newest better-sqlite3 that runs on Node 20
 //   lowest  - the lowest supported zod 4 and @types/node, no better-sqlite3,
 //             under the plain `tsc --init` defaults
@@ -11,7 +12,7 @@
 // Usage: npm run test:consumer -- [newest|lowest|zod3 ...]
 // Everything (npm's cache included) lives in one temp dir, removed at the end.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -137,6 +138,23 @@ const stats = await createAgent({ provider, tools: { weather } }).run({ prompt: 
 assert.equal(stats.text, 'done')
 assert.equal(provider.requests[1].messages.at(-1).content[0].output, 'Sunny in Paris for 1')
 
+// An agent with an MCP server and no mcpConnector finds the built-in connector inside the installed package.
+{
+  const { fileURLToPath } = await import('node:url')
+  const counter = fileURLToPath(new URL('./counter-server.mjs', import.meta.url))
+  const mcpProvider = scriptedProvider([{ toolCalls: [{ name: 'mcp_counter_count', input: {} }] }, { text: 'counted' }])
+  const mcpAgent = createAgent({ provider: mcpProvider, mcpServers: [{ name: 'counter', transport: 'stdio', command: process.execPath, args: [counter] }] })
+  try {
+    assert.equal((await mcpAgent.run({ prompt: 'Count.' })).text, 'counted')
+    const result = mcpProvider.requests[1].messages.at(-1).content[0]
+    assert.ok(!result.isError && JSON.parse(result.output).count === 1, 'the MCP tool answered: ' + JSON.stringify(result))
+  }
+  finally {
+    await mcpAgent.destroy()
+  }
+  console.log('MCP server connected through the built-in connector')
+}
+
 if (${sqlite}) {
   const { createSession } = await import('zidane/session')
   const { createSqliteStore } = await import('zidane/session/sqlite')
@@ -229,6 +247,7 @@ function scenario(name: string, spec: Scenario, tarball: string): void {
       }
     })
   }
+  copyFileSync(join(root, 'test', 'mcp', 'fixtures', 'counter-server.mjs'), join(dir, 'counter-server.mjs'))
   writeFileSync(join(dir, 'check.mjs'), name === 'zod3' ? `${RUNTIME_CHECK(spec.zodImport, spec.sqlite)}\n${ZOD3_CHECK}` : RUNTIME_CHECK(spec.zodImport, spec.sqlite))
   step('every subpath through import and require; tool() with the host zod', () => {
     process.stdout.write(`${run(process.execPath, ['check.mjs'], dir).trimEnd().replace(LINE_START, '      ')}\n`)

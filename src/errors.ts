@@ -275,6 +275,26 @@ export class MissingPeerDependencyError extends Error {
   }
 }
 
+/**
+ * An agent has `mcpServers` but no `mcpConnector`, and zidane's built-in
+ * connector cannot be loaded. That happens in a bundled program: the agent
+ * finds the connector at run time, by a path no bundler follows, so that
+ * programs without MCP servers do not ship the MCP client. A bundled program
+ * that uses MCP passes `mcpConnector: connectMcpServers` from `zidane/mcp`.
+ */
+export class McpConnectorUnavailableError extends Error {
+  override name = 'McpConnectorUnavailableError'
+  /** Where the agent looked for the built-in connector (a file URL), when it got that far. */
+  readonly location?: string
+  constructor(options: { location?: string, cause?: unknown } = {}) {
+    const where = options.location ? ` at ${options.location}` : ''
+    super(`The agent has mcpServers but no mcpConnector, and the built-in MCP connector could not be loaded${where}. `
+      + `A bundled program leaves it out: import { connectMcpServers } from 'zidane/mcp' and pass it as mcpConnector, so the bundle includes it.`, { cause: options.cause })
+    if (options.location !== undefined)
+      this.location = options.location
+  }
+}
+
 /** An execution context's working directory is missing, not a directory, or not accessible. */
 export class WorkingDirectoryError extends Error {
   override name = 'WorkingDirectoryError'

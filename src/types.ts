@@ -84,6 +84,7 @@ export type {
   ClassifiedErrorKind,
   DecisionError,
   DecisionErrorInit,
+  McpConnectorUnavailableError,
   MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
@@ -101,7 +102,7 @@ export type { MediaBudget } from './knobs/behavior'
 export type { DedupHasher, StaleReadPolicy, ToolBudget, ToolBudgetExceedContext, ToolBudgetMode, ToolBudgetOnExceed } from './knobs/budget-knobs'
 export type { AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/compaction-knobs'
 export type { ProgressNudgeKind, ProgressNudgeMessage, ProgressNudgesConfig, ShellToolNudgesConfig, ThinkingOverrunConfig, ThinkingOverrunMode, UnknownToolMessageContext, UnknownToolRecoveryConfig } from './knobs/nudge-knobs'
-export type { McpElicitationContext } from './mcp/elicitation'
+export type { McpElicitationContext } from './mcp/elicitation-form'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { Preset } from './presets'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'

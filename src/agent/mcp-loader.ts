@@ -1,6 +1,6 @@
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
-import type { McpElicitationHandler } from '../mcp/elicitation'
+import type { McpElicitationHandler } from '../mcp/elicitation-form'
 import type { ConnectMcpServersOptions, McpConnection } from '../mcp/types'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { AgentOptions } from './options'
@@ -8,7 +8,10 @@ import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
+import { elicitThroughAskUser } from '../mcp/elicitation-form'
 import { fitWireName, wireMcpToolName } from '../mcp/naming'
+import { askUserCallbackOf } from '../tools/ask-user-callbacks'
+import { loadBuiltInMcpConnector } from './mcp-runtime'
 
 /**
  * The agent's MCP servers: connected once, on the first run that needs them,
@@ -48,10 +51,11 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
         connectedSeparator = behavior.mcpToolNameSeparator ?? BEHAVIOR_DEFAULTS.mcpToolNameSeparator
         // The MCP runtime (SDK client, transports, OAuth, schema validator) is
         // loaded here, by the first connect, so an agent without MCP servers
-        // never loads it; the import counts against the connect bound.
+        // never loads it (nor ships it, bundled: see mcp-runtime.ts); the
+        // import counts against the connect bound.
         const connecting = (async () => {
-          const connect = options.mcpConnector ?? (await import('../mcp/connect')).connectMcpServers
-          return connect([...servers], await connectOptions(setup, behavior, () => latest))
+          const connect = options.mcpConnector ?? await loadBuiltInMcpConnector()
+          return connect([...servers], connectOptions(setup, behavior, () => latest))
         })()
         pending = withTimeout(connecting, connectBound(behavior), 'MCP connect')
           .catch((error: unknown) => {
@@ -81,10 +85,10 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
  * `mcp:auth:required`, `mcp:elicitation`) bridged to the agent's bus. These fire outside any
  * run, so only handlers registered on the agent see them.
  */
-async function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior, latest: () => AgentBehavior): Promise<ConnectMcpServersOptions> {
+function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior, latest: () => AgentBehavior): ConnectMcpServersOptions {
   const { options, hooks } = setup
   const bound = () => latest().hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs
-  const onElicitation = await elicitationHandler(setup, bound)
+  const onElicitation = elicitationHandler(setup, bound)
   return {
     connectTimeoutMs: connectBound(behavior),
     toolNameSeparator: behavior.mcpToolNameSeparator,
@@ -112,17 +116,16 @@ async function connectOptions(setup: McpLoaderSetup, behavior: AgentBehavior, la
 /**
  * Who answers servers' elicitations: `mcp:elicitation` listeners (a timeout
  * answers `cancel`), else the host callback of the agent's `ask_user` tool.
- * Neither: the capability is not announced. The bridge to `ask_user` lives
- * beside the SDK client, so it is loaded only when it is the answer.
+ * Neither: the capability is not announced. Neither the bridge nor the
+ * callback lookup loads the MCP SDK or zod.
  */
-async function elicitationHandler(setup: McpLoaderSetup, timeoutMs: () => number): Promise<McpElicitationHandler | undefined> {
+function elicitationHandler(setup: McpLoaderSetup, timeoutMs: () => number): McpElicitationHandler | undefined {
   const { hooks, options } = setup
   if (hasHookHandlers(hooks, 'mcp:elicitation'))
     return ctx => callHookBounded(hooks, 'mcp:elicitation', ctx, { timeoutMs: timeoutMs(), failClosed: true })
   const askUserTool = options.tools?.ask_user
-  // The built-in tools (and zod with them) are loaded only when there is one to look at.
-  const askUser = askUserTool && (await import('../tools/interaction')).askUserCallbackOf(askUserTool)
-  return askUser ? (await import('../mcp/elicitation')).elicitThroughAskUser(askUser) : undefined
+  const askUser = askUserCallbackOf(askUserTool)
+  return askUser ? elicitThroughAskUser(askUser) : undefined
 }
 
 type McpSeparator = NonNullable<AgentBehavior['mcpToolNameSeparator']>

@@ -1,6 +1,6 @@
 import type { HookHandler, TransformHookHandler } from '../core/hook-context'
 import type { ToolOutput } from '../core/tool-io'
-import type { McpElicitationContext } from './elicitation'
+import type { McpElicitationContext } from './elicitation-form'
 import type { McpAuthRequiredContext, McpCloseContext, McpToolsFilterContext } from './types'
 
 /**

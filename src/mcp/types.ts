@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ExecutionContext } from '../contexts/types'
 import type { ToolMap } from '../tools/types'
-import type { McpElicitationHandler } from './elicitation'
+import type { McpElicitationHandler } from './elicitation-form'
 import type { McpCredentialStore } from './oauth/types'
 
 /** One tool as an MCP server lists it (the `tools/list` payload), or as a host cached it. */

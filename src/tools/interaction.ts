@@ -5,9 +5,13 @@
  * loop simply waits on the tool call, so no special pause machinery is needed.
  */
 
+import type { AskUserCallback } from './ask-user-callbacks'
 import type { ToolDef, ToolMap } from './types'
 import { z } from 'zod'
+import { rememberAskUserCallback } from './ask-user-callbacks'
 import { tool } from './tool'
+
+export type { AskUserCallback } from './ask-user-callbacks'
 
 /** What `present_plan`'s callback reports back. */
 export interface PlanDecision {
@@ -16,8 +20,6 @@ export interface PlanDecision {
   feedback?: string
 }
 
-/** How the host asks its user a question and returns the answer. */
-export type AskUserCallback = (question: string, options: { options?: readonly string[], signal: AbortSignal }) => Promise<string>
 /** How the host shows a plan to its user and returns the decision. */
 export type PresentPlanCallback = (plan: string, options: { signal: AbortSignal }) => Promise<PlanDecision>
 
@@ -44,14 +46,6 @@ export interface PresentPlanInput {
   plan: string
 }
 
-/** The callback behind each `ask_user` tool, so other questions for the user (MCP elicitation) reach the same UI. */
-const askUserCallbacks = new WeakMap<object, AskUserCallback>()
-
-/** The host callback of an `ask_user` tool made by `createAskUserTool`, else undefined. */
-export function askUserCallbackOf(def: unknown): AskUserCallback | undefined {
-  return def && typeof def === 'object' ? askUserCallbacks.get(def) : undefined
-}
-
 /** `ask_user`, wired to `askUser`. */
 export function createAskUserTool(askUser: AskUserCallback): ToolDef<AskUserInput> {
   const def = tool({
@@ -68,7 +62,7 @@ export function createAskUserTool(askUser: AskUserCallback): ToolDef<AskUserInpu
       return text === '' ? 'The user gave no answer.' : `The user answered: ${text}`
     },
   })
-  askUserCallbacks.set(def, askUser)
+  rememberAskUserCallback(def, askUser)
   return def
 }
 

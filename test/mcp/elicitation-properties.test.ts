@@ -1,7 +1,8 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { answerElicitation, elicitationDefaults } from '../../src/mcp/elicitation'
+import { answerElicitation } from '../../src/mcp/elicitation'
+import { elicitationDefaults } from '../../src/mcp/elicitation-form'
 import { mergeScopes } from '../../src/mcp/oauth/challenge'
 
 const SCHEMA = {
