@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLE_ENTRIES, bundleEntry } from '../../bench/bundle'
+import { bundleEntry } from '../../bench/bundle'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 
 // The bundle benchmark's claims, once each, without timing anything: the
@@ -85,10 +85,16 @@ describe('bundle benchmark (smoke)', () => {
 
   it('mcpServers without mcpConnector, bundled: the run fails with McpConnectorUnavailableError naming the fix', async () => {
     const out = join(dir, 'mcp-missing')
-    const source = BUNDLE_ENTRIES['zidane + MCP']
-      .replace(`import { connectMcpServers } from 'zidane/mcp'\n`, '')
-      .replace(', mcpConnector: connectMcpServers', '')
-      .replace('const stats = await agent.run', `const stats = await agent.run({ prompt: 'Count.' }).catch(error => { console.log(JSON.stringify({ name: error.name, message: error.message })); process.exit(0) })\nvoid agent.run`)
+    // The MCP program without its mcpConnector, printing the run's error.
+    const source = [
+      `import { createAgent } from 'zidane'`,
+      `import { anthropic } from 'zidane/providers/anthropic'`,
+      `const mcpServers = [{ name: 'counter', transport: 'stdio', command: process.execPath, args: [process.env.MCP_SERVER_SCRIPT] }]`,
+      `const agent = createAgent({ provider: anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL }), mcpServers })`,
+      `const error = await agent.run({ prompt: 'Count.' }).then(() => undefined, (failure) => failure)`,
+      `console.log(JSON.stringify({ name: error?.name, message: error?.message }))`,
+      `await agent.destroy()`,
+    ].join('\n')
     expect(source).not.toContain('connectMcpServers')
     const result = await bundleEntry('zidane + MCP', false, { outdir: out, source })
     expect(result.mcpBytes).toBe(0)

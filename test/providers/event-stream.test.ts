@@ -38,6 +38,20 @@ function bodyOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
   })
 }
 
+/** A body that repeats `message` for as long as it is read, and whether it was cancelled. */
+function endlessBody(message: string): { body: ReadableStream<Uint8Array>, cancelled: () => boolean } {
+  let cancelled = false
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      controller.enqueue(encoder.encode(message))
+    },
+    cancel() {
+      cancelled = true
+    },
+  })
+  return { body, cancelled: () => cancelled }
+}
+
 /** The bytes of `text`, cut at the given offsets (any byte, inside a character or a CRLF too). */
 function cutAt(text: string, cuts: readonly number[]): Uint8Array[] {
   const bytes = encoder.encode(text)
@@ -163,22 +177,14 @@ describe('the event-stream reader', () => {
   })
 
   it('readEventStream stops at a throw from its handler and lets the body go', async () => {
-    let cancelled = false
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        controller.enqueue(encoder.encode('event: x\ndata: more\n\n'))
-      },
-      cancel() {
-        cancelled = true
-      },
-    })
+    const endless = endlessBody('event: x\ndata: more\n\n')
     let seen = 0
-    await expect(readEventStream(body, () => {
+    await expect(readEventStream(endless.body, () => {
       if (++seen === 3)
         throw new Error('enough')
     })).rejects.toThrow('enough')
     expect(seen).toBe(3)
-    expect(cancelled).toBe(true)
+    expect(endless.cancelled()).toBe(true)
   })
 
   it('a message with a named event and no data counts, with empty data, as the client counts it; a lone id or comment does not', async () => {
@@ -210,23 +216,15 @@ describe('the event-stream reader', () => {
   })
 
   it('cancels the body when the reader is left early', async () => {
-    let cancelled = false
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        controller.enqueue(encoder.encode('data: more\n\n'))
-      },
-      cancel() {
-        cancelled = true
-      },
-    })
+    const endless = endlessBody('data: more\n\n')
     const seen: string[] = []
-    for await (const data of readEventData(body)) {
+    for await (const data of readEventData(endless.body)) {
       seen.push(data)
       if (seen.length === 2)
         break
     }
     expect(seen).toEqual(['more', 'more'])
-    expect(cancelled).toBe(true)
+    expect(endless.cancelled()).toBe(true)
   })
 })
 

@@ -40,8 +40,8 @@ export type EventStreamHandler = (event: string, data: string) => void
 export async function readEventStream(body: ReadableStream<Uint8Array> | null, onMessage: EventStreamHandler): Promise<void> {
   const parser = new EventStreamParser(onMessage)
   for await (const bytes of readsOf(body))
-    parser.feed(bytes, false)
-  parser.feed(undefined, true)
+    parser.feed(bytes)
+  parser.feed(undefined)
 }
 
 /** The data of each message of `body`, in order: `readEventStream` as an iterator. */
@@ -52,10 +52,10 @@ export async function* readEventData(body: ReadableStream<Uint8Array> | null): A
     batch.push(data)
   })
   for await (const bytes of readsOf(body)) {
-    parser.feed(bytes, false)
+    parser.feed(bytes)
     yield* batch.splice(0)
   }
-  parser.feed(undefined, true)
+  parser.feed(undefined)
   yield* batch.splice(0)
 }
 
@@ -95,10 +95,11 @@ class EventStreamParser {
 
   constructor(private readonly onMessage: EventStreamHandler) {}
 
-  /** Take the bytes of one read (`ended`: the body is over, `bytes` is then empty). */
-  feed(bytes: Uint8Array | undefined, ended: boolean): void {
+  /** Take the bytes of one read; `undefined` once the body is over. */
+  feed(bytes: Uint8Array | undefined): void {
+    const ended = bytes === undefined
     // Bytes the decoder still holds at the end are an unfinished character, hence an unfinished line: dropped with it.
-    const fresh = ended || !bytes ? '' : this.decoder.decode(bytes, { stream: true })
+    const fresh = ended ? '' : this.decoder.decode(bytes, { stream: true })
     const text = this.rest + fresh
     if (this.lfOnly && fresh.includes('\r'))
       this.lfOnly = false
