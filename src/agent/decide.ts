@@ -7,12 +7,12 @@
  */
 
 import type { AgentClock } from '../core/clock'
-import type { AgentDecide, DecideOptions, DecisionAnswer, DecisionEndHookContext, DecisionFailure, DecisionInputKind, DecisionOutcome, DecisionRecord, DecisionReply, DecisionRequest, DecisionStartHookContext, DecisionUsage, ProviderDecisions } from '../decisions/types'
+import type { AgentDecide, DecideOptions, DecisionAnswer, DecisionEndHookContext, DecisionFailure, DecisionOutcome, DecisionRecord, DecisionReply, DecisionRequest, DecisionStartHookContext, DecisionUsage, ProviderDecisions } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { Provider } from '../providers/types'
 import { debugLog } from '../debug'
-import { answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionContent, inputKind, parseAnswers, requestProblem } from '../decisions/questions'
+import { answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionContent, inputKind, parseAnswers, readDecisionRequest } from '../decisions/questions'
 import { ClassifiedError, DecisionError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
@@ -97,16 +97,18 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
     return !missingModels.get(selected.decisions)?.has(model)
   }
 
-  async function run(request: DecisionRequest, binding: DecisionBinding | undefined): Promise<DecisionOutcome> {
+  async function run(raw: DecisionRequest, binding: DecisionBinding | undefined): Promise<DecisionOutcome> {
     const decisionId = engine.clock.randomUUID()
     const startedAt = await engine.clock.now()
     const began = performance.now()
-    const questionNames = safeQuestionNames(request)
+    // The caller's request is read once, here; everything below uses the copy.
+    const read = readDecisionRequest(raw)
+    const questionNames = read.ok ? Object.keys(read.request.questions) : read.questionNames
     const start: DecisionStartHookContext = {
       decisionId,
       ...(binding ? { runId: binding.runId } : {}),
       questionNames,
-      inputKind: safeInputKind(request),
+      inputKind: read.ok ? inputKind(read.request.input) : read.inputKind,
       startedAt,
     }
     const finish = async (outcome: DecisionOutcome): Promise<DecisionOutcome> => {
@@ -121,11 +123,11 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
     const fail = (reason: DecisionFailure['reason'], message: string, extra: Partial<DecisionFailure> = {}): DecisionFailure =>
       ({ ok: false, decisionId, reason, message, ...(start.provider ? { provider: start.provider } : {}), ...(start.model ? { model: start.model } : {}), ...extra })
 
-    const problem = requestProblem(request)
-    if (problem) {
+    if (!read.ok) {
       await fire(engine, 'decision:start', start)
-      return finish(fail('invalid', `Invalid decision request: ${problem}`))
+      return finish(fail('invalid', `Invalid decision request: ${read.problem}`))
     }
+    const request = read.request
     const selected = select()
     if (selected) {
       start.provider = selected.provider.name
@@ -295,16 +297,6 @@ function recordOf(start: DecisionStartHookContext, end: DecisionEndHookContext, 
 
 function errorField(error: unknown): { error?: Error } {
   return error instanceof Error ? { error } : {}
-}
-
-function safeQuestionNames(request: unknown): string[] {
-  const questions = (request as { questions?: unknown } | null | undefined)?.questions
-  return typeof questions === 'object' && questions !== null && !Array.isArray(questions) ? Object.keys(questions) : []
-}
-
-function safeInputKind(request: unknown): DecisionInputKind {
-  const input = (request as { input?: unknown } | null | undefined)?.input
-  return input === undefined || input === null ? 'text' : inputKind(input as DecisionRequest['input'])
 }
 
 /**

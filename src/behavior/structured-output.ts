@@ -7,6 +7,7 @@ import type { OutputPartialContext } from '../tools/output-hooks'
 import type { CompiledOutputSchema } from '../tools/output-schema'
 import type { BehaviorPolicy, PhaseResult, TurnDecision } from './policy'
 import { OUTPUT_DEFAULTS } from '../knobs/output-knobs'
+import { joinProblems } from '../text/problem-list'
 import { compileOutputSchema, jsonFromText, OUTPUT_TOOL_NAME, outputTool, parsePartialJson } from '../tools/output-schema'
 import { PartialJsonReader } from '../tools/partial-json'
 import { continueWith } from './policy'
@@ -39,11 +40,11 @@ function resultText(result: ToolResult | undefined): string {
 }
 
 function outputError(problems: string[], attempts: number): OutputError {
-  return { problems, message: `The output failed validation: ${problems.join('; ')}`, attempts }
+  return { problems, message: `The output failed validation: ${joinProblems(problems)}`, attempts }
 }
 
 function repairMessage(problems: readonly string[]): string {
-  return `Your final answer was not accepted: ${problems.join('; ')}. `
+  return `Your final answer was not accepted: ${joinProblems(problems)}. `
     + `Give it by calling ${OUTPUT_TOOL_NAME} with arguments that match its schema.`
 }
 

@@ -11,13 +11,87 @@
  */
 
 import type { SessionContentBlock } from '../core/content'
-import type { DecisionAnswer, DecisionInput, DecisionInputKind, DecisionQuestion, DecisionQuestions } from './types'
+import type { DecisionAnswer, DecisionInput, DecisionInputKind, DecisionQuestion, DecisionQuestions, DecisionRequest } from './types'
 
 /** Question names: safe as JSON-schema property names and tool-argument keys on every wire. */
 const QUESTION_NAME = /^[\w-]{1,64}$/
 
+/** Names that JavaScript objects and JSON readers treat as the prototype rather than as a key. */
+const RESERVED_NAMES = new Set(['__proto__'])
+
 /** Most questions one request may carry; more would not fit a short structured answer reliably. */
 export const MAX_DECISION_QUESTIONS = 32
+
+/** A request read once into zidane's own copy, or why it cannot be sent. */
+export type ReadRequest
+  = | { ok: true, request: DecisionRequest }
+    | { ok: false, problem: string, questionNames: string[], inputKind: DecisionInputKind }
+
+/**
+ * Read a caller's request exactly once, into plain objects zidane owns: a
+ * getter that throws, a proxy that lies, or a question named `__proto__`
+ * becomes a problem to report, never an exception, and nothing the caller
+ * changes afterwards can change what is sent or checked. A JSON-object input
+ * is copied through its JSON text, which is what the model reads anyway.
+ */
+export function readDecisionRequest(raw: unknown): ReadRequest {
+  if (typeof raw !== 'object' || raw === null)
+    return { ok: false, problem: requestProblem(raw)!, questionNames: [], inputKind: 'text' }
+  let copy: Record<string, unknown>
+  try {
+    copy = copyRequest(raw as Record<string, unknown>)
+  }
+  catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return { ok: false, problem: `the request could not be read (${reason})`, questionNames: [], inputKind: 'text' }
+  }
+  const problem = requestProblem(copy)
+  if (problem) {
+    const questions = copy.questions
+    const questionNames = typeof questions === 'object' && questions !== null && !Array.isArray(questions) ? Object.keys(questions) : []
+    const kind = isInput(copy.input) ? inputKind(copy.input) : 'text'
+    return { ok: false, problem, questionNames, inputKind: kind }
+  }
+  return { ok: true, request: copy as unknown as DecisionRequest }
+}
+
+function copyRequest(source: Record<string, unknown>): Record<string, unknown> {
+  const input = source.input
+  const questions = source.questions
+  const copy: Record<string, unknown> = {
+    input: copyInput(input),
+    questions: typeof questions === 'object' && questions !== null && !Array.isArray(questions) ? copyQuestions(questions as Record<string, unknown>) : questions,
+  }
+  for (const key of ['model', 'timeoutMs', 'signal'] as const) {
+    const value = source[key]
+    if (value !== undefined)
+      copy[key] = value
+  }
+  return copy
+}
+
+function copyInput(input: unknown): unknown {
+  if (Array.isArray(input))
+    return input.map(part => typeof part === 'object' && part !== null ? { ...part } : part)
+  if (typeof input === 'object' && input !== null)
+    return JSON.parse(JSON.stringify(input)) as unknown
+  return input
+}
+
+/** Questions in an object without a prototype, so no name can reach `Object.prototype`. */
+function copyQuestions(questions: Record<string, unknown>): Record<string, unknown> {
+  const copy = Object.create(null) as Record<string, unknown>
+  for (const name of Object.keys(questions)) {
+    const question = questions[name]
+    if (typeof question !== 'object' || question === null) {
+      copy[name] = question
+      continue
+    }
+    const { question: text, kind, options, min, max } = question as Record<string, unknown>
+    copy[name] = { question: text, kind, ...(Array.isArray(options) ? { options: [...options] } : options === undefined ? {} : { options }), ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) }
+  }
+  return copy
+}
 
 /** What is wrong with a request, or `undefined` when it can be sent. */
 export function requestProblem(request: unknown): string | undefined {
@@ -38,7 +112,9 @@ export function requestProblem(request: unknown): string | undefined {
   if (names.length > MAX_DECISION_QUESTIONS)
     return `\`questions\` holds ${names.length} questions; at most ${MAX_DECISION_QUESTIONS} are allowed`
   for (const name of names) {
-    const problem = QUESTION_NAME.test(name) ? questionProblem((questions as Record<string, unknown>)[name]) : 'is not a valid name (letters, digits, `_` or `-`, at most 64)'
+    const problem = !QUESTION_NAME.test(name)
+      ? 'is not a valid name (letters, digits, `_` or `-`, at most 64)'
+      : RESERVED_NAMES.has(name) ? 'has a reserved name (it would be read as the answer object\'s prototype)' : questionProblem((questions as Record<string, unknown>)[name])
     if (problem)
       return `question "${name}" ${problem}`
   }
@@ -180,6 +256,8 @@ export function parseAnswers(value: unknown, questions: DecisionQuestions): Pars
     return { ok: false, problem: `the answer is ${describe(root)}, not an object keyed by question name` }
   const answers: Record<string, DecisionAnswer> = {}
   for (const [name, question] of Object.entries(questions)) {
+    if (RESERVED_NAMES.has(name))
+      return { ok: false, problem: `question "${name}" has a reserved name` }
     if (!Object.hasOwn(root, name))
       return { ok: false, problem: `question "${name}" was not answered` }
     const raw = root[name]

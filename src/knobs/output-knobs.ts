@@ -1,6 +1,7 @@
 /** Structured output: the schema a run's final answer must match, and how many repair turns it gets. */
 
 import type { KnobCheck } from './define'
+import { schemaRefProblem } from '../schema/refs'
 import { defineKnobs, wholeAtLeast } from './define'
 
 /**
@@ -54,9 +55,10 @@ const isOutputSchema: KnobCheck = (value) => {
     return { path: '', expected: 'a JSON Schema object or a zod 4 schema (this is a zod 3 schema: install zod 4, or with zod 3.25 import { z } from \'zod/v4\')' }
   if (isZodOutputSchema(value))
     return undefined
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? undefined
-    : { path: '', expected: 'a JSON Schema object or a zod 4 schema' }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { path: '', expected: 'a JSON Schema object or a zod 4 schema' }
+  const problem = schemaRefProblem(value as Record<string, unknown>)
+  return problem ? { path: '', expected: `a JSON Schema zidane can check (${problem})` } : undefined
 }
 
 /** The output slice. */

@@ -11,6 +11,7 @@ import { extendContext } from '../hooks/context'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { invalidToolInput } from '../providers/tool-json'
 import { toolOutputByteLength } from '../session/tool-output'
+import { joinProblems } from '../text/problem-list'
 import { checkJsonSchema } from '../tools/json-schema'
 import { mcpToolHookContext, toolAfterContext, toolHookContext } from './hook-contexts'
 import { gateBatch, gateCall, observeResult } from './policy-runner'
@@ -163,14 +164,16 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
     return failure(unknownToolMessage(run, base.displayName))
   if (call.refusal)
     return failure(call.refusal)
-  // Decided by the batch gate: answered here, without the per-call gates.
-  if (call.decided)
+  // A refusal the batch gate made is answered here. Its substitute goes on
+  // through the per-call gates and the host's gate, like one a per-call gate
+  // made: the host has the last word on every answer that is not a refusal.
+  if (call.decided && call.decided.type !== 'substitute')
     return decidedAnswer(run, base, call.decided)
 
-  let decided: CallDecision | undefined
+  let decided: CallDecision | undefined = call.decided
   if (run.policyPhases.gateCall.length > 0) {
     try {
-      decided = await gateCall(run, base.turnId, gatedCall(base))
+      decided = await gateCall(run, base.turnId, gatedCall(base), decided)
     }
     catch (error) {
       return failure(`Blocked: a policy gate failed (${errorMessage(error)})`, POLICY_REFUSED)
@@ -391,7 +394,7 @@ function validateInput(def: ToolDef, input: Record<string, unknown>): { ok: true
   }
   try {
     const problems = checkJsonSchema(def.spec.inputSchema ?? {}, input)
-    return problems.length === 0 ? { ok: true, value: input } : { ok: false, error: problems.join('; ') }
+    return problems.length === 0 ? { ok: true, value: input } : { ok: false, error: joinProblems(problems) }
   }
   catch (error) {
     return { ok: false, error: `the input schema could not be checked (${errorMessage(error)})` }

@@ -8,6 +8,7 @@
 import type { OutputSchema } from '../knobs/output-knobs'
 import type { ToolDef } from './types'
 import { isZod3Schema, isZodOutputSchema } from '../knobs/output-knobs'
+import { joinProblems } from '../text/problem-list'
 import { checkJsonSchema } from './json-schema'
 import { inputJsonSchema } from './tool'
 
@@ -129,7 +130,7 @@ export function outputTool(schema: CompiledOutputSchema): ToolDef {
       const checked = schema.checkToolInput(input)
       if (checked.ok)
         return { ok: true, value: input }
-      return { ok: false, error: `${checked.problems.join('; ')}. Call ${OUTPUT_TOOL_NAME} again with the corrected output.` }
+      return { ok: false, error: `${joinProblems(checked.problems)}. Call ${OUTPUT_TOOL_NAME} again with the corrected output.` }
     },
     execute: () => 'Output received.',
   }

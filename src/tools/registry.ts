@@ -1,5 +1,6 @@
 import type { ToolSpec } from '../providers/types'
 import type { ToolDef, ToolMap } from './types'
+import { schemaRefProblem } from '../schema/refs'
 
 /**
  * The tools of one run, indexed both ways. Canonical names (`spec.name`) are
@@ -57,6 +58,7 @@ export function createToolRegistry(
       throw new TypeError('Every tool needs a spec.name')
     if (byName.has(name))
       throw new TypeError(`Two tools share the name "${name}"`)
+    checkRawSchema(def)
     byName.set(name, def)
   }
 
@@ -115,4 +117,22 @@ export function createToolRegistry(
       ? disclosure.refusal(toWire(canonical))
       : undefined,
   }
+}
+
+/** Tools whose raw schema was found checkable (each def is walked once, however many runs use it). */
+const checkedSchemas = new WeakSet<ToolDef>()
+
+/**
+ * A host tool without its own `validate` is checked by zidane's JSON Schema
+ * checker, which resolves only local `$ref`s: a schema it could not check is
+ * refused here rather than let through unchecked. MCP tools are the server's
+ * to check, so theirs are not refused.
+ */
+function checkRawSchema(def: ToolDef): void {
+  if (def.validate || def.mcp || !def.spec.inputSchema || checkedSchemas.has(def))
+    return
+  const problem = schemaRefProblem(def.spec.inputSchema)
+  if (problem)
+    throw new TypeError(`Tool "${def.spec.name}": its inputSchema cannot be checked: ${problem}`)
+  checkedSchemas.add(def)
 }

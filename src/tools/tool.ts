@@ -1,6 +1,7 @@
 import type { ToolContext, ToolDef, ToolOutput } from './types'
 // Aliased: a host bundle's banner often declares its own top-level `createRequire`.
 import { createRequire as requireFromHere } from 'node:module'
+import { joinProblems } from '../text/problem-list'
 
 /**
  * Any zod 4 schema, whichever copy of zod built it: the host's own zod 4.x,
@@ -140,12 +141,10 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 }
 
 function formatIssues(issues: readonly StandardIssue[]): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path && issue.path.length > 0
-        ? issue.path.map(segment => String(typeof segment === 'object' ? segment.key : segment)).join('.')
-        : '(input)'
-      return `${path}: ${issue.message}`
-    })
-    .join('; ')
+  return joinProblems(issues.map((issue) => {
+    const path = issue.path && issue.path.length > 0
+      ? issue.path.map(segment => String(typeof segment === 'object' ? segment.key : segment)).join('.')
+      : '(input)'
+    return `${path}: ${issue.message}`
+  }))
 }

@@ -163,3 +163,104 @@ describe('dedup-tools through createAgent and the Anthropic wire', () => {
     expect(textsOf(bodies[3]).filter(text => text === 'ready')).toHaveLength(2)
   })
 })
+
+describe('dedup-tools with reused call ids and the repeat guard', () => {
+  /** Two pure tools whose answers differ, so a replay of the wrong one shows. */
+  function pricedTools() {
+    const runs = { price: 0, news: 0 }
+    const make = (name: 'price' | 'news'): ToolDef => ({
+      spec: { name, description: name, inputSchema: { type: 'object', properties: { symbol: { type: 'string' } } } },
+      execute: (input) => {
+        runs[name]++
+        return `${name} of ${String(input.symbol)}`
+      },
+    })
+    return { runs, tools: { price: make('price'), news: make('news') } }
+  }
+
+  it('pairs a session\'s results with their calls by position when a turn reused a call id', async () => {
+    const session = await createSession()
+    const { runs, tools } = pricedTools()
+    const behavior = { dedupTools: { price: byInput, news: byInput } }
+    const first = createAgent({
+      provider: scriptedProvider([{ toolCalls: [{ id: 'same', name: 'price', input: { symbol: 'ACME' } }, { id: 'same', name: 'news', input: { symbol: 'ACME' } }] }, { text: 'ok' }]),
+      session,
+      tools,
+      behavior,
+    })
+    await first.run({ prompt: 'one' })
+    expect(runs).toEqual({ price: 1, news: 1 })
+
+    // A fresh agent seeds its cache from the session: each tool must replay its own answer.
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'a', name: 'price', input: { symbol: 'ACME' } }, { id: 'b', name: 'news', input: { symbol: 'ACME' } }] }, { text: 'ok' }])
+    const second = createAgent({ provider, session, tools, behavior })
+    await second.run({ prompt: 'two' })
+    expect(runs).toEqual({ price: 1, news: 1 })
+    const replayed = (provider.requests[1]!.messages.at(-1)!.content as { type: string, output?: unknown }[]).map(block => block.output)
+    expect(replayed).toEqual(['price of ACME', 'news of ACME'])
+  })
+
+  it('property: seeding pairs results by position, whatever ids the model reused', async () => {
+    const id = fc.constantFrom('x', 'y', 'z')
+    await fc.assert(fc.asyncProperty(fc.array(fc.record({ id, tool: fc.constantFrom<'price' | 'news'>('price', 'news'), symbol: fc.constantFrom('A', 'B') }), { minLength: 1, maxLength: 4 }), async (calls) => {
+      const session = await createSession()
+      const { tools } = pricedTools()
+      const behavior = { dedupTools: { price: byInput, news: byInput } }
+      await createAgent({ provider: scriptedProvider([{ toolCalls: calls.map(call => ({ id: call.id, name: call.tool, input: { symbol: call.symbol } })) }, { text: 'ok' }]), session, tools, behavior }).run({ prompt: 'one' })
+      const provider = scriptedProvider([{ toolCalls: [{ id: 'p', name: 'price', input: { symbol: 'A' } }, { id: 'n', name: 'news', input: { symbol: 'A' } }] }, { text: 'ok' }])
+      await createAgent({ provider, session, tools, behavior }).run({ prompt: 'two' })
+      const outputs = (provider.requests[1]!.messages.at(-1)!.content as { output?: unknown }[]).map(block => block.output)
+      // Whether replayed or run, each tool's answer is its own.
+      expect(outputs).toEqual(['price of A', 'news of A'])
+    }), { numRuns: 40 })
+  })
+
+  it('replays never count toward the repeat guard\'s streak or its global ceiling', async () => {
+    const session = await createSession()
+    const { runs, tools } = pricedTools()
+    const same = { name: 'price', input: { symbol: 'ACME' } }
+    const exceeded: unknown[] = []
+    const provider = scriptedProvider([...Array.from({ length: 8 }, (_, i) => ({ toolCalls: [{ ...same, id: `c${i}` }] })), { text: 'done' }])
+    const agent = createAgent({
+      provider,
+      session,
+      tools,
+      behavior: { dedupTools: { price: byInput }, repeatGuard: { tools: ['price'], blockThreshold: 2, abortThreshold: 3, globalCeiling: 3 } },
+      hooks: { 'repeat-guard:exceeded': ctx => void exceeded.push(ctx) },
+    })
+    const stats = await agent.run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    expect(exceeded).toEqual([])
+    expect(runs.price).toBe(1)
+    const outputs = session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result').map(block => block.output)
+    expect(outputs).toEqual(Array.from({ length: 8 }).fill('price of ACME'))
+  })
+
+  it('a replay decided for the whole batch still goes through the host\'s tool:gate, which has the last word', async () => {
+    const session = await createSession()
+    const { tools } = pricedTools()
+    const provider = scriptedProvider([
+      { toolCalls: [{ id: 'c1', name: 'price', input: { symbol: 'ACME' } }] },
+      { toolCalls: [{ id: 'c2', name: 'price', input: { symbol: 'ACME' } }] },
+      { text: 'done' },
+    ])
+    const gates: unknown[] = []
+    const agent = createAgent({
+      provider,
+      session,
+      tools,
+      behavior: { dedupTools: { price: byInput } },
+      hooks: {
+        'tool:gate': (ctx) => {
+          gates.push(ctx.result)
+          if (ctx.callId === 'c2')
+            ctx.result = 'host answer'
+        },
+      },
+    })
+    await agent.run({ prompt: 'go' })
+    expect(gates).toEqual([undefined, 'price of ACME'])
+    const outputs = session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result').map(block => block.output)
+    expect(outputs).toEqual(['price of ACME', 'host answer'])
+  })
+})

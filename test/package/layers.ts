@@ -9,7 +9,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // 0. The kernel: conversation shapes, usage and stop reasons, clock, timeouts, errors.
   ['core/', 'errors.ts', 'debug.ts'],
   // 1. Leaf helpers and the pure wire view.
-  ['text/', 'tool-state/', 'wire/', 'decisions/', 'media/'],
+  ['text/', 'tool-state/', 'wire/', 'decisions/', 'media/', 'schema/'],
   // 2. Provider adapters and the session store.
   ['providers/', 'session/'],
   // 3. The knob types (`AgentBehavior`) and their defaults.
