@@ -27,22 +27,30 @@ export function tokensOfBytes(bytes: number): number {
   return Math.ceil(bytes / BYTES_PER_TOKEN)
 }
 
-/** UTF-8 bytes of a string, counted without encoding it. */
+/** UTF-8 bytes of a string, counted without encoding it (a lone surrogate is sent as U+FFFD: 3 bytes). */
 export function utf8Bytes(text: string): number {
   let bytes = 0
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
-    if (code < 0x80)
+    if (code < 0x80) {
       bytes += 1
-    else if (code < 0x800)
+    }
+    else if (code < 0x800) {
       bytes += 2
-    // A surrogate pair is one 4-byte character: 2 bytes for each half.
-    else if (code >= 0xD800 && code <= 0xDFFF)
-      bytes += 2
-    else
+    }
+    else if (code >= 0xD800 && code <= 0xDBFF && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4
+      i++
+    }
+    else {
       bytes += 3
+    }
   }
   return bytes
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xDC00 && code <= 0xDFFF
 }
 
 /**
