@@ -187,6 +187,15 @@ describe('the summary call goes out like a turn', () => {
     expect(summaryCalls).toHaveLength(1)
   }, 30_000)
 
+  it('aborting the run during a recovery\'s stalled summary ends it as aborted, not as a context overflow', async () => {
+    const { provider, summaryCalls } = stallingSummaries([dumpCall('a'), dumpCall('b'), { error: { kind: 'context_exceeded', message: 'prompt is too long', retryable: false } }], 'start')
+    const agent = createAgent({ provider, tools: { dump: dumpTool() }, behavior: { autoCompact: { keepTurns: 2 } } })
+    agent.hooks.hook('compact:start', () => void setTimeout(() => agent.abort(), 20))
+    const stats = await agent.run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('aborted')
+    expect(summaryCalls).toHaveLength(1)
+  }, 30_000)
+
   it('a retryable failure of the summary call is retried with backoff', async () => {
     const provider = scriptedProvider([...crossingTurns, { error: { kind: 'overloaded', retryable: true } }, { text: 'SUMMARY' }, { text: 'done' }])
     const session = await createSession()
