@@ -184,6 +184,38 @@ export class AgentLengthResumeExhaustedError extends Error {
   }
 }
 
+/**
+ * Why a compaction summary was refused: `cut-off` (the call stopped at its
+ * output ceiling, so the summary ends mid-thought), `oversized` (longer than
+ * the ceiling, or no shorter than the turns it was to replace), `empty` (no
+ * text at all).
+ */
+export type CompactRefusalReason = 'cut-off' | 'oversized' | 'empty'
+
+/** A compaction summary that is not kept: the turns it was to replace stay as they are. */
+export class CompactionRefusedError extends Error {
+  override name = 'CompactionRefusedError'
+  readonly reason: CompactRefusalReason
+  /** Output ceiling of the summary call, in tokens. */
+  readonly ceilingTokens: number
+  /** Size of the summary text, in tokens at 4 bytes a token. */
+  readonly summaryTokens: number
+  constructor(reason: CompactRefusalReason, ceilingTokens: number, summaryTokens: number) {
+    super(refusalMessage(reason, ceilingTokens, summaryTokens))
+    this.reason = reason
+    this.ceilingTokens = ceilingTokens
+    this.summaryTokens = summaryTokens
+  }
+}
+
+function refusalMessage(reason: CompactRefusalReason, ceilingTokens: number, summaryTokens: number): string {
+  if (reason === 'cut-off')
+    return `The compaction summary was cut off at its output ceiling of ${ceilingTokens} tokens; the turns are kept`
+  if (reason === 'empty')
+    return 'The compaction summary call returned no text; the turns are kept'
+  return `The compaction summary (about ${summaryTokens} tokens) is larger than its ceiling of ${ceilingTokens} tokens or than the turns it would replace; the turns are kept`
+}
+
 /** An awaited operation (a hook, a spawn, a teardown step) did not settle in time. */
 export class OperationTimeoutError extends Error {
   override name = 'OperationTimeoutError'

@@ -82,6 +82,8 @@ export type {
   BudgetLimit,
   ClassifiedError,
   ClassifiedErrorKind,
+  CompactionRefusedError,
+  CompactRefusalReason,
   DecisionError,
   DecisionErrorInit,
   McpConnectorUnavailableError,

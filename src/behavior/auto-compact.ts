@@ -3,7 +3,7 @@ import { debugLog } from '../debug'
 import { AUTO_COMPACT_DEFAULTS, autoCompactConfig } from '../knobs/compaction-knobs'
 import { compactConversation, promptTokens, shouldAutoCompact } from './compact-summary'
 
-/** The turn of the last compaction (0: none yet), so a tail that alone still crosses the line is not summarized every turn. */
+/** The turn of the last compaction attempt (0: none yet), so a tail that alone still crosses the line is not summarized every turn. */
 interface AutoCompactState {
   readonly lastTurn: number
 }
@@ -15,7 +15,9 @@ interface AutoCompactState {
  * turn as a `compact-summary` block (with the files the summarized turns
  * worked on, when `restore` is on). From then on the wire view starts at the
  * summary (the compaction view stage). Only when the run goes on: a turn that
- * ends the run is not worth a summary. Inert without a known window, which
+ * ends the run is not worth a summary. A summary that fails or is refused
+ * (`compactConversation`) changes nothing: the run goes on with its turns,
+ * and the next attempt waits a turn. Inert without a known window, which
  * debug output says.
  */
 export const autoCompact: BehaviorPolicy<AutoCompactState> = {
@@ -44,8 +46,9 @@ export const autoCompact: BehaviorPolicy<AutoCompactState> = {
       restore,
       inputTokens: promptTokens(usage),
     })
+    // A failed or refused summary is not asked for again on the very next turn either.
     if (!compaction)
-      return
+      return { state: { lastTurn: turn } }
     return { decision: { type: 'steer', message: compaction.message }, state: { lastTurn: turn } }
   },
 }

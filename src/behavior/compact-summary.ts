@@ -6,6 +6,7 @@ import type { InjectedMessage, PolicyRunView } from './policy'
 import { autoCompactConfig } from '../knobs/compaction-knobs'
 import { wireMessageOf } from '../wire/messages'
 import { compactTail } from '../wire/stages/tail-compaction'
+import { messagesBytes, summaryOutputCeiling, summaryRefusal, utf8Bytes } from './summary-limits'
 
 /**
  * Whether a turn's input has crossed the auto-compaction threshold: its
@@ -72,10 +73,16 @@ export function touchedFiles(turns: readonly SessionTurn[]): string[] {
   return paths
 }
 
-async function restoredFiles(run: PolicyRunView, paths: readonly string[]): Promise<{ blocks: SessionContentBlock[], files: string[] }> {
+/**
+ * The current text of the files the summarized turns worked on, within
+ * `budget` bytes in all: a file that does not fit is left out (the summary
+ * still names it, and the model can read it again).
+ */
+async function restoredFiles(run: PolicyRunView, paths: readonly string[], budget: number): Promise<{ blocks: SessionContentBlock[], files: string[] }> {
   const blocks: SessionContentBlock[] = []
   const files: string[] = []
   const decoder = new TextDecoder('utf-8', { fatal: true })
+  let left = budget
   for (const path of paths.slice(0, RESTORE_MAX_FILES)) {
     let text: string
     try {
@@ -88,7 +95,12 @@ async function restoredFiles(run: PolicyRunView, paths: readonly string[]): Prom
       // Gone, unreadable or binary: the summary still names it, and the model can read it again.
       continue
     }
-    blocks.push({ type: 'text', origin: 'injected', text: `Current content of ${path} (restored after compaction):\n${text}` })
+    const block: SessionContentBlock = { type: 'text', origin: 'injected', text: `Current content of ${path} (restored after compaction):\n${text}` }
+    const size = utf8Bytes(block.text)
+    if (size > left)
+      continue
+    left -= size
+    blocks.push(block)
     files.push(path)
   }
   return { blocks, files }
@@ -104,11 +116,18 @@ export interface Compaction {
  * Summarize the turns before the kept tail with a real model call and build
  * the user message that carries the `compact-summary` block (and the files
  * put back after it). Returns `undefined` when there is nothing older than
- * the tail to summarize, or when the call fails or says nothing (then
- * `compact:end` carries the error and the run goes on without a summary).
- * `cheap` sends the older turns alone with their tool outputs stubbed,
- * instead of the cached conversation: the way to summarize a conversation
- * the provider just refused as too long.
+ * the tail to summarize, when the call fails (`compact:end` carries the
+ * error), or when the summary is refused (`compact:end` carries `refused`
+ * and a `CompactionRefusedError`): then no marker is written, the turns stay
+ * as they are and the run goes on without a summary.
+ *
+ * The call's output ceiling is `summaryOutputCeiling` of the window. A
+ * summary cut off at that ceiling, larger than it, empty, or no smaller than
+ * the messages it replaces is refused, and the files put back with a kept
+ * summary share what it saved, so a compaction always makes the request
+ * smaller. `cheap` sends the older turns alone with their tool outputs
+ * stubbed, instead of the cached conversation: the way to summarize a
+ * conversation the provider just refused as too long.
  */
 export async function compactConversation(
   run: PolicyRunView,
@@ -127,15 +146,21 @@ export async function compactConversation(
     replacesTurnIds,
   })
   const kept = turns.length - start
+  const visible = visibleMessages(older)
+  const replacedBytes = messagesBytes(visible)
+  const ceiling = summaryOutputCeiling(run.contextWindow)
   let answer
   try {
-    const messages = options.cheap ? cheapView(older) : undefined
-    answer = await run.complete({ prompt: [{ type: 'text', text: summaryPrompt(kept), origin: 'injected' }], purpose: 'compact', ...(messages ? { messages } : {}) })
-    if (answer.text.trim() === '')
-      throw new Error('The summary call returned no text')
+    const messages = options.cheap ? compactTail(visible, 0, 0).slice() : undefined
+    answer = await run.complete({ prompt: [{ type: 'text', text: summaryPrompt(kept), origin: 'injected' }], purpose: 'compact', maxTokens: ceiling, ...(messages ? { messages } : {}) })
   }
   catch (error) {
     await run.emit('compact:end', { trigger: options.trigger, replacesTurnIds, restoredFiles: [], error: error as Error })
+    return undefined
+  }
+  const refused = summaryRefusal(answer, ceiling, replacedBytes)
+  if (refused) {
+    await run.emit('compact:end', { trigger: options.trigger, replacesTurnIds, usage: answer.usage, restoredFiles: [], refused: refused.reason, error: refused })
     return undefined
   }
   const block: BlockOf<'compact-summary'> = {
@@ -146,14 +171,17 @@ export async function compactConversation(
     replacesTurnIds,
     usage: answer.usage,
   }
-  const restored = options.restore ? await restoredFiles(run, touchedFiles(older)) : { blocks: [], files: [] }
+  const saved = replacedBytes - utf8Bytes(block.summary)
+  const restored = options.restore ? await restoredFiles(run, touchedFiles(older), saved - 1) : { blocks: [], files: [] }
   await run.emit('compact:end', { trigger: options.trigger, summary: block.summary, replacesTurnIds, usage: block.usage, restoredFiles: restored.files })
   return { block, message: { content: [block, ...restored.blocks], injected: 'compact' } }
 }
 
-/** The older turns as messages with every tool output stubbed: small enough to summarize after an overflow. */
-function cheapView(older: readonly SessionTurn[]): SessionMessage[] {
-  // Turns an earlier summary replaced stay out, as they do on the wire.
+/**
+ * The older turns as the wire shows them: their messages, less the turns an
+ * earlier summary among them already replaced.
+ */
+function visibleMessages(older: readonly SessionTurn[]): SessionMessage[] {
   let replaced: ReadonlySet<string> = new Set()
   for (const turn of older) {
     for (const block of turn.content) {
@@ -161,6 +189,5 @@ function cheapView(older: readonly SessionTurn[]): SessionMessage[] {
         replaced = new Set(block.replacesTurnIds)
     }
   }
-  const messages = older.filter(turn => !replaced.has(turn.id)).map(turn => wireMessageOf(turn)!)
-  return compactTail(messages, 0, 0).slice()
+  return older.filter(turn => !replaced.has(turn.id)).map(turn => wireMessageOf(turn)!)
 }

@@ -6,9 +6,12 @@ import { compactConversation } from './compact-summary'
  * Reactive recovery from a `context_exceeded` error, always on: the older
  * turns are summarized (from a small view of them, since the full one just
  * overflowed) and the turn runs again, once, with the summary in front of
- * the kept tail. When there is nothing older to summarize, or the summary
- * call fails, or the retry overflows too, the run ends with
- * `AgentContextExceededError` as it would without this policy.
+ * the kept tail. A kept summary is always smaller than the turns it replaces
+ * (`compactConversation` refuses any other), so the retry is a smaller
+ * request. When there is nothing older to summarize, or the summary call
+ * fails or stalls past its watchdogs, or its summary is refused, or the retry
+ * overflows too, the run ends with `AgentContextExceededError` as it would
+ * without this policy: the same request is never sent again.
  */
 export const contextRecovery: BehaviorPolicy<null> = {
   name: 'context-recovery',

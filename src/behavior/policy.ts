@@ -60,7 +60,10 @@ export interface PolicyRunView {
    * a final user message, so it reads the prefix the provider has cached. The
    * answer is not recorded as a turn and fires no stream hooks; the caller
    * decides what to keep. Its usage is, though: it joins `sideCalls` and the
-   * run's totals. Throws the provider's error when the call fails.
+   * run's totals. It goes out the way a turn does: under the stream
+   * watchdogs, with retries, moving to the next fallback target, and ended
+   * by the run's abort. Throws the error that would have ended a turn when
+   * the call fails for good (`AgentAbortedError` when the run was aborted).
    */
   readonly complete: (request: CompletionRequest) => Promise<CompletionResult>
   /** Fire a host event from a policy (`compact:start`, say); the run's ids are added. Handlers that throw are logged, not fatal. */
@@ -84,7 +87,7 @@ export interface PolicyToolsView {
 export interface CompletionRequest {
   /** The content of the user message appended after the conversation. */
   readonly prompt: readonly SessionContentBlock[]
-  /** Output ceiling of this call (the run's `maxTokens` otherwise). */
+  /** Output ceiling of this call, never above the run's own `maxTokens` (which applies when this is unset). */
   readonly maxTokens?: number
   /** What the call is for, recorded on its `SideCallUsage` (default `'complete'`). */
   readonly purpose?: string

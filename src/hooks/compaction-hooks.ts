@@ -6,6 +6,7 @@
 
 import type { HookHandler, RunHookContext } from '../core/hook-context'
 import type { TurnUsage } from '../core/stats'
+import type { CompactRefusalReason } from '../errors'
 
 /** What set a compaction off: a turn's input crossing the threshold, or the provider refusing a request as too long. */
 export type CompactTrigger = 'threshold' | 'context-exceeded'
@@ -21,17 +22,23 @@ export interface CompactStartContext extends RunHookContext {
   replacesTurnIds: readonly string[]
 }
 
-/** `compact:end`: the summary is in the session (or the compaction failed and nothing changed). */
+/** `compact:end`: the summary is in the session (or the compaction failed or was refused, and nothing changed). */
 export interface CompactEndContext extends RunHookContext {
   trigger: CompactTrigger
-  /** The summary the model wrote; absent when the compaction failed. */
+  /** The summary the model wrote; absent when the compaction failed or was refused. */
   summary?: string
   replacesTurnIds: readonly string[]
-  /** Usage of the summary call; absent when the compaction failed. */
+  /** Usage of the summary call, whenever it answered (a refused summary was paid for too); absent when the call failed. */
   usage?: TurnUsage
   /** Files whose current text was put back after the summary. */
   restoredFiles: readonly string[]
-  /** Why the compaction failed, when it did (the run goes on without it). */
+  /**
+   * Set when the model answered but its summary was not kept (cut off at the
+   * output ceiling, too large, or empty): no marker was written and the
+   * turns stay on the wire. `error` is then a `CompactionRefusedError`.
+   */
+  refused?: CompactRefusalReason
+  /** Why the compaction failed or was refused, when it was (the run goes on without it). */
   error?: Error
 }
 

@@ -4,11 +4,12 @@ import type { TurnUsage } from '../core/stats'
 import type { AgentHookName, HookContext } from '../hooks/hook-map'
 import type { RunContext } from './run-context'
 import type { TurnRequest } from './stream-turn'
+import { AgentAbortedError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { fillEstimatedCost } from '../providers/catalog/cost'
 import { wireMessageOf } from '../wire/messages'
-import { requestForTarget } from './model-metadata'
+import { streamWithFallback } from './fallback'
 import { hookTimeout, runIds } from './stream-turn'
 import { sendableMessages, wireView } from './wire-pipeline'
 
@@ -21,6 +22,14 @@ import { sendableMessages, wireView } from './wire-pipeline'
  * its prompt cache. Nothing is recorded and no stream hook fires: the text
  * is the policy's to use; its usage joins `run.sideCalls`, so the run's
  * totals, cost and spend budgets include it. Names no policy: any policy may call it.
+ *
+ * The call goes out the way a turn does: under the stream watchdogs (start,
+ * idle, total, the wall deadline), with retries and backoff, moving to the
+ * next fallback target when one fails for good, and aborted with the run.
+ * It throws the error that would have ended a turn (`AgentProviderError`,
+ * `AgentContextExceededError`, `AgentBudgetExceededError`), or
+ * `AgentAbortedError` when the run was aborted meanwhile. A `maxTokens` of
+ * the request never raises the run's own output ceiling.
  */
 export async function completeForPolicy(run: RunContext, request: CompletionRequest): Promise<CompletionResult> {
   const turnId = run.clock.randomUUID()
@@ -44,9 +53,11 @@ export async function completeForPolicy(run: RunContext, request: CompletionRequ
   }
   const fields: Partial<TurnRequest> = { messages: conversation }
   if (request.maxTokens !== undefined)
-    fields.maxTokens = request.maxTokens
-  const options = requestForTarget(run, extendContext(base, fields))
-  const result = await run.provider.stream(extendContext(options, { signal: run.signal }), { onText() {}, onThinking() {} })
+    fields.maxTokens = base.maxTokens === undefined ? request.maxTokens : Math.min(request.maxTokens, base.maxTokens)
+  const streamed = await streamWithFallback(run, turnId, extendContext(base, fields), { sideCall: true })
+  if (!streamed)
+    throw new AgentAbortedError('The run was aborted during a side call', { cause: run.signal.reason })
+  const result = streamed.result
   // Billed like a turn: priced the same way, and counted in the run's totals and budgets.
   const usage: TurnUsage = fillEstimatedCost(extendContext(result.usage, { finishReason: result.finishReason }), run.provider.name, extendContext(run.catalogs, { requestedModel: run.model, cacheTtl: run.behavior.cacheTtl }))
   run.sideCalls.push(extendContext(usage, { purpose: request.purpose ?? 'complete', turn: run.turnCount }))

@@ -1,5 +1,5 @@
 import type { RunContext } from './run-context'
-import type { StreamedTurn, TurnRequest } from './stream-turn'
+import type { StreamCallOptions, StreamedTurn, TurnRequest } from './stream-turn'
 import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { requestForTarget } from './model-metadata'
@@ -12,12 +12,13 @@ import { endedAfterOutput, hookTimeout, runIds, streamTurn } from './stream-turn
  * run starts from the first one again. With no target left, the last error
  * is thrown, and so is an error that ended a turn after its text, a tool
  * call or a server-side tool had streamed: replaying that turn elsewhere
- * would show the caller the same output twice.
+ * would show the caller the same output twice. A side call (`options`)
+ * follows the same rules, and its move is as sticky as a turn's.
  */
-export async function streamWithFallback(run: RunContext, turnId: string, request: TurnRequest): Promise<StreamedTurn | undefined> {
+export async function streamWithFallback(run: RunContext, turnId: string, request: TurnRequest, options: StreamCallOptions = {}): Promise<StreamedTurn | undefined> {
   while (true) {
     try {
-      return await streamTurn(run, turnId, requestForTarget(run, request))
+      return await streamTurn(run, turnId, requestForTarget(run, request), options)
     }
     catch (error) {
       const next = run.targets[run.targetIndex + 1]

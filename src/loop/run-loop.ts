@@ -201,9 +201,12 @@ async function afterProviderFailure(run: RunContext, error: unknown, retried: bo
   if (run.policyPhases.providerError.length === 0 || !isProviderFailure(error))
     throw error
   const next = await decideProviderError(run, run.turnCount, error, retried, run.pending)
-  if (next === undefined)
-    throw error
-  return next
+  if (next !== undefined)
+    return next
+  // Aborted while a policy worked on the failure (a recovery's summary call, say): the abort is the outcome.
+  if (run.signal.aborted)
+    return 'aborted'
+  throw error
 }
 
 /**

@@ -17,6 +17,17 @@ import { startStreamWatchdog } from './watchdog'
 /** The request of one turn, before the signal is attached. */
 export type TurnRequest = Omit<StreamOptions, 'signal'>
 
+/** How a provider call is observed. */
+export interface StreamCallOptions {
+  /**
+   * A side call (`run.complete`): it runs under the same watchdogs, retries
+   * and fallbacks as a turn, but fires no stream hook and does not count as
+   * the run's first signal. What it streamed reached nobody, so a failed
+   * attempt may be replayed even after text arrived.
+   */
+  readonly sideCall?: boolean
+}
+
 /** What one provider attempt streamed before it ended. */
 interface AttemptProgress {
   /** Text or a tool call reached the caller: replaying now would duplicate output. */
@@ -54,15 +65,16 @@ export function endedAfterOutput(error: unknown): boolean {
  * when the turn fails for good. An error thrown after output streamed is
  * marked so that no fallback replays the turn (`endedAfterOutput`).
  */
-export async function streamTurn(run: RunContext, turnId: string, request: TurnRequest): Promise<StreamedTurn | undefined> {
+export async function streamTurn(run: RunContext, turnId: string, request: TurnRequest, options: StreamCallOptions = {}): Promise<StreamedTurn | undefined> {
   const retry = resolveRetry(run.behavior.retry)
+  const observed = options.sideCall !== true
   const dispatchedAtMs = Date.now()
   for (let attempt = 1; ; attempt++) {
     const progress: AttemptProgress = { contentStreamed: false, serverToolRan: false, thinking: '' }
     try {
-      if (hasHookHandlers(run.hooks, 'stream:start'))
+      if (observed && hasHookHandlers(run.hooks, 'stream:start'))
         await callStreamStart(run, turnId, request.model, attempt)
-      const result = await streamAttempt(run, turnId, request, progress)
+      const result = await streamAttempt(run, turnId, request, progress, observed)
       return {
         result,
         timeToFirstTokenMs: progress.firstSignalAtMs === undefined ? undefined : progress.firstSignalAtMs - dispatchedAtMs,
@@ -83,13 +95,15 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
       const classified = error as ClassifiedError
 
       const delayMs = backoffDelay(attempt, retry, classified.retryAfterMs)
-      await callHookBounded(run.hooks, 'stream:retry', extendContext(runIds(run), {
-        turnId,
-        attempt: attempt + 1,
-        error: classified,
-        delayMs,
-        discardedThinking: progress.thinking,
-      }), { timeoutMs: hookTimeout(run), failClosed: false })
+      if (observed) {
+        await callHookBounded(run.hooks, 'stream:retry', extendContext(runIds(run), {
+          turnId,
+          attempt: attempt + 1,
+          error: classified,
+          delayMs,
+          discardedThinking: progress.thinking,
+        }), { timeoutMs: hookTimeout(run), failClosed: false })
+      }
       try {
         await sleep(delayMs, run.signal)
       }
@@ -123,8 +137,10 @@ async function callStreamStart(run: RunContext, turnId: string, model: string, a
 /**
  * One provider call under its watchdogs. The call is raced against its own
  * abort signal, so a provider that ignores the signal cannot hang the run.
+ * `observed` is false for a side call: no stream hook fires, and nothing it
+ * streams marks the attempt as seen by the caller.
  */
-async function streamAttempt(run: RunContext, turnId: string, request: TurnRequest, progress: AttemptProgress): Promise<TurnResult> {
+async function streamAttempt(run: RunContext, turnId: string, request: TurnRequest, progress: AttemptProgress, observed: boolean): Promise<TurnResult> {
   const controller = new AbortController()
   // Only this function aborts the attempt, so it settles the race itself
   // instead of listening on the attempt's signal.
@@ -154,7 +170,8 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
   const markSignal = () => {
     if (progress.firstSignalAtMs === undefined) {
       progress.firstSignalAtMs = Date.now()
-      run.firstSignalAtMs ??= progress.firstSignalAtMs
+      if (observed)
+        run.firstSignalAtMs ??= progress.firstSignalAtMs
     }
     watchdog.activity()
   }
@@ -165,8 +182,10 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
     onText(delta) {
       if (!live)
         return
-      progress.contentStreamed = true
       markSignal()
+      if (!observed)
+        return
+      progress.contentStreamed = true
       if (hasHookHandlers(run.hooks, 'stream:text'))
         fireHook(run.hooks, 'stream:text', deltaContext(run, turnId, delta))
     },
@@ -175,20 +194,21 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
         return
       progress.thinking += delta
       markSignal()
-      if (hasHookHandlers(run.hooks, 'stream:thinking'))
+      if (observed && hasHookHandlers(run.hooks, 'stream:thinking'))
         fireHook(run.hooks, 'stream:thinking', deltaContext(run, turnId, delta))
     },
     onToolCallStart() {
       if (!live)
         return
-      progress.contentStreamed = true
+      if (observed)
+        progress.contentStreamed = true
       markSignal()
     },
     onToolCallDelta(call, delta) {
       if (!live)
         return
       watchdog.activity()
-      if (hasHookHandlers(run.hooks, 'stream:tool-input'))
+      if (observed && hasHookHandlers(run.hooks, 'stream:tool-input'))
         fireHook(run.hooks, 'stream:tool-input', { runId: run.runId, depth: run.depth, parentRunId: run.parentRunId, parentCallId: run.parentCallId, turnId, callId: call.id, name: run.tools.toCanonical(call.name), delta })
     },
     onServerToolUse() {

@@ -1,11 +1,15 @@
 import type { SessionTurn } from '../../src/core/content'
 import type { AfterTurnStep } from '../../src/testing'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { autoCompact } from '../../src/behavior/auto-compact'
 import { tailStart, touchedFiles } from '../../src/behavior/compact-summary'
 import { contextRecovery } from '../../src/behavior/context-recovery'
 import { tailCompaction } from '../../src/behavior/tail-compaction'
-import { AgentContextExceededError, AgentProviderError } from '../../src/errors'
+import { createProcessContext } from '../../src/contexts'
+import { AgentContextExceededError, AgentProviderError, CompactionRefusedError } from '../../src/errors'
 import { runPolicyScript } from '../../src/testing'
 
 const turn = (id: string, role: SessionTurn['role'], content: SessionTurn['content']): SessionTurn => ({ id, role, content, createdAt: 0 })
@@ -63,7 +67,34 @@ describe('auto-compact policy', () => {
 
     const failing = await runPolicyScript(autoCompact, { behavior: { autoCompact: { contextWindow: 1000, keepTurns: 2 } }, turns: conversation, complete: () => ({ ...summary, text: '  ' }), steps: [crossing] })
     expect(failing.steps[0]).toMatchObject({ messages: [] })
-    expect(failing.events[1]).toMatchObject({ hook: 'compact:end', context: { error: expect.any(Error) } })
+    expect(failing.events[1]).toMatchObject({ hook: 'compact:end', context: { refused: 'empty', error: expect.any(CompactionRefusedError) } })
+
+    // A refused summary is not asked for again on the very next turn.
+    const refusing = await runPolicyScript(autoCompact, { behavior: { autoCompact: { contextWindow: 1000, keepTurns: 2 } }, turns: conversation, complete: () => ({ ...summary, usage: { ...summary.usage, finishReason: 'length' } }), steps: [crossing, crossing, crossing] })
+    expect(refusing.completions).toHaveLength(2)
+    expect(refusing.steps.every(step => step.phase === 'afterTurn' && step.messages.length === 0)).toBe(true)
+    expect(refusing.events.filter(event => event.hook === 'compact:end').map(event => (event.context as { refused?: string }).refused)).toEqual(['cut-off', 'cut-off'])
+  })
+})
+
+describe('what a kept compaction may add', () => {
+  it('restores only the files that fit in what the summary saved, so the request shrinks', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zidane-restore-'))
+    await mkdir(join(dir, 'src'))
+    await writeFile(join(dir, 'src/a.ts'), 'a'.repeat(10_000))
+    await writeFile(join(dir, 'src/b.ts'), 'ok')
+    // The summarized turns hold about 270 bytes: b.ts (about 60 bytes restored) fits, a.ts does not.
+    const longer = conversation.map(t => t.id === 'r1' ? { ...t, content: [{ type: 'tool_result' as const, callId: 'c1', output: 'old a'.repeat(40) }] } : t)
+    const script = await runPolicyScript(autoCompact, {
+      behavior: { autoCompact: { contextWindow: 1000, keepTurns: 2 } },
+      turns: longer,
+      execution: createProcessContext({ cwd: dir }),
+      complete: () => ({ ...summary, text: 's' }),
+      steps: [crossing],
+    })
+    await rm(dir, { recursive: true, force: true })
+    expect(script.events[1]).toMatchObject({ hook: 'compact:end', context: { summary: 's', restoredFiles: ['src/b.ts'] } })
+    expect(script.completions[0].maxTokens).toBe(100)
   })
 })
 

@@ -47,7 +47,8 @@ const tail = (behavior: AgentBehavior): AgentBehavior => ({ compactStrategy: 'ta
 async function compaction(behavior: AgentBehavior, window?: number): Promise<{ replaced: number, restored: boolean }> {
   const dir = await mkdtemp(join(tmpdir(), 'zidane-knob-'))
   await writeFile(join(dir, 'notes.txt'), 'notes on disk')
-  const readFile = tool({ name: 'read_file', description: 'Read', input: z.object({ path: z.string() }), execute: () => 'notes' })
+  // The read returns more than the restored file takes: a kept compaction must leave the request smaller.
+  const readFile = tool({ name: 'read_file', description: 'Read', input: z.object({ path: z.string() }), execute: () => 'notes '.repeat(40) })
   const provider = scriptedProvider([
     { toolCalls: [{ name: 'read_file', input: { path: 'notes.txt' } }], usage: { input: 100 } },
     { toolCalls: [{ name: 'dump', input: { size: 10 } }], usage: { input: 100 } },
