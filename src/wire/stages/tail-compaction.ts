@@ -1,5 +1,6 @@
 import type { SessionContentBlock, SessionMessage, ToolResultBlock, ToolResultContent } from '../../core/content'
 import type { SentWireStage, WireStageContext } from '../stage'
+import { isMediaMarker } from './media-marker'
 
 /** What tail compaction needs to know, resolved from the knobs by the policy that owns them. */
 export interface TailCompactionConfig {
@@ -122,20 +123,31 @@ export function compactedOutputStub(bytes: number): string {
   return `[tool output compacted: ${bytes} bytes left out of the context to save space; run the tool again if you need it]`
 }
 
+/** Whether a part survives the stub: media, and the markers an earlier stage left where it removed media. */
+function keptPart(part: ToolResultContent): boolean {
+  return part.type !== 'text' || isMediaMarker(part.text)
+}
+
 function stubResult(block: ToolResultBlock): ToolResultBlock {
-  const bytes = toolResultTextBytes(block.output)
+  const output = block.output
+  if (typeof output === 'string') {
+    const bytes = utf8Bytes(output)
+    return bytes === 0 ? block : { ...block, output: compactedOutputStub(bytes) }
+  }
+  let bytes = 0
+  for (const part of output) {
+    if (!keptPart(part) && part.type === 'text')
+      bytes += utf8Bytes(part.text)
+  }
   if (bytes === 0)
     return block
-  const stub = compactedOutputStub(bytes)
-  if (typeof block.output === 'string')
-    return { ...block, output: stub }
-  // Media parts stay: only text is elided.
-  const output: ToolResultContent[] = [{ type: 'text', text: stub }]
-  for (const part of block.output) {
-    if (part.type !== 'text')
-      output.push(part)
+  // Media parts and media markers stay, in order: only other text is elided, so the model can still read_file a removed image back.
+  const kept: ToolResultContent[] = [{ type: 'text', text: compactedOutputStub(bytes) }]
+  for (const part of output) {
+    if (keptPart(part))
+      kept.push(part)
   }
-  return { ...block, output }
+  return { ...block, output: kept }
 }
 
 function stubMessage(message: SessionMessage): SessionMessage {
