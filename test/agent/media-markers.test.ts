@@ -1,6 +1,6 @@
 import type { SessionMessage, ToolResultContent } from '../../src'
 import type { ScriptedTurn } from '../../src/testing'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -10,6 +10,7 @@ import { encodePng } from '../../src/media/png'
 import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
 import { readFile, writeFile } from '../../src/tools'
+import { attachmentHandle } from '../../src/wire/stages/media-marker'
 
 // A long run with every stage that can take an image out of a request at once
 // (tail compaction, persistence, a media budget and stale-read stubs): each
@@ -122,6 +123,10 @@ describe('images that leave the wire leave a marker read_file resolves', () => {
     expect(images.size).toBe(96)
     expect(gone.length).toBe(90)
     const named = new Set(handlesIn(last))
+    // Persistence took part: each dump is a stub pointing at a file of its own.
+    const persisted = session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result' && block.callId.startsWith('dump_'))
+    expect(persisted.filter(block => String(block.output).startsWith('<persisted-output>'))).toHaveLength(24)
+    expect(readdirSync(join(dir, 'results'))).toHaveLength(24)
     // Stale reads and tail compaction took part: no stale image read and no older caption is sent whole.
     expect(JSON.stringify(last)).toContain('tool output compacted')
     expect(session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result' && block.callId.startsWith('write_') && String(block.output).startsWith('Updated '))).toHaveLength(24)
@@ -142,7 +147,9 @@ describe('images that leave the wire leave a marker read_file resolves', () => {
       const output = block.output as ToolResultContent[]
       expect(output[0]).toEqual({ type: 'text', text: `${handle}:` })
       expect(output[1].type).toBe('image')
-      returned.add((output[1] as { data: string }).data)
+      const data = (output[1] as { data: string }).data
+      expect(attachmentHandle({ data })).toBe(handle)
+      returned.add(data)
     })
     expect([...returned].sort()).toEqual(gone.sort())
   }, 60_000)

@@ -26,24 +26,24 @@ export interface MarkedMedia {
 /**
  * Digests already computed, by the media block they were computed for, with
  * the payload they were computed from. Blocks are never edited in place, but
- * the payload is compared anyway, so a reused object cannot hand out a stale
- * digest. A request built every turn rehashes nothing it hashed before.
+ * the payload is compared anyway (by reference first, which is what a block
+ * seen again has), so a reused object cannot hand out a stale digest. A
+ * request built every turn rehashes nothing it hashed before.
  */
-const digests = new WeakMap<object, { readonly source: string, readonly digest: string }>()
-
-function payloadOf(media: Pick<MarkedMedia, 'data' | 'ref'>): string {
-  // Base64 has no ':', so an inline payload and a reference can never hash alike.
-  return media.data !== undefined ? `data:${media.data}` : `ref:${media.ref ?? ''}`
-}
+const digests = new WeakMap<object, { readonly data?: string, readonly ref?: string, readonly digest: string }>()
 
 /** The first `HANDLE_DIGEST_HEX` hex digits of the SHA-256 of the whole payload (or of the reference). */
 export function mediaDigest(media: Pick<MarkedMedia, 'data' | 'ref'>): string {
-  const source = payloadOf(media)
   const known = digests.get(media)
-  if (known && known.source === source)
+  if (known && known.data === media.data && known.ref === media.ref)
     return known.digest
-  const digest = createHash('sha256').update(source, 'latin1').digest('hex').slice(0, HANDLE_DIGEST_HEX)
-  digests.set(media, { source, digest })
+  const hash = createHash('sha256')
+  // The prefixes keep an inline payload and a reference apart: they can never hash alike.
+  if (media.data !== undefined)
+    hash.update('data:').update(media.data, 'utf8')
+  else hash.update('ref:').update(media.ref ?? '', 'utf8')
+  const digest = hash.digest('hex').slice(0, HANDLE_DIGEST_HEX)
+  digests.set(media, { data: media.data, ref: media.ref, digest })
   return digest
 }
 
