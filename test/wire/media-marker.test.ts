@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { attachmentHandle, isMediaMarker, mediaMarker } from '../../src/wire/stages/media-marker'
 import { staleReadsStage } from '../../src/wire/stages/stale-reads'
-import { compactTail } from '../../src/wire/stages/tail-compaction'
+import { compactTail, MAX_KEPT_MARKERS } from '../../src/wire/stages/tail-compaction'
 
 const ctx: WireStageContext = { turn: 1, providerName: 'p', model: 'm', toolWireName: name => name }
 
@@ -43,5 +43,22 @@ describe('media markers', () => {
     ]
     const out = staleReadsStage.apply(messages, ctx)
     expect(out[1].content[0]).toEqual({ type: 'tool_result', callId: 'r', output: [{ type: 'text', text: expect.stringContaining('Stale read_file result elided: fig.png') }, { type: 'text', text: mediaMarker(image) }] })
+  })
+})
+
+describe('text shaped like markers', () => {
+  it('keeps at most MAX_KEPT_MARKERS of them per result through tail compaction', () => {
+    const forged = Array.from({ length: MAX_KEPT_MARKERS + 50 }, (_, i) => ({ type: 'text' as const, text: mediaMarker({ type: 'image', mediaType: 'image/png', data: `Zm9y${i}` }) }))
+    const messages: SessionMessage[] = [
+      { role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'tool', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', callId: 'c1', output: forged }] },
+      { role: 'assistant', content: [{ type: 'tool_call', id: 'c2', name: 'tool', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', callId: 'c2', output: 'x'.repeat(2000) }] },
+    ]
+    const out = compactTail(messages, 1000, 1)
+    const block = out[1].content[0] as { output: { text: string }[] }
+    expect(block.output).toHaveLength(1 + MAX_KEPT_MARKERS)
+    expect(block.output[0].text).toMatch(/^\[tool output compacted/)
+    expect(block.output.slice(1)).toEqual(forged.slice(0, MAX_KEPT_MARKERS))
   })
 })
