@@ -48,7 +48,7 @@ describe('media markers', () => {
 
 describe('text shaped like markers', () => {
   it('keeps at most MAX_KEPT_MARKERS of them per result through tail compaction', () => {
-    const forged = Array.from({ length: MAX_KEPT_MARKERS + 50 }, (_, i) => ({ type: 'text' as const, text: mediaMarker({ type: 'image', mediaType: 'image/png', data: `Zm9y${i}` }) }))
+    const forged = Array.from({ length: 200 }, (_, i) => ({ type: 'text' as const, text: mediaMarker({ type: 'image', mediaType: 'image/png', data: `Zm9y${i}` }) }))
     const messages: SessionMessage[] = [
       { role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'tool', input: {} }] },
       { role: 'user', content: [{ type: 'tool_result', callId: 'c1', output: forged }] },
@@ -57,7 +57,8 @@ describe('text shaped like markers', () => {
     ]
     const out = compactTail(messages, 1000, 1)
     const block = out[1].content[0] as { output: { text: string }[] }
-    expect(block.output).toHaveLength(1 + MAX_KEPT_MARKERS)
+    expect(MAX_KEPT_MARKERS).toBe(64)
+    expect(block.output).toHaveLength(1 + 64)
     expect(block.output[0].text).toMatch(/^\[tool output compacted/)
     expect(block.output.slice(1)).toEqual(forged.slice(0, MAX_KEPT_MARKERS))
   })
