@@ -1,22 +1,18 @@
 import type { ToolOutput } from '../core/tool-io'
 import type { BehaviorPolicy } from './policy'
-import { createHash, randomUUID } from 'node:crypto'
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { Buffer } from 'node:buffer'
+import { randomUUID } from 'node:crypto'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { debugLog } from '../debug'
 import { activeLimit } from '../knobs/behavior'
+import { truncateText, truncateUtf8 } from '../text/truncate'
+import { sniffFile } from '../tools/file-content'
+import { DEFAULT_READ_MAX_FILE_BYTES } from '../tools/file-limits'
+import { conversationTag, evictOldest, persistedPath, turnTag } from './persist-files'
 
 /** Bytes of a persisted result the model still sees inline. */
 export const PERSIST_PREVIEW_BYTES = 2048
-
-/** Tool call ids that are safe as file names as they are; any other id is named by its hash. */
-const SAFE_ID = /^\w[\w.-]{0,127}$/
-
-/** The file a tool call's payload is written to: `<dir>/<tool call id>.txt` (an id unsafe as a file name is hashed). */
-export function persistedPath(dir: string, callId: string): string {
-  const name = SAFE_ID.test(callId) ? callId : `id-${createHash('sha256').update(callId).digest('hex').slice(0, 32)}`
-  return join(resolve(dir), `${name}.txt`)
-}
 
 /** The longest start of `text` that fits in `bytes` UTF-8 bytes without splitting a character. */
 export function utf8Prefix(text: string, bytes: number): string {
@@ -32,24 +28,50 @@ export function utf8Prefix(text: string, bytes: number): string {
   return text.slice(0, end)
 }
 
+/** Largest payload written: the largest text file read_file loads, so the stub's promise to page it holds. */
+export const PERSIST_MAX_FILE_BYTES = DEFAULT_READ_MAX_FILE_BYTES
+
+/** What was written for a result: how many bytes, and whether read_file shows them as text. */
+export interface PersistedFile {
+  readonly path: string
+  /** Bytes written: the whole payload, or its first `PERSIST_MAX_FILE_BYTES`. */
+  readonly bytes: number
+  /** Whether read_file reads the file as text (no NUL bytes or image/PDF signature at its start). */
+  readonly readable: boolean
+}
+
 /**
  * The stub a persisted result is replaced with: a fixed text, a function of
- * the payload and the path only, so the recorded turn (and every request that
- * sends it) keeps the same bytes.
+ * the payload and what was written only, so the recorded turn (and every
+ * request that sends it) keeps the same bytes. It promises only what holds:
+ * a cut payload says how much was kept, and one read_file would not show as
+ * text says so instead of offering paging.
  */
-export function persistedStub(text: string, path: string): string {
+export function persistedStub(text: string, file: PersistedFile): string {
   const size = Buffer.byteLength(text)
   const preview = utf8Prefix(text, PERSIST_PREVIEW_BYTES)
   const cut = preview.length < text.length
+  const saved = file.bytes < size
+    ? `Its first ${file.bytes} bytes are saved at: ${file.path} (the last ${size - file.bytes} bytes were not kept: read_file loads files up to ${PERSIST_MAX_FILE_BYTES} bytes).`
+    : `The full output is saved at: ${file.path}`
+  const reading = file.readable
+    ? 'Read it with read_file (offset and limit page through it by line; a line longer than read_file\'s byte cap comes back cut) when you need more than the preview.'
+    : 'It looks like binary data, which read_file does not show as text: the preview below is all of it you can read here.'
   return [
     '<persisted-output>',
-    `This tool result was ${size} bytes, too large to keep in the conversation. The full output is saved at: ${path}`,
-    'Read it with read_file (offset and limit page through it) when you need more than the preview.',
+    `This tool result was ${size} bytes, too large to keep in the conversation. ${saved}`,
+    reading,
     '',
     `Preview (first ${Buffer.byteLength(preview)} bytes):`,
     cut ? `${preview}\n...` : preview,
     '</persisted-output>',
   ].join('\n')
+}
+
+/** The bytes written for a payload: all of it, or its longest start within `PERSIST_MAX_FILE_BYTES` that splits no character. */
+export function persistedBytes(text: string): Buffer {
+  // A UTF-16 unit is at least one byte: the first PERSIST_MAX_FILE_BYTES units hold every byte that can be kept.
+  return truncateUtf8(Buffer.from(truncateText(text, PERSIST_MAX_FILE_BYTES), 'utf8'), PERSIST_MAX_FILE_BYTES)
 }
 
 /** The text of a result made of text only (a string, or text blocks joined by newlines); `undefined` when it carries media. */
@@ -66,10 +88,10 @@ function textOf(result: ToolOutput): string | undefined {
 }
 
 /** Write through a temporary file and a rename, so a reader never sees half a payload. */
-async function writeAtomically(path: string, text: string): Promise<void> {
+async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
   const temporary = `${path}.${randomUUID()}.tmp`
   try {
-    await writeFile(temporary, text, 'utf8')
+    await writeFile(temporary, bytes)
     await rename(temporary, path)
   }
   catch (error) {
@@ -79,55 +101,35 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 }
 
 /**
- * Remove the oldest payloads (by mtime, then name) under `dir` until the rest
- * total at most `cap` bytes. The one just written is never removed, so a
- * single payload larger than the cap still lands.
- */
-export async function evictOldest(dir: string, cap: number, keep: string): Promise<void> {
-  const names = (await readdir(dir)).filter(name => name.endsWith('.txt'))
-  const files = (await Promise.all(names.map(async (name) => {
-    const path = join(dir, name)
-    const info = await stat(path).catch(() => undefined)
-    return info?.isFile() ? { path, name, size: info.size, mtime: info.mtimeMs } : undefined
-  }))).filter(file => file !== undefined)
-  let total = files.reduce((sum, file) => sum + file.size, 0)
-  if (total <= cap)
-    return
-  files.sort((a, b) => a.mtime - b.mtime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  for (const file of files) {
-    if (total <= cap)
-      break
-    if (file.path === keep)
-      continue
-    await rm(file.path, { force: true })
-    total -= file.size
-  }
-}
-
-/**
  * `persistResults`: with `persistThreshold` and `persistDir`, a tool result
  * larger than the threshold (UTF-8 bytes, after the host's transforms) is
- * written to `<persistDir>/<tool call id>.txt` and replaced, in the session
- * and on every request, by a stub with a preview and the path, which the
- * model can `read_file`. Results with media, and tools in
+ * written to a file of its own under `persistDir` (named by
+ * `persistedPath`: conversation, turn, digest, call id) and replaced, in the
+ * session and on every request, by a stub with a preview and the path, which
+ * the model can `read_file`. A payload over `PERSIST_MAX_FILE_BYTES` is cut to
+ * that, and its stub says so. Results with media, and tools in
  * `persistExcludeTools`, are left alone. When the file cannot be written the
  * result stays inline as it was: nothing is lost, and the failure is logged
- * under `ZIDANE_DEBUG`. `persistMaxBytes` trims the directory after each write.
+ * under `ZIDANE_DEBUG`. `persistMaxBytes` trims this conversation's files
+ * after each write, never those of the turn being answered.
  */
 export const persistResults: BehaviorPolicy<null> = {
   name: 'persist-results',
   enabled: behavior => activeLimit(behavior.persistThreshold) !== undefined && typeof behavior.persistDir === 'string' && behavior.persistDir !== '',
-  async result({ behavior, call, result, isError }) {
+  async result({ run, behavior, turnId, call, result, isError }) {
     if (behavior.persistExcludeTools?.includes(call.name))
       return
     const text = textOf(result)
     if (text === undefined || Buffer.byteLength(text) <= behavior.persistThreshold!)
       return
     const dir = resolve(behavior.persistDir!)
-    const path = persistedPath(dir, call.callId)
+    const bytes = persistedBytes(text)
+    const conversation = conversationTag(run.session?.id ?? run.runId)
+    const turn = turnTag(turnId)
+    const path = persistedPath(dir, { conversation, turn, callId: call.callId }, bytes)
     try {
       await mkdir(dir, { recursive: true })
-      await writeAtomically(path, text)
+      await writeAtomically(path, bytes)
     }
     catch (error) {
       debugLog(`the result of ${call.name} (${call.callId}) could not be persisted; it stays inline`, error)
@@ -135,7 +137,8 @@ export const persistResults: BehaviorPolicy<null> = {
     }
     const cap = activeLimit(behavior.persistMaxBytes)
     if (cap !== undefined)
-      await evictOldest(dir, cap, path).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
-    return { decision: { type: 'replace', result: persistedStub(text, path), isError } }
+      await evictOldest(dir, cap, { conversation, keepTurn: turn }).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
+    const stub = persistedStub(text, { path, bytes: bytes.length, readable: sniffFile(bytes).kind === 'text' })
+    return { decision: { type: 'replace', result: stub, isError } }
   },
 }

@@ -14,18 +14,28 @@ export interface PersistKnobs {
    * and the path. `0` or unset: off. Needs `persistDir`. Default off.
    */
   persistThreshold?: number
-  /** Directory the payloads are written to, one `<tool call id>.txt` per result (written to a temporary name, then renamed). Default off. */
+  /**
+   * Directory the payloads are written to, one file per result named
+   * `tool-result-<conversation>-<turn>-<digest>-<call id>.txt` (written to a
+   * temporary name, then renamed), so no two results, sessions or repeated
+   * call ids share a file. Default off.
+   */
   persistDir?: string
   /** Canonical tool names whose results are never persisted, whatever their size. Default none. */
   persistExcludeTools?: readonly string[]
-  /** After each write, the oldest payloads under `persistDir` (by mtime) are removed until the rest fit; never the one just written. Default off. */
+  /**
+   * After each write, this conversation's oldest payloads under `persistDir`
+   * (by mtime) are removed until its payloads fit; files zidane did not name,
+   * other conversations' files and the files of the turn being answered are
+   * never removed. Default off.
+   */
   persistMaxBytes?: number
 }
 
 /** The persistence slice: off until `persistThreshold` and `persistDir` are set. */
 export const PERSIST_KNOBS = defineKnobs<PersistKnobs, Record<never, never>>('large results', {}, {
   persistThreshold: { doc: 'Tool results above this many bytes go to disk; the conversation keeps a stub with a preview and the path.', defaultLabel: 'off', check: isLimit },
-  persistDir: { doc: 'Where persisted results are written: `<dir>/<tool call id>.txt`, atomically.', defaultLabel: 'off', check: isString },
+  persistDir: { doc: 'Where persisted results are written, one file per result, atomically, named so results never collide.', defaultLabel: 'off', check: isString },
   persistExcludeTools: { doc: 'Canonical tool names whose results are never persisted.', defaultLabel: 'none', check: isStringList },
-  persistMaxBytes: { doc: 'Cap on the bytes under `persistDir`: the oldest files are removed after each write, never the newest.', defaultLabel: 'off', check: isLimit },
+  persistMaxBytes: { doc: 'Cap on one conversation\'s payloads under `persistDir`: its oldest files are removed after each write, never the current turn\'s.', defaultLabel: 'off', check: isLimit },
 })

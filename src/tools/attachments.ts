@@ -1,8 +1,7 @@
 import type { SessionTurn, ToolResultContent } from '../core/content'
-import { attachmentHandle } from '../wire/stages/media-ageing'
+import { ATTACHMENT_SCHEME, attachmentHandle, HANDLE_DIGEST_HEX } from '../wire/stages/media-marker'
 
-/** The scheme of the handles media ageing leaves in a request. */
-export const ATTACHMENT_SCHEME = 'attachment://'
+export { ATTACHMENT_SCHEME }
 
 type Media = Extract<ToolResultContent, { type: 'image' | 'document' }>
 
@@ -10,32 +9,32 @@ function isMedia(block: { type: string }): block is Media {
   return block.type === 'image' || block.type === 'document'
 }
 
+const HANDLE = new RegExp(`^attachment://media-[0-9a-f]{${HANDLE_DIGEST_HEX}}$`)
+
+/** Whether a string has the shape of a handle a marker names (`attachment://media-<digest>`). */
+export function isAttachmentHandle(handle: string): boolean {
+  return HANDLE.test(handle)
+}
+
 /**
  * The media a handle names, looked up in the recorded turns (which keep every
- * byte): a tool result's part by call id and index, or a top-level block by
- * the fingerprint of its payload. `undefined` when no such media is recorded.
+ * byte): the top-level block or tool-result part whose whole payload has the
+ * handle's digest. `undefined` when no such media is recorded, or when the
+ * string is not a handle.
  */
 export function findAttachment(turns: readonly SessionTurn[], handle: string): Media | undefined {
-  const rest = handle.slice(ATTACHMENT_SCHEME.length)
-  const slash = rest.lastIndexOf('/')
-  if (!rest.startsWith('media-') && slash > 0) {
-    const callId = rest.slice(0, slash)
-    const part = Number(rest.slice(slash + 1))
-    for (const turn of turns) {
-      for (const block of turn.content) {
-        if (block.type === 'tool_result' && block.callId === callId && Array.isArray(block.output)) {
-          const found = block.output[part]
-          if (found && isMedia(found))
-            return found
-        }
-      }
-    }
+  if (!isAttachmentHandle(handle))
     return undefined
-  }
   for (const turn of turns) {
     for (const block of turn.content) {
       if (isMedia(block) && attachmentHandle(block) === handle)
         return block as Media
+      if (block.type === 'tool_result' && Array.isArray(block.output)) {
+        for (const part of block.output) {
+          if (isMedia(part) && attachmentHandle(part) === handle)
+            return part
+        }
+      }
     }
   }
   return undefined

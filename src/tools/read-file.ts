@@ -12,7 +12,7 @@ import { z } from 'zod'
 import { fileErrorCode } from '../contexts/errors'
 import { executionContextOf } from '../contexts/from-tool-context'
 import { truncateTextToUtf8 } from '../text/truncate'
-import { ATTACHMENT_SCHEME, findAttachment } from './attachments'
+import { ATTACHMENT_SCHEME, findAttachment, isAttachmentHandle } from './attachments'
 import { fileToolBehaviorOf } from './file-behavior'
 import { baseName, decodeText, describeFileError, displayPath, formatBytes, parentDir, sniffFile, splitLines } from './file-content'
 import {
@@ -171,11 +171,15 @@ export function renderSlice(lines: readonly string[], slice: ReadSlice, shown: s
 
 /** Media that left the request (`mediaKeepTurns`, `mediaBudget`) is read back from the session, which keeps it. */
 function readAttachment(handle: string, ctx: ToolContext): ToolOutput {
+  // The handle comes from the model: errors repeat only its start.
+  const shown = handle.slice(0, 200)
   if (!ctx.session)
-    throw new Error(`${handle} cannot be read: attachment handles are resolved from the session, and this agent has none.`)
+    throw new Error(`${shown} cannot be read: attachment handles are resolved from the session, and this agent has none.`)
+  if (!isAttachmentHandle(handle))
+    throw new Error(`${shown} is not an attachment handle: they look like attachment://media-<32 hex digits>. Copy the handle from the marker that replaced the media.`)
   const found = findAttachment(ctx.session.turns, handle)
   if (!found)
-    throw new Error(`${handle} names no image or document recorded in this session.`)
+    throw new Error(`${shown} names no image or document recorded in this session.`)
   return [{ type: 'text', text: `${handle}:` }, found]
 }
 

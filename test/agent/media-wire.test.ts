@@ -9,6 +9,7 @@ import { anthropic } from '../../src/providers/anthropic'
 import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
 import { readFile } from '../../src/tools'
+import { attachmentHandle } from '../../src/wire/stages/media-marker'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 
 // Media through the real Anthropic provider (official SDK) against the local
@@ -77,7 +78,8 @@ describe('mediaKeepTurns on the Messages wire', () => {
     expect(seen[6]).toEqual(['marker', 'marker', 'marker', 'image', 'image', 'image'])
     expect(seen[10]).toEqual(['marker', 'marker', 'marker', 'marker', 'marker', 'marker', 'marker', 'image', 'image', 'image'])
     const marker = (fake.requests[12].body.messages as any[])[2].content[0].content[1]
-    expect(marker).toEqual({ type: 'text', text: expect.stringMatching(/^\[image removed from this request to save context \(image\/png, \d+ base64 bytes\)\. To see it again: read_file path="attachment:\/\/toolu_0\/1"\]$/) })
+    expect(marker).toEqual({ type: 'text', text: expect.stringMatching(/^\[image removed from this request to save context \(image\/png, \d+ base64 bytes\)\. To see it again: read_file path="attachment:\/\/media-[0-9a-f]{32}"\]$/) })
+    expect(marker.text).toContain(attachmentHandle({ data: gradient(4, 4) }))
     const stored = session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result')
     expect(stored).toHaveLength(12)
     for (const block of stored)
@@ -88,11 +90,12 @@ describe('mediaKeepTurns on the Messages wire', () => {
 
 describe('attachment handles', () => {
   it('read_file brings an aged image back from the session, by the handle its marker names', async () => {
+    const firstHandle = attachmentHandle({ data: gradient(4, 4) })
     for (let n = 0; n < 6; n++)
       fake.enqueue({ type: 'turn', turn: { toolCalls: [{ id: `toolu_${n}`, name: 'screenshot', input: { n } }] } })
     fake.enqueue(
-      { type: 'turn', turn: { toolCalls: [{ id: 'toolu_back', name: 'read_file', input: { path: 'attachment://toolu_0/1' } }] } },
-      { type: 'turn', turn: { toolCalls: [{ id: 'toolu_missing', name: 'read_file', input: { path: 'attachment://toolu_9/1' } }] } },
+      { type: 'turn', turn: { toolCalls: [{ id: 'toolu_back', name: 'read_file', input: { path: firstHandle } }] } },
+      { type: 'turn', turn: { toolCalls: [{ id: 'toolu_missing', name: 'read_file', input: { path: `attachment://media-${'0'.repeat(32)}` } }] } },
       { type: 'turn', turn: { text: 'done' } },
     )
     const session = await createSession()
@@ -103,15 +106,47 @@ describe('attachment handles', () => {
     const request = fake.requests[7].body.messages as any[]
     const back = request.flatMap(message => message.content).find((block: any) => block.tool_use_id === 'toolu_back')
     expect(back.content).toEqual([
-      { type: 'text', text: 'attachment://toolu_0/1:' },
+      { type: 'text', text: `${firstHandle}:` },
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: original.data } },
     ])
     // The first screenshot itself is still aged in that request.
-    expect(JSON.stringify(request[2])).toContain('read_file path=\\"attachment://toolu_0/1\\"')
+    expect(JSON.stringify(request[2])).toContain(`read_file path=\\"${firstHandle}\\"`)
     const missing = (fake.requests[8].body.messages as any[]).flatMap(message => message.content).find((block: any) => block.tool_use_id === 'toolu_missing')
     expect(missing).toMatchObject({ is_error: true })
     expect(JSON.stringify(missing.content)).toContain('names no image or document recorded in this session')
     await agent.destroy()
+  })
+})
+
+describe('attachment handles name the whole payload', () => {
+  it('two invoices from one template, returned under one repeated call id, come back each as itself', async () => {
+    const invoice = (total: string) => Buffer.from(`%PDF-1.7 ${'header '.repeat(3000)} TOTAL ${total} ${'footer '.repeat(3000)}`).toString('base64')
+    const invoices = [invoice('1040.00'), invoice('1940.00')]
+    const fetchInvoice = tool({
+      name: 'fetch_invoice',
+      description: 'Fetch an invoice',
+      input: z.object({ n: z.number() }),
+      execute: ({ n }): ToolResultContent[] => [{ type: 'text', text: `invoice ${n}` }, { type: 'document', data: invoices[n], encoding: 'base64', mediaType: 'application/pdf' }],
+    })
+    const handles = invoices.map(data => attachmentHandle({ data }))
+    const scripted = scriptedProvider([
+      { toolCalls: [{ id: 'call_0', name: 'fetch_invoice', input: { n: 0 } }] },
+      { toolCalls: [{ id: 'call_0', name: 'fetch_invoice', input: { n: 1 } }] },
+      { toolCalls: [{ id: 'back_a', name: 'read_file', input: { path: handles[0] } }, { id: 'back_b', name: 'read_file', input: { path: handles[1] } }] },
+      { text: 'done' },
+    ])
+    const session = await createSession()
+    const agent = createAgent({ provider: scripted, tools: { fetch_invoice: fetchInvoice, read_file: readFile }, session, behavior: { mediaKeepTurns: 0 } })
+    await agent.run({ prompt: 'Fetch both invoices, then look at them again.' })
+    await agent.destroy()
+    expect(handles[0]).not.toBe(handles[1])
+    const last = scripted.requests.at(-1)!.messages.flatMap(message => message.content)
+    // Both invoices left the request, each under its own handle.
+    const text = JSON.stringify(last)
+    expect(text).toContain(`read_file path=\\"${handles[0]}\\"`)
+    expect(text).toContain(`read_file path=\\"${handles[1]}\\"`)
+    const back = session.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result' && block.callId.startsWith('back_')) as { output: ToolResultContent[] }[]
+    expect(back.map(block => (block.output[1] as { data: string }).data)).toEqual(invoices)
   })
 })
 

@@ -4,7 +4,8 @@ import type { MediaAgeingConfig } from '../../src/wire/stages/media-ageing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodePng } from '../../src/media/png'
-import { ageFrontier, attachmentHandle, MEDIA_CHUNK, mediaAgeingStage, mediaSlots } from '../../src/wire/stages/media-ageing'
+import { ageFrontier, MEDIA_CHUNK, mediaAgeingStage, mediaSlots } from '../../src/wire/stages/media-ageing'
+import { attachmentHandle } from '../../src/wire/stages/media-marker'
 import { deepFreeze } from '../support/deep-freeze'
 
 const ctx = (maxMediaPerRequest?: number): WireStageContext => ({ turn: 1, providerName: 'p', model: 'm', toolWireName: name => name, maxMediaPerRequest })
@@ -72,9 +73,9 @@ describe('the media-ageing stage', () => {
       else expect(out[i]).toBe(messages[i])
     })
     const nested = out[2].content.find(block => block.type === 'tool_result')
-    expect(nested).toMatchObject({ output: [{ type: 'text', text: 'shot' }, { type: 'text', text: expect.stringContaining('read_file path="attachment://c1/1"') }] })
+    expect(nested).toMatchObject({ output: [{ type: 'text', text: 'shot' }, { type: 'text', text: expect.stringContaining(`read_file path="${attachmentHandle({ data: 'c2hvdA2' })}"`) }] })
     expect(out[2].content.at(-1)).toEqual({ type: 'text', text: `[image removed from this request to save context (image/png, ${image(2).data.length} base64 bytes). To see it again: read_file path="${attachmentHandle(image(2))}"]` })
-    expect(attachmentHandle(image(2))).toMatch(/^attachment:\/\/media-[0-9a-f]{8}$/)
+    expect(attachmentHandle(image(2))).toMatch(/^attachment:\/\/media-[0-9a-f]{32}$/)
   })
 
   it('keepTurns: the prefix changes only when the frontier moves, once per chunk (property)', () => {
@@ -146,11 +147,24 @@ describe('the media-ageing stage', () => {
     expect(countMedia(out).markers).toBe(1)
   })
 
-  it('fingerprints a payload in constant work: same payload, same handle; a changed sampled character, another', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 5000 }), (data) => {
+  it('names a payload by a digest of all of it: payloads that differ in one character anywhere get different handles (property)', () => {
+    const base64 = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')
+    const payload = fc.array(base64, { minLength: 1, maxLength: 4000 }).map(chars => chars.join(''))
+    fc.assert(fc.property(payload, fc.nat(), base64, (data, at, char) => {
+      const index = at % data.length
+      const other = `${data.slice(0, index)}${char}${data.slice(index + 1)}`
       expect(attachmentHandle({ data })).toBe(attachmentHandle({ data: `${data}` }))
-      expect(attachmentHandle({ data: `${data}x` })).not.toBe(attachmentHandle({ data }))
-    }))
+      if (other !== data)
+        expect(attachmentHandle({ data: other })).not.toBe(attachmentHandle({ data }))
+      expect(attachmentHandle({ data: `${data}A` })).not.toBe(attachmentHandle({ data }))
+    }), { numRuns: 500 })
+  })
+
+  it('two invoices from one template (same length, same start and end, one digit apart in the middle) get different handles', () => {
+    const template = (total: string) => Buffer.from(`%PDF-1.7 ${'header '.repeat(2000)} TOTAL ${total} ${'footer '.repeat(2000)}`).toString('base64')
+    const [a, b] = [template('1040.00'), template('1940.00')]
+    expect(a.length).toBe(b.length)
+    expect(attachmentHandle({ data: a })).not.toBe(attachmentHandle({ data: b }))
   })
 
   it('chunks the frontier in steps of MEDIA_CHUNK messages', () => {

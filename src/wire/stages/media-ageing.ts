@@ -1,6 +1,7 @@
 import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../core/content'
 import type { WireStage } from '../stage'
 import { base64ImageSize } from '../image-size'
+import { mediaMarker } from './media-marker'
 
 /**
  * Media ageing: images and documents leave the request as short
@@ -35,9 +36,8 @@ export interface MediaAgeingConfig {
 interface MediaSlot {
   readonly message: number
   readonly block: number
-  /** Index in a tool result's output, for media nested there, and that result's call id. */
+  /** Index in a tool result's output, for media nested there. */
   readonly part?: number
-  readonly callId?: string
   readonly bytes: number
   readonly media: MediaBlock
 }
@@ -64,7 +64,7 @@ export function mediaSlots(messages: readonly SessionMessage[]): MediaSlot[] {
           const part = block.output[p]
           if (isMedia(part)) {
             const media = part as MediaBlock
-            slots.push({ message: m, block: b, part: p, callId: block.callId, bytes: media.data?.length ?? 0, media })
+            slots.push({ message: m, block: b, part: p, bytes: media.data?.length ?? 0, media })
           }
         }
       }
@@ -140,51 +140,6 @@ function isLargeImage(media: MediaBlock): boolean {
   return size !== undefined && Math.max(size.width, size.height) > LARGE_IMAGE_EDGE
 }
 
-/**
- * A short fingerprint of a payload: its length and a fixed sample of its
- * characters (the first and last 64, and 128 spread between), hashed with
- * FNV-1a. Constant work per block, whatever its size; `read_file` compares the
- * whole payload when it resolves a handle, so a collision can only pick
- * between identical-looking candidates, never invent one.
- */
-export function mediaFingerprint(data: string): string {
-  let hash = 0x811C9DC5
-  const mix = (code: number) => {
-    hash ^= code
-    hash = Math.imul(hash, 0x01000193) >>> 0
-  }
-  for (const digit of String(data.length)) mix(digit.charCodeAt(0))
-  const n = data.length
-  const head = Math.min(64, n)
-  for (let i = 0; i < head; i++) mix(data.charCodeAt(i))
-  for (let i = Math.max(head, n - 64); i < n; i++) mix(data.charCodeAt(i))
-  if (n > 128) {
-    const step = (n - 128) / 128
-    for (let k = 0; k < 128; k++) mix(data.charCodeAt(64 + Math.floor(k * step)))
-  }
-  return hash.toString(16).padStart(8, '0')
-}
-
-/**
- * The handle of a piece of media, which `read_file` resolves from the session:
- * `attachment://<tool call id>/<part>` for media in a tool result, and
- * `attachment://media-<fingerprint>` (of the payload, or of the `ref`) for a
- * top-level block. Neither depends on where the media sits in the request.
- */
-export function attachmentHandle(media: { data?: string, ref?: string }, callId?: string, part?: number): string {
-  if (callId !== undefined && part !== undefined)
-    return `attachment://${callId}/${part}`
-  return `attachment://media-${mediaFingerprint(media.data ?? `ref:${media.ref ?? ''}`)}`
-}
-
-/** The fixed text an aged piece of media is replaced with. */
-export function mediaMarker(slot: MediaSlot): string {
-  const { media } = slot
-  const size = media.data === undefined ? `ref ${media.ref}` : `${media.data.length} base64 bytes`
-  const name = media.name ? `${media.name}, ` : ''
-  return `[${media.type} removed from this request to save context (${name}${media.mediaType}, ${size}). To see it again: read_file path="${attachmentHandle(media, slot.callId, slot.part)}"]`
-}
-
 /** The messages with the aged slots replaced by their markers; untouched messages stay the same objects. */
 export function replaceAged(messages: readonly SessionMessage[], slots: readonly MediaSlot[], aged: ReadonlySet<number>): readonly SessionMessage[] {
   if (aged.size === 0)
@@ -203,11 +158,11 @@ export function replaceAged(messages: readonly SessionMessage[], slots: readonly
     for (const slot of list) {
       const block = content[slot.block]
       if (slot.part === undefined) {
-        content[slot.block] = { type: 'text', text: mediaMarker(slot) }
+        content[slot.block] = { type: 'text', text: mediaMarker(slot.media) }
       }
       else if (block.type === 'tool_result' && Array.isArray(block.output)) {
         const output: ToolResultContent[] = block.output.slice()
-        output[slot.part] = { type: 'text', text: mediaMarker(slot) }
+        output[slot.part] = { type: 'text', text: mediaMarker(slot.media) }
         content[slot.block] = { ...block, output }
       }
     }

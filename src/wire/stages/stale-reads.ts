@@ -1,5 +1,6 @@
 import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../core/content'
 import type { WireStage } from '../stage'
+import { mediaMarker } from './media-marker'
 
 /**
  * Stale-read detection, shared by the wire stage below (`elideStaleReads:
@@ -64,6 +65,23 @@ export function staleReadStub(path: string): string {
   return `[Stale read_file result elided: ${path} was changed later in this conversation, so this content is out of date. Call read_file again if you need the current content.]`
 }
 
+/**
+ * What a stale read is sent as: the stub, and, for an image or PDF the read
+ * returned, the marker naming its handle, so the model can still look at the
+ * version it read (the session keeps it).
+ */
+function staleOutput(output: string | readonly ToolResultContent[], path: string): string | ToolResultContent[] {
+  const stub = staleReadStub(path)
+  if (typeof output === 'string')
+    return stub
+  const markers: ToolResultContent[] = []
+  for (const part of output) {
+    if (part.type === 'image' || part.type === 'document')
+      markers.push({ type: 'text', text: mediaMarker(part) })
+  }
+  return markers.length === 0 ? stub : [{ type: 'text', text: stub }, ...markers]
+}
+
 interface ReadAt {
   readonly message: number
   readonly block: number
@@ -125,7 +143,7 @@ export const staleReadsStage: WireStage = {
       const message = out[at.message]
       const content: SessionContentBlock[] = copied.has(at.message) ? message.content : message.content.slice()
       const block = content[at.block] as Extract<SessionContentBlock, { type: 'tool_result' }>
-      content[at.block] = { type: 'tool_result', callId: block.callId, output: staleReadStub(at.path) }
+      content[at.block] = { type: 'tool_result', callId: block.callId, output: staleOutput(block.output, at.path) }
       if (!copied.has(at.message)) {
         out[at.message] = { role: message.role, content } satisfies SessionMessage
         copied.add(at.message)

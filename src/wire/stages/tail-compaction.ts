@@ -1,5 +1,6 @@
 import type { SessionContentBlock, SessionMessage, ToolResultBlock, ToolResultContent } from '../../core/content'
 import type { SentWireStage, WireStageContext } from '../stage'
+import { isMediaMarker } from './media-marker'
 
 /** What tail compaction needs to know, resolved from the knobs by the policy that owns them. */
 export interface TailCompactionConfig {
@@ -122,20 +123,48 @@ export function compactedOutputStub(bytes: number): string {
   return `[tool output compacted: ${bytes} bytes left out of the context to save space; run the tool again if you need it]`
 }
 
+/**
+ * Media markers one result keeps through the stub. Real ones stand for media
+ * the result carried (a handful at most); a tool could also write text shaped
+ * like markers, and this bounds what such text can keep on the wire.
+ */
+export const MAX_KEPT_MARKERS = 64
+
+/** Which parts survive the stub: media, and up to `MAX_KEPT_MARKERS` markers an earlier stage left where it removed media. */
+function keptParts(output: readonly ToolResultContent[]): boolean[] {
+  let markers = 0
+  return output.map((part) => {
+    if (part.type !== 'text')
+      return true
+    if (markers < MAX_KEPT_MARKERS && isMediaMarker(part.text)) {
+      markers++
+      return true
+    }
+    return false
+  })
+}
+
 function stubResult(block: ToolResultBlock): ToolResultBlock {
-  const bytes = toolResultTextBytes(block.output)
+  const output = block.output
+  if (typeof output === 'string') {
+    const bytes = utf8Bytes(output)
+    return bytes === 0 ? block : { ...block, output: compactedOutputStub(bytes) }
+  }
+  const keep = keptParts(output)
+  let bytes = 0
+  output.forEach((part, index) => {
+    if (!keep[index] && part.type === 'text')
+      bytes += utf8Bytes(part.text)
+  })
   if (bytes === 0)
     return block
-  const stub = compactedOutputStub(bytes)
-  if (typeof block.output === 'string')
-    return { ...block, output: stub }
-  // Media parts stay: only text is elided.
-  const output: ToolResultContent[] = [{ type: 'text', text: stub }]
-  for (const part of block.output) {
-    if (part.type !== 'text')
-      output.push(part)
-  }
-  return { ...block, output }
+  // Media parts and media markers stay, in order: only other text is elided, so the model can still read_file a removed image back.
+  const kept: ToolResultContent[] = [{ type: 'text', text: compactedOutputStub(bytes) }]
+  output.forEach((part, index) => {
+    if (keep[index])
+      kept.push(part)
+  })
+  return { ...block, output: kept }
 }
 
 function stubMessage(message: SessionMessage): SessionMessage {
