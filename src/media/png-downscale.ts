@@ -1,0 +1,114 @@
+/**
+ * Shrinking a PNG without holding it whole or holding the event loop: the
+ * pixel data is inflated as a stream on zlib's thread pool, each row is
+ * decoded and summed into the smaller image as it arrives, and the pixel work
+ * runs in strips that yield to the event loop and stop when the signal fires.
+ * A decode costs memory for a few rows and the output, whatever the input's size.
+ */
+
+import type { PngColorType } from './png-format'
+import type { PngLayout } from './png-read'
+import { promisify } from 'node:util'
+import { createInflate, deflate } from 'node:zlib'
+import { PngDecodeAbortedError, PngUnsupportedError, readU32, SIGNATURE } from './png-format'
+import { PngRowDecoder, readPngLayout } from './png-read'
+import { AreaResizer, fitWithin } from './png-resize'
+import { assemblePng, preparePng } from './png-write'
+import { Strips } from './strips'
+
+const deflateAsync = promisify(deflate)
+
+/** Width and height from a PNG's header, without decoding it; `undefined` when the bytes are not a PNG. */
+export function pngSize(bytes: Uint8Array): { width: number, height: number } | undefined {
+  if (bytes.length < 24 || !SIGNATURE.every((b, i) => bytes[i] === b) || String.fromCharCode(bytes[12], bytes[13], bytes[14], bytes[15]) !== 'IHDR')
+    return undefined
+  return { width: readU32(bytes, 16), height: readU32(bytes, 20) }
+}
+
+/** Whether zlib raised the error (damaged or truncated data), as opposed to the decoder itself. */
+function isZlibError(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | null)?.code
+  return error instanceof Error && typeof code === 'string' && code.startsWith('Z_')
+}
+
+/**
+ * Inflate the pixel data as a stream and hand each row (its filter byte
+ * first) to `onRow`. Inflation stops, and the image is refused, as soon as
+ * the output passes what the header says it must be.
+ */
+async function inflateRows(layout: PngLayout, strips: Strips, onRow: (row: Uint8Array) => void): Promise<void> {
+  const rowLength = layout.rowBytes + 1
+  const rowWork = rowLength + layout.width * 4
+  const row = new Uint8Array(rowLength)
+  let filled = 0
+  let inflated = 0
+  const inflater = createInflate()
+  // The compressed bytes are already in memory; the output comes back in small pieces, read one at a time.
+  for (const part of layout.idat) inflater.write(part)
+  inflater.end()
+  try {
+    for await (const piece of inflater as AsyncIterable<Buffer>) {
+      inflated += piece.length
+      if (inflated > layout.inflatedBytes)
+        throw new PngUnsupportedError(`image data inflates past the ${layout.inflatedBytes} bytes the header gives`)
+      let at = 0
+      while (at < piece.length) {
+        const take = Math.min(rowLength - filled, piece.length - at)
+        row.set(piece.subarray(at, at + take), filled)
+        filled += take
+        at += take
+        if (filled === rowLength) {
+          onRow(row)
+          filled = 0
+          await strips.step(rowWork)
+        }
+      }
+    }
+  }
+  catch (error) {
+    if (isZlibError(error))
+      throw new PngUnsupportedError(`image data does not inflate (${error.message})`)
+    throw error
+  }
+  finally {
+    inflater.destroy()
+  }
+  if (inflated < layout.inflatedBytes)
+    throw new PngUnsupportedError('image data is shorter than the header says')
+}
+
+async function shrink(bytes: Uint8Array, maxEdge: number, strips: Strips): Promise<Uint8Array> {
+  strips.check()
+  const layout = readPngLayout(bytes)
+  const target = fitWithin(layout.width, layout.height, maxEdge)
+  const decoder = new PngRowDecoder(layout)
+  const resizer = new AreaResizer(layout, target.width, target.height)
+  await inflateRows(layout, strips, row => resizer.push(decoder.decode(row)))
+  // Gray images stay gray; opaque ones lose the alpha channel.
+  const colorType: PngColorType = resizer.gray ? (resizer.opaque ? 'gray' : 'gray-alpha') : (resizer.opaque ? 'rgb' : 'rgba')
+  const prepared = await strips.drain(preparePng(resizer.result(), colorType, 'adaptive'))
+  const deflated = await deflateAsync(prepared.filtered)
+  strips.check()
+  return assemblePng(prepared, deflated)
+}
+
+/**
+ * Shrink a PNG so its longest edge is at most `maxEdge`. Resolves to the new
+ * bytes, or to `undefined` when the image already fits or is refused (a format
+ * the codec does not read, a damaged file, one past the decoder's limits, or
+ * `signal` fired), so the caller keeps the original. Never rejects for the
+ * image's sake.
+ */
+export async function downscalePng(bytes: Uint8Array, maxEdge: number, options: { readonly signal?: AbortSignal } = {}): Promise<Uint8Array | undefined> {
+  const size = pngSize(bytes)
+  if (!size || Math.max(size.width, size.height) <= maxEdge)
+    return undefined
+  try {
+    return await shrink(bytes, maxEdge, new Strips(options.signal))
+  }
+  catch (error) {
+    if (error instanceof PngUnsupportedError || error instanceof PngDecodeAbortedError)
+      return undefined
+    throw error
+  }
+}
