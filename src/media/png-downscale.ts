@@ -43,11 +43,14 @@ async function inflateRows(layout: PngLayout, strips: Strips, onRow: (row: Uint8
   let filled = 0
   let inflated = 0
   const inflater = createInflate()
+  // Waiting on zlib's thread pool is no strip: an abort ends the wait at once.
+  const stopListening = strips.onAbort(() => inflater.destroy(new PngDecodeAbortedError()))
   // The compressed bytes are already in memory; the output comes back in small pieces, read one at a time.
   for (const part of layout.idat) inflater.write(part)
   inflater.end()
   try {
     for await (const piece of inflater as AsyncIterable<Buffer>) {
+      strips.check()
       inflated += piece.length
       if (inflated > layout.inflatedBytes)
         throw new PngUnsupportedError(`image data inflates past the ${layout.inflatedBytes} bytes the header gives`)
@@ -71,6 +74,7 @@ async function inflateRows(layout: PngLayout, strips: Strips, onRow: (row: Uint8
     throw error
   }
   finally {
+    stopListening()
     inflater.destroy()
   }
   if (inflated < layout.inflatedBytes)

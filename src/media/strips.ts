@@ -20,6 +20,19 @@ export class Strips {
       throw new PngDecodeAbortedError()
   }
 
+  /** Call `stop` when the signal fires (at once if it has); returns what removes the listener. */
+  onAbort(stop: () => void): () => void {
+    const signal = this.signal
+    if (!signal)
+      return () => {}
+    if (signal.aborted) {
+      stop()
+      return () => {}
+    }
+    signal.addEventListener('abort', stop, { once: true })
+    return () => signal.removeEventListener('abort', stop)
+  }
+
   /** Count `work` bytes; at the end of a strip, yield to the event loop, then check the signal. */
   async step(work: number): Promise<void> {
     this.done += work
