@@ -11,7 +11,7 @@ import type { PngLayout } from './png-read'
 import { promisify } from 'node:util'
 import { createInflate, deflate } from 'node:zlib'
 import { PngDecodeAbortedError, PngUnsupportedError, readU32, SIGNATURE } from './png-format'
-import { PngRowDecoder, readPngLayout } from './png-read'
+import { PngRowDecoder, readPngLayoutSteps } from './png-read'
 import { AreaResizer, fitWithin } from './png-resize'
 import { assemblePng, preparePng } from './png-write'
 import { Strips } from './strips'
@@ -83,7 +83,7 @@ async function inflateRows(layout: PngLayout, strips: Strips, onRow: (row: Uint8
 
 async function shrink(bytes: Uint8Array, maxEdge: number, strips: Strips): Promise<Uint8Array> {
   strips.check()
-  const layout = readPngLayout(bytes)
+  const layout = await strips.drain(readPngLayoutSteps(bytes))
   const target = fitWithin(layout.width, layout.height, maxEdge)
   const decoder = new PngRowDecoder(layout)
   const resizer = new AreaResizer(layout, target.width, target.height)

@@ -63,6 +63,14 @@ function isLetter(code: number): boolean {
  * `PngUnsupportedError` for what the decoder will not read.
  */
 export function readPngLayout(bytes: Uint8Array): PngLayout {
+  const steps = readPngLayoutSteps(bytes)
+  let step = steps.next()
+  while (!step.done) step = steps.next()
+  return step.value
+}
+
+/** `readPngLayout` one chunk per step (each yields the bytes it checked), so a large file can be walked in strips. */
+export function* readPngLayoutSteps(bytes: Uint8Array): Generator<number, PngLayout> {
   if (bytes.length < SIGNATURE.length || !SIGNATURE.every((b, i) => bytes[i] === b))
     throw new PngUnsupportedError('not a PNG (bad signature)')
   let at = SIGNATURE.length
@@ -111,6 +119,7 @@ export function readPngLayout(bytes: Uint8Array): PngLayout {
       throw new PngUnsupportedError(`unknown critical chunk ${type}`)
     }
     at = dataEnd + 4
+    yield length + 12
   }
   if (!header)
     throw new PngUnsupportedError('no IHDR chunk')
