@@ -8,15 +8,12 @@
 
 import type { PngColorType } from './png-format'
 import type { PngLayout } from './png-read'
-import { promisify } from 'node:util'
-import { createInflate, deflate } from 'node:zlib'
+import { createDeflate, createInflate } from 'node:zlib'
 import { PngDecodeAbortedError, PngUnsupportedError, readU32, SIGNATURE } from './png-format'
 import { PngRowDecoder, readPngLayoutSteps } from './png-read'
 import { AreaResizer, fitWithin } from './png-resize'
 import { assemblePng, preparePng } from './png-write'
 import { Strips } from './strips'
-
-const deflateAsync = promisify(deflate)
 
 /** Width and height from a PNG's header, without decoding it; `undefined` when the bytes are not a PNG. */
 export function pngSize(bytes: Uint8Array): { width: number, height: number } | undefined {
@@ -42,6 +39,7 @@ async function inflateRows(layout: PngLayout, strips: Strips, onRow: (row: Uint8
   const row = new Uint8Array(rowLength)
   let filled = 0
   let inflated = 0
+  strips.check()
   const inflater = createInflate()
   // Waiting on zlib's thread pool is no strip: an abort ends the wait at once.
   const stopListening = strips.onAbort(() => inflater.destroy(new PngDecodeAbortedError()))
@@ -81,6 +79,23 @@ async function inflateRows(layout: PngLayout, strips: Strips, onRow: (row: Uint8
     throw new PngUnsupportedError('image data is shorter than the header says')
 }
 
+/** Deflate the filtered rows on zlib's thread pool; an abort destroys the stream, so the wait ends at once. */
+async function deflateRows(filtered: Uint8Array, strips: Strips): Promise<Uint8Array> {
+  strips.check()
+  const deflater = createDeflate()
+  const stopListening = strips.onAbort(() => deflater.destroy(new PngDecodeAbortedError()))
+  deflater.end(filtered)
+  const pieces: Buffer[] = []
+  try {
+    for await (const piece of deflater as AsyncIterable<Buffer>) pieces.push(piece)
+  }
+  finally {
+    stopListening()
+    deflater.destroy()
+  }
+  return Buffer.concat(pieces)
+}
+
 async function shrink(bytes: Uint8Array, maxEdge: number, strips: Strips): Promise<Uint8Array> {
   strips.check()
   const layout = await strips.drain(readPngLayoutSteps(bytes))
@@ -91,9 +106,7 @@ async function shrink(bytes: Uint8Array, maxEdge: number, strips: Strips): Promi
   // Gray images stay gray; opaque ones lose the alpha channel.
   const colorType: PngColorType = resizer.gray ? (resizer.opaque ? 'gray' : 'gray-alpha') : (resizer.opaque ? 'rgb' : 'rgba')
   const prepared = await strips.drain(preparePng(resizer.result(), colorType, 'adaptive'))
-  const deflated = await deflateAsync(prepared.filtered)
-  strips.check()
-  return assemblePng(prepared, deflated)
+  return assemblePng(prepared, await deflateRows(prepared.filtered, strips))
 }
 
 /**
