@@ -9,18 +9,11 @@
 import type { PngColorType } from './png-format'
 import type { PngLayout } from './png-read'
 import { createDeflate, createInflate } from 'node:zlib'
-import { PngDecodeAbortedError, PngUnsupportedError, readU32, SIGNATURE } from './png-format'
-import { PngRowDecoder, readPngLayoutSteps } from './png-read'
+import { PngDecodeAbortedError, PngUnsupportedError } from './png-format'
+import { PngRowDecoder, pngSize, readPngLayoutSteps } from './png-read'
 import { AreaResizer, fitWithin } from './png-resize'
 import { assemblePng, preparePng } from './png-write'
 import { Strips } from './strips'
-
-/** Width and height from a PNG's header, without decoding it; `undefined` when the bytes are not a PNG. */
-export function pngSize(bytes: Uint8Array): { width: number, height: number } | undefined {
-  if (bytes.length < 24 || !SIGNATURE.every((b, i) => bytes[i] === b) || String.fromCharCode(bytes[12], bytes[13], bytes[14], bytes[15]) !== 'IHDR')
-    return undefined
-  return { width: readU32(bytes, 16), height: readU32(bytes, 20) }
-}
 
 /** Whether zlib raised the error (damaged or truncated data), as opposed to the decoder itself. */
 function isZlibError(error: unknown): error is Error {

@@ -57,6 +57,13 @@ function isLetter(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
 }
 
+/** Width and height from a PNG's header, without decoding it; `undefined` when the bytes are not a PNG. */
+export function pngSize(bytes: Uint8Array): { width: number, height: number } | undefined {
+  if (bytes.length < 24 || !SIGNATURE.every((b, i) => bytes[i] === b) || String.fromCharCode(bytes[12], bytes[13], bytes[14], bytes[15]) !== 'IHDR')
+    return undefined
+  return { width: readU32(bytes, 16), height: readU32(bytes, 20) }
+}
+
 /**
  * Walk a PNG's chunks (each CRC checked) and check its header against the
  * codec's formats and limits, without inflating anything. Throws
