@@ -39,6 +39,8 @@ export interface PolicyRunView {
   readonly session?: Session
   /** Where the run's tools run commands and touch files. */
   readonly execution: ExecutionContext
+  /** Fires when the run is aborted: a phase doing long work (decoding an image, say) stops on it. */
+  readonly signal?: AbortSignal
   /** The model serving the run now (a fallback changes it). */
   readonly model: string
   /**

@@ -1,5 +1,6 @@
 import type { ToolResultContent } from '../../src'
 import type { FakeAnthropic } from '../support/fake-anthropic'
+import { deflateSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createAgent, tool } from '../../src'
@@ -10,6 +11,7 @@ import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
 import { readFile } from '../../src/tools'
 import { attachmentHandle } from '../../src/wire/stages/media-marker'
+import { ihdr, pngOf } from '../media/png-fixtures'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 
 // Media through the real Anthropic provider (official SDK) against the local
@@ -223,6 +225,42 @@ describe('maxImageEdge', () => {
     expect(session.turns[0].content[0]).toMatchObject({ type: 'image', data: sent[0].source.data })
     await agent.destroy()
   })
+})
+
+describe('maxImageEdge and an abort', () => {
+  it('the run\'s signal firing while a large tool-result PNG is being shrunk ends the run as aborted; the session keeps the image as it was', async () => {
+    // 4000x4000 RGBA: a legal image whose decode takes many turns of the event loop.
+    const big = pngOf(ihdr(4000, 4000, 6), deflateSync(Buffer.alloc(4000 * (1 + 4000 * 4)))).toString('base64')
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'c1', name: 'shot', input: {} }] }, { text: 'never sent' }])
+    const session = await createSession()
+    const controller = new AbortController()
+    let turns = 0
+    const shot = tool({
+      name: 'shot',
+      description: 'Take a screenshot',
+      input: z.object({}),
+      execute: (): ToolResultContent[] => {
+        // Abort a few turns of the event loop later: the result phase is decoding the image by then.
+        const spin = () => {
+          turns += 1
+          if (turns === 5)
+            controller.abort()
+          else
+            setImmediate(spin)
+        }
+        setImmediate(spin)
+        return [{ type: 'image', data: big, mediaType: 'image/png' }]
+      },
+    })
+    const agent = createAgent({ provider, tools: { shot }, session, behavior: { maxImageEdge: 100 } })
+    const stats = await agent.run({ prompt: 'Look.', signal: controller.signal })
+    expect(stats.stopReason).toBe('aborted')
+    expect(turns).toBe(5)
+    expect(provider.requests).toHaveLength(1)
+    const stored = session.turns.flatMap(turn => turn.content).find(block => block.type === 'tool_result')!
+    expect((stored.output as ToolResultContent[])[0]).toEqual({ type: 'image', data: big, mediaType: 'image/png' })
+    await agent.destroy()
+  }, 60_000)
 })
 
 describe('queued messages and the media pair', () => {
