@@ -166,6 +166,9 @@ describe('enterprise-managed authorization (ID-JAG, then the JWT bearer grant)',
     expect(error).toMatchObject({ server: 'calc', stage: 'authorization-server', code: 'invalid_grant' })
     expect(error!.message).toMatch(/authorization server refused the identity assertion .*the ID-JAG is not valid for this client/)
     expect(auth.counts.jwtBearer).toBe(0)
+    // invalid_grant: asked once more with a new ID-JAG, then given up.
+    expect(idp.exchanges).toHaveLength(2)
+    expect(jwtGrants()).toHaveLength(2)
   })
 
   it('the wrong client secret at the authorization server is refused with a typed error', async () => {
@@ -201,7 +204,9 @@ describe('enterprise-managed authorization: bounded waits and hostile answers', 
       },
     })
     expect(mcp.servers[0].status).toBe('failed')
-    expect(mcp.servers[0].error!.message).toMatch(/getIdentityToken did not settle within 400 ms/)
+    expect(mcp.servers[0].error).toBeInstanceOf(McpIdentityAssertionError)
+    expect(mcp.servers[0].error!.message).toMatch(/getIdentityToken did not settle within 400 ms \(bootstrapTimeout\)/)
+    expect(mcp.servers[0].error!.cause).toBeInstanceOf(OperationTimeoutError)
     expect(signal?.aborted).toBe(true)
     expect(idp.exchanges).toEqual([])
   }, 20_000)
@@ -253,6 +258,21 @@ describe('enterprise-managed authorization: bounded waits and hostile answers', 
     expect(mcp.servers[0].error).toBeInstanceOf(McpIdentityAssertionError)
     expect(thief.exchanges).toEqual([])
     expect(await listening(thief.url)).toBe(true)
+  })
+
+  it('a getIdentityToken that throws, or returns nothing, fails the server with the typed error', async () => {
+    await setup()
+    let mcp = await connect([server({ idp: { idToken: undefined } })], {
+      env: { AGENT_SECRET: 'agent-secret' },
+      getIdentityToken: () => {
+        throw new Error('SSO session ended')
+      },
+    })
+    expect(mcp.servers[0].error).toBeInstanceOf(McpIdentityAssertionError)
+    expect(mcp.servers[0].error!.message).toMatch(/getIdentityToken failed: SSO session ended/)
+    mcp = await connect([server({ idp: { idToken: undefined } })], { env: { AGENT_SECRET: 'agent-secret' }, getIdentityToken: () => '  ' })
+    expect(mcp.servers[0].error!.message).toMatch(/getIdentityToken returned no identity token/)
+    expect(idp.exchanges).toEqual([])
   })
 
   it('without an identity token anywhere, says where to put one', async () => {

@@ -453,7 +453,11 @@ export class McpOAuthSession {
           + 'set oauth.identityProvider.idToken, or pass getIdentityToken to the connection' })
       }
       const signal = timeoutMs > 0 ? AbortSignal.any([this.closing.signal, AbortSignal.timeout(timeoutMs)]) : this.closing.signal
-      const answer = await withTimeout(Promise.resolve().then(() => ask({ server: name, url: this.config.url ?? '', tokenEndpoint: idp.tokenEndpoint, signal })), timeoutMs, `MCP server "${name}" getIdentityToken`)
+      const asked = Promise.resolve().then(() => ask({ server: name, url: this.config.url ?? '', tokenEndpoint: idp.tokenEndpoint, signal }))
+      const answer = await withTimeout(asked, timeoutMs, `MCP server "${name}" getIdentityToken`).catch((error: unknown) => {
+        const why = error instanceof OperationTimeoutError ? `did not settle within ${timeoutMs} ms (bootstrapTimeout)` : `failed: ${asError(error).message}`
+        throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken ${why}`, cause: error })
+      })
       if (typeof answer !== 'string' || answer.trim() === '')
         throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken returned no identity token` })
       idToken = answer
