@@ -234,9 +234,10 @@ export class McpOAuthSession {
     for (;;) {
       if (this.disposed)
         throw new Error(`MCP server "${name}" is closed`)
+      // Outside the try: its failures are already reported, like those of an authorization below.
+      await this.renewExpiredAssertionGrant(options.signal)
       const mark = this.seq
       try {
-        await this.renewExpiredAssertionGrant(options.signal)
         return await op()
       }
       catch (error) {
@@ -316,7 +317,7 @@ export class McpOAuthSession {
       const current = this.provider.accessToken()
       if (current && current !== sent && !this.provider.expired())
         return true
-      // Enterprise-managed authorization renews in \`run\` instead, where a refusal reaches the caller as a typed error.
+      // Enterprise-managed authorization renews in `run` instead, where a refusal reaches the caller as a typed error.
       if (!this.provider.canRenewSilently() || this.jwtBearer)
         return false
       this.provider.prepareSilent(this.scopeFor(challenge))
@@ -362,7 +363,8 @@ export class McpOAuthSession {
       this.provider.prepareSilent(scope)
       const grant = this.jwtBearer ? 'JWT bearer grant' : 'client-credentials grant'
       // The JWT bearer request holds two bounded exchanges; its own bound leaves room for both.
-      const work = withTimeout(request(), this.jwtBearer ? 2 * this.bootstrapTimeoutMs : this.bootstrapTimeoutMs, `MCP server "${this.config.name}" token request`)
+      const bound = this.jwtBearer ? Math.min(2 * this.bootstrapTimeoutMs, MAX_TIMER_MS) : this.bootstrapTimeoutMs
+      const work = withTimeout(request(), bound, `MCP server "${this.config.name}" token request`)
       const result = await work.catch((error: unknown) => {
         throw this.failure(error, true)
       })
@@ -438,8 +440,8 @@ export class McpOAuthSession {
 
   /**
    * Get an ID-JAG for the MCP authorization server: the user's identity token
-   * (from the config, else from \`getIdentityToken\`), exchanged at the
-   * identity provider. Each step is bounded by \`bootstrapTimeout\`.
+   * (from the config, else from `getIdentityToken`), exchanged at the
+   * identity provider. Each step is bounded by `bootstrapTimeout`.
    */
   private async identityAssertion(target: AssertionTarget): Promise<string> {
     const name = this.config.name
