@@ -213,7 +213,8 @@ describe('enterprise-managed authorization: bounded waits and hostile answers', 
 
   it('closing the connection aborts an exchange in flight', async () => {
     await setup()
-    const mcp = await connect([server()], { env: { AGENT_SECRET: 'agent-secret', ID_TOKEN: idp.idToken('alice') } })
+    // Bounds far beyond the test's own timeout: only the close can end the exchange in time.
+    const mcp = await connect([server({ bootstrapTimeout: 600_000 })], { env: { AGENT_SECRET: 'agent-secret', ID_TOKEN: idp.idToken('alice') } })
     idp.behavior = { kind: 'stall' }
     auth.expireAccessTokens()
     const call = Promise.resolve(mcp.tools.mcp__calc__add.execute({ a: 1, b: 1 }, toolContext())).then(() => undefined, (error: unknown) => error)
