@@ -327,6 +327,36 @@ export class McpConnectorUnavailableError extends Error {
   }
 }
 
+/** Which side of enterprise-managed authorization refused: the IdP's token exchange, or the MCP authorization server's JWT bearer grant. */
+export type McpIdentityAssertionStage = 'identity-provider' | 'authorization-server'
+
+/**
+ * Enterprise-managed authorization (`oauth.grantType: 'jwt_bearer'`) could
+ * not get an access token: the identity provider refused to exchange the
+ * user's identity token for an ID-JAG, the MCP authorization server refused
+ * the ID-JAG, one of them answered with something that is not a token, or
+ * did not answer in time (`cause` is then an `OperationTimeoutError`).
+ */
+export class McpIdentityAssertionError extends Error {
+  override name = 'McpIdentityAssertionError'
+  /** Configured MCP server name. */
+  readonly server: string
+  readonly stage: McpIdentityAssertionStage
+  /** HTTP status of the refusal, when there was a response. */
+  readonly status?: number
+  /** OAuth `error` code of the refusal (`invalid_grant`, `access_denied`, …), when one was sent. */
+  readonly code?: string
+  constructor(init: { server: string, stage: McpIdentityAssertionStage, message: string, status?: number, code?: string, cause?: unknown }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause })
+    this.server = init.server
+    this.stage = init.stage
+    if (init.status !== undefined)
+      this.status = init.status
+    if (init.code !== undefined)
+      this.code = init.code
+  }
+}
+
 /** An execution context's working directory is missing, not a directory, or not accessible. */
 export class WorkingDirectoryError extends Error {
   override name = 'WorkingDirectoryError'

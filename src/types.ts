@@ -87,6 +87,8 @@ export type {
   DecisionError,
   DecisionErrorInit,
   McpConnectorUnavailableError,
+  McpIdentityAssertionError,
+  McpIdentityAssertionStage,
   MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
@@ -106,6 +108,7 @@ export type { AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/co
 export type { ProgressNudgeKind, ProgressNudgeMessage, ProgressNudgesConfig, ShellToolNudgesConfig, ThinkingOverrunConfig, ThinkingOverrunMode, UnknownToolMessageContext, UnknownToolRecoveryConfig } from './knobs/nudge-knobs'
 export type { McpElicitationContext } from './mcp/elicitation-form'
 export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
+export type { McpIdentityProviderConfig, McpIdentityTokenContext } from './mcp/types'
 export type { Preset } from './presets'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'
 export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'

@@ -1,4 +1,4 @@
-import type { McpServerConfig } from './types'
+import type { McpIdentityProviderConfig, McpServerConfig } from './types'
 
 type Env = Record<string, string | undefined>
 
@@ -19,6 +19,17 @@ export function expandEnvString(value: string, env: Env = process.env): string {
   })
 }
 
+function expandIdentityProvider(idp: McpIdentityProviderConfig, env: Env): McpIdentityProviderConfig {
+  const one = (value: string | undefined) => value === undefined ? undefined : expandEnvString(value, env)
+  return {
+    ...idp,
+    tokenEndpoint: typeof idp.tokenEndpoint === 'string' ? expandEnvString(idp.tokenEndpoint, env) : idp.tokenEndpoint,
+    clientId: typeof idp.clientId === 'string' ? expandEnvString(idp.clientId, env) : idp.clientId,
+    clientSecret: one(idp.clientSecret),
+    idToken: one(idp.idToken),
+  }
+}
+
 function expandRecord(record: Record<string, string> | undefined, env: Env) {
   if (!record)
     return undefined
@@ -28,7 +39,8 @@ function expandRecord(record: Record<string, string> | undefined, env: Env) {
 /**
  * Expand placeholders in the fields that reach the transport: `command`,
  * `args`, `env` values, `cwd`, `url` and `headers` values, and the OAuth
- * client's `clientId`, `clientSecret` and `privateKey`. A `preExpanded`
+ * client's `clientId`, `clientSecret` and `privateKey` (and its identity
+ * provider's `tokenEndpoint`, `clientId`, `clientSecret`, `idToken`). A `preExpanded`
  * config is returned unchanged because its loader has its own, narrower rules.
  */
 export function expandServerConfig(config: McpServerConfig, env: Env = process.env): McpServerConfig {
@@ -43,6 +55,12 @@ export function expandServerConfig(config: McpServerConfig, env: Env = process.e
     cwd: one(config.cwd),
     url: one(config.url),
     headers: expandRecord(config.headers, env),
-    oauth: config.oauth && { ...config.oauth, clientId: expandEnvString(config.oauth.clientId, env), clientSecret: one(config.oauth.clientSecret), privateKey: one(config.oauth.privateKey) },
+    oauth: config.oauth && {
+      ...config.oauth,
+      clientId: expandEnvString(config.oauth.clientId, env),
+      clientSecret: one(config.oauth.clientSecret),
+      privateKey: one(config.oauth.privateKey),
+      ...(config.oauth.identityProvider ? { identityProvider: expandIdentityProvider(config.oauth.identityProvider, env) } : {}),
+    },
   }
 }

@@ -4,6 +4,8 @@
  * @module zidane/mcp
  */
 
+export { McpIdentityAssertionError } from '../errors'
+export type { McpIdentityAssertionStage } from '../errors'
 export { connectMcpServers, DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CLOSE_TIMEOUT_MS } from './connect'
 export { ContextStdioTransport } from './context-transport'
 export type { ContextStdioTransportOptions } from './context-transport'
@@ -22,6 +24,7 @@ export {
   normalizeServerConfig,
 } from './oauth'
 export type { McpCredentialStore, McpStoredCredentials } from './oauth'
+export { MAX_TOKEN_EXCHANGE_RESPONSE_BYTES } from './oauth/identity-assertion'
 export { createPinnedFetch, MAX_PINNED_REDIRECTS } from './pinned-fetch'
 export type { PinnedFetchOptions } from './pinned-fetch'
 export { createMcpServerPool, isPoolableServer } from './pool'
@@ -33,6 +36,8 @@ export type {
   McpAuthRequiredContext,
   McpCloseContext,
   McpConnection,
+  McpIdentityProviderConfig,
+  McpIdentityTokenContext,
   McpOAuthClientConfig,
   McpServerConfig,
   McpServerInfo,

@@ -32,14 +32,56 @@ export interface McpOAuthClientConfig {
    * `'authorization_code'` (default): a user approves access in a browser.
    * `'client_credentials'`: machine-to-machine, no user; the client
    * authenticates with `tokenEndpointAuthMethod` and gets a token directly.
+   * `'jwt_bearer'`: enterprise-managed authorization; the user's identity
+   * token from `identityProvider` is exchanged there for an ID-JAG, which
+   * the MCP authorization server turns into an access token. No browser.
    */
-  grantType?: 'authorization_code' | 'client_credentials'
-  /** How a `client_credentials` client proves itself. Default `'client_secret_basic'`. */
+  grantType?: 'authorization_code' | 'client_credentials' | 'jwt_bearer'
+  /**
+   * How a `client_credentials` or `jwt_bearer` client proves itself at the
+   * MCP authorization server. Default for `client_credentials`:
+   * `'client_secret_basic'`; for `jwt_bearer`: what the server supports
+   * (Basic when there is a secret).
+   */
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
   /** PEM (PKCS#8) private key signing the `private_key_jwt` assertion (`${VAR}` is expanded). Absent: a `private_key` saved in the credential store for this server. */
   privateKey?: string
   /** JWS algorithm of the `private_key_jwt` assertion. Default `'RS256'`. */
   signingAlgorithm?: string
+  /** The enterprise identity provider of `grantType: 'jwt_bearer'` (required with it, refused without). */
+  identityProvider?: McpIdentityProviderConfig
+}
+
+/**
+ * The enterprise IdP that vouches for the user (`grantType: 'jwt_bearer'`):
+ * its token endpoint takes the user's identity token and returns an ID-JAG
+ * (RFC 8693 token exchange) for the MCP server's authorization server.
+ */
+export interface McpIdentityProviderConfig {
+  /** The IdP's token endpoint (`${VAR}` is expanded). */
+  tokenEndpoint: string
+  /** This client's id at the IdP (`${VAR}` is expanded). */
+  clientId: string
+  /** This client's secret at the IdP, sent in the form body (`${VAR}` is expanded). Absent: a public client. */
+  clientSecret?: string
+  /**
+   * The user's OpenID Connect ID token from the IdP (`${VAR}` is expanded).
+   * Absent: `ConnectMcpServersOptions.getIdentityToken` is asked before
+   * each exchange.
+   */
+  idToken?: string
+}
+
+/** What `getIdentityToken` is asked for: the user's ID token for one server's enterprise-managed authorization. */
+export interface McpIdentityTokenContext {
+  /** Configured server name. */
+  server: string
+  /** Server URL. */
+  url: string
+  /** Token endpoint of the IdP the token goes to. */
+  tokenEndpoint: string
+  /** Aborts when the exchange is given up (its time bound, or the server closing). */
+  signal: AbortSignal
 }
 
 /** Configuration of one MCP server the agent connects to and exposes as tools. */
@@ -203,6 +245,12 @@ export interface ConnectMcpServersOptions {
   credentialStore?: McpCredentialStore
   /** How long the user gets to approve an OAuth server in the browser, in milliseconds (`0`: no bound). Default 120000. */
   authorizationTimeoutMs?: number
+  /**
+   * The user's current ID token for a `grantType: 'jwt_bearer'` server whose
+   * `identityProvider.idToken` is not set. Asked before every token
+   * exchange, so a host with an SSO session returns a fresh token each time.
+   */
+  getIdentityToken?: (ctx: McpIdentityTokenContext) => string | Promise<string>
   /** Execution context that `scope: 'context'` stdio servers are spawned in. */
   execution?: ExecutionContext
   /** Share host-spawned stdio servers between connections (see `McpServerConfig.shared`). */

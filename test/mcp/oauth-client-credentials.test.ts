@@ -139,7 +139,7 @@ describe('oauth client_credentials: private_key_jwt', () => {
     const url = 'http://127.0.0.1:9/mcp'
     await expect(connectMcpServers([{ name: 'x', transport: 'sse', url, oauth: { clientId: 'c', tokenEndpointAuthMethod: 'private_key_jwt' } }]))
       .rejects
-      .toThrow(/applies to grantType 'client_credentials' only/)
+      .toThrow(/applies to grantType 'client_credentials' or 'jwt_bearer' only/)
     await expect(connectMcpServers([{ name: 'x', transport: 'sse', url, oauth: { clientId: 'c', grantType: 'client_credentials', privateKey: 'k' } }]))
       .rejects
       .toThrow(/privateKey needs tokenEndpointAuthMethod 'private_key_jwt'/)

@@ -1,6 +1,7 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { KeyObject } from 'node:crypto'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import { createHash, createPublicKey, randomBytes, randomUUID, verify } from 'node:crypto'
+import { createHash, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign, verify } from 'node:crypto'
 import { createServer } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
@@ -32,6 +33,8 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body))
 }
 
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+const ID_JAG_TYP = 'oauth-id-jag+jwt'
 const LOOPBACK_CALLBACK = /^http:\/\/127\.0\.0\.1:\d+\/callback$/
 const BASIC = /^Basic (.+)$/
 const BEARER = /^Bearer (.+)$/
@@ -56,6 +59,8 @@ export interface AuthServerOptions {
   accessTokenTtl?: number
   /** Pre-registered clients. */
   clients?: TestOAuthClient[]
+  /** Accept the JWT bearer grant with ID-JAGs signed by this identity provider. */
+  identityProvider?: TestIdentityProvider
 }
 
 export interface TokenRequest {
@@ -68,12 +73,15 @@ export interface TokenRequest {
   scope?: string
   /** Claims of a verified `private_key_jwt` assertion. */
   assertion?: Record<string, unknown>
+  /** Claims of the ID-JAG of a JWT bearer grant, once verified. */
+  idJag?: Record<string, unknown>
+  resource?: string
 }
 
 /** A local OAuth 2.1 authorization server that approves every authorization on its own. */
 export interface TestAuthServer {
   url: string
-  counts: { metadata: number, register: number, authorize: number, authorizationCode: number, refresh: number, refreshRejected: number, clientCredentials: number }
+  counts: { metadata: number, register: number, authorize: number, authorizationCode: number, refresh: number, refreshRejected: number, clientCredentials: number, jwtBearer: number }
   /** Query of every /authorize request. */
   authorizeRequests: URLSearchParams[]
   tokenRequests: TokenRequest[]
@@ -98,7 +106,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
 
   const state: TestAuthServer = {
     url: '',
-    counts: { metadata: 0, register: 0, authorize: 0, authorizationCode: 0, refresh: 0, refreshRejected: 0, clientCredentials: 0 },
+    counts: { metadata: 0, register: 0, authorize: 0, authorizationCode: 0, refresh: 0, refreshRejected: 0, clientCredentials: 0, jwtBearer: 0 },
     authorizeRequests: [],
     tokenRequests: [],
     registrations: [],
@@ -162,7 +170,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         token_endpoint: `${state.url}/token`,
         ...(registration ? { registration_endpoint: `${state.url}/register` } : {}),
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', ...(options.identityProvider ? [JWT_BEARER] : [])],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
         token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256'],
@@ -222,7 +230,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         clientAuth = 'jwt'
         clientId ??= JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8') || '{}').iss as string | undefined
       }
-      const request: TokenRequest = { grantType, clientId, clientAuth, clientSecret, redirectUri: form.get('redirect_uri') ?? undefined, scope: form.get('scope') ?? undefined }
+      const request: TokenRequest = { grantType, clientId, clientAuth, clientSecret, redirectUri: form.get('redirect_uri') ?? undefined, scope: form.get('scope') ?? undefined, resource: form.get('resource') ?? undefined }
       state.tokenRequests.push(request)
       const client = clients.get(clientId ?? '')
       if (client?.publicKey) {
@@ -259,6 +267,19 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         json(res, 200, issue(client.clientId, form.get('scope') ?? undefined, false))
         return
       }
+      if (grantType === JWT_BEARER && options.identityProvider) {
+        // The draft's checks: typed JWT, signed by the IdP, for this issuer, for the client that authenticated, not expired.
+        const claims = verifyJwt(form.get('assertion') ?? '', options.identityProvider.publicKey, ID_JAG_TYP)
+        const now = Math.floor(Date.now() / 1000)
+        if (!claims || claims.iss !== options.identityProvider.url || claims.aud !== state.url || claims.client_id !== client.clientId || typeof claims.exp !== 'number' || claims.exp < now) {
+          json(res, 400, { error: 'invalid_grant', error_description: 'the ID-JAG is not valid for this client' })
+          return
+        }
+        request.idJag = claims
+        state.counts.jwtBearer++
+        json(res, 200, issue(client.clientId, typeof claims.scope === 'string' ? claims.scope : undefined, false))
+        return
+      }
       if (grantType === 'refresh_token') {
         const presented = form.get('refresh_token') ?? ''
         const entry = refreshTokens.get(presented)
@@ -286,6 +307,152 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   })
   state.url = await listen(http)
   state.close = () => shutdown(http)
+  return state
+}
+
+/** An ES256 JWT with `typ` in its header. */
+export function signJwt(claims: Record<string, unknown>, privateKey: KeyObject, typ = 'JWT'): string {
+  const head = Buffer.from(JSON.stringify({ alg: 'ES256', typ })).toString('base64url')
+  const body = Buffer.from(JSON.stringify(claims)).toString('base64url')
+  const signature = sign('sha256', Buffer.from(`${head}.${body}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')
+  return `${head}.${body}.${signature}`
+}
+
+/** The claims of an ES256 JWT whose signature and `typ` check out, else undefined. */
+export function verifyJwt(jwt: string, publicKey: KeyObject, typ?: string): Record<string, unknown> | undefined {
+  const [head, body, signature] = jwt.split('.')
+  if (!head || !body || !signature)
+    return undefined
+  const header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8')) as { alg?: string, typ?: string }
+  if (header.alg !== 'ES256' || (typ !== undefined && header.typ !== typ))
+    return undefined
+  if (!verify('sha256', Buffer.from(`${head}.${body}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url')))
+    return undefined
+  return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>
+}
+
+/** One token-exchange request as the IdP received it. */
+export interface TokenExchangeRequest {
+  form: Record<string, string>
+}
+
+/** How the test IdP answers a token exchange, when not the normal way. */
+export type IdentityProviderBehavior
+  = | { kind: 'normal' }
+    | { kind: 'refuse', status: number, body: unknown }
+    | { kind: 'stall' }
+    | { kind: 'huge' }
+    | { kind: 'raw', status: number, body: unknown }
+    | { kind: 'redirect', location: string }
+
+/**
+ * An enterprise IdP that exchanges the ID tokens it issued for ID-JAGs
+ * (RFC 8693), for one client (`clientId`, with `clientSecret` when set).
+ */
+export interface TestIdentityProvider {
+  url: string
+  tokenEndpoint: string
+  publicKey: KeyObject
+  clientId: string
+  /** An ID token for `sub`, issued to the client (valid for an hour, or `ttl` seconds). */
+  idToken: (sub: string, ttl?: number) => string
+  exchanges: TokenExchangeRequest[]
+  /** Requests whose connection closed before an answer (a client that gave up). */
+  abandoned: number
+  behavior: IdentityProviderBehavior
+  close: () => Promise<void>
+}
+
+export async function startIdentityProvider(options: { clientId?: string, clientSecret?: string, resourceClientId?: string, jagTtl?: number } = {}): Promise<TestIdentityProvider> {
+  const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const clientId = options.clientId ?? 'agent-at-idp'
+  const stalled: ServerResponse[] = []
+  const state: TestIdentityProvider = {
+    url: '',
+    tokenEndpoint: '',
+    publicKey: keys.publicKey,
+    clientId,
+    idToken: (sub, ttl = 3600) => signJwt({ iss: state.url, sub, aud: clientId, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + ttl }, keys.privateKey),
+    exchanges: [],
+    abandoned: 0,
+    behavior: { kind: 'normal' },
+    close: async () => {},
+  }
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', state.url)
+    if (url.pathname !== '/oauth2/token' || req.method !== 'POST') {
+      json(res, 404, { error: 'not_found' })
+      return
+    }
+    const form = Object.fromEntries(new URLSearchParams(await readBody(req)))
+    state.exchanges.push({ form })
+    const behavior = state.behavior
+    if (behavior.kind === 'stall') {
+      stalled.push(res)
+      res.on('close', () => {
+        if (!res.writableEnded)
+          state.abandoned++
+      })
+      return
+    }
+    if (behavior.kind === 'refuse' || behavior.kind === 'raw') {
+      json(res, behavior.status, behavior.body)
+      return
+    }
+    if (behavior.kind === 'huge') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(`{"access_token":"${'x'.repeat(1024 * 1024)}"}`)
+      return
+    }
+    if (behavior.kind === 'redirect') {
+      res.writeHead(307, { location: behavior.location })
+      res.end()
+      return
+    }
+    const subject = verifyJwt(form.subject_token ?? '', keys.publicKey)
+    const now = Math.floor(Date.now() / 1000)
+    const wellFormed = form.grant_type === 'urn:ietf:params:oauth:grant-type:token-exchange'
+      && form.requested_token_type === 'urn:ietf:params:oauth:token-type:id-jag'
+      && form.subject_token_type === 'urn:ietf:params:oauth:token-type:id_token'
+      && !!form.audience && !!form.resource
+    if (!wellFormed) {
+      json(res, 400, { error: 'invalid_request', error_description: 'not an ID-JAG token exchange' })
+      return
+    }
+    if (form.client_id !== clientId || (options.clientSecret !== undefined && form.client_secret !== options.clientSecret)) {
+      json(res, 401, { error: 'invalid_client' })
+      return
+    }
+    if (!subject || subject.aud !== clientId || typeof subject.exp !== 'number' || subject.exp < now) {
+      json(res, 400, { error: 'invalid_grant', error_description: 'the ID token is expired or not ours' })
+      return
+    }
+    const jag = signJwt({
+      iss: state.url,
+      sub: subject.sub,
+      aud: form.audience,
+      // The IdP knows which client this client is at the resource's authorization server.
+      client_id: options.resourceClientId ?? 'agent',
+      resource: form.resource,
+      ...(form.scope ? { scope: form.scope } : {}),
+      jti: randomUUID(),
+      iat: now,
+      exp: now + (options.jagTtl ?? 300),
+    }, keys.privateKey, ID_JAG_TYP)
+    json(res, 200, { access_token: jag, issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag', token_type: 'N_A', expires_in: options.jagTtl ?? 300 })
+  }
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      json(res, 500, { error: 'server_error', error_description: String(error) })
+    })
+  })
+  state.url = await listen(http)
+  state.tokenEndpoint = `${state.url}/oauth2/token`
+  state.close = async () => {
+    for (const res of stalled)
+      res.destroy()
+    await shutdown(http)
+  }
   return state
 }
 

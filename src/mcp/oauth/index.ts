@@ -1,7 +1,7 @@
 export { CALLBACK_PATH, startLoopbackCallback } from './callback-server'
 export type { LoopbackCallback } from './callback-server'
 export { OAuthInteractionNeeded, StoreOAuthProvider } from './provider'
-export type { ClientCredentialsInit, PendingAuthorization, StoreOAuthProviderInit } from './provider'
+export type { AssertionTarget, MachineClientInit, PendingAuthorization, StoreOAuthProviderInit } from './provider'
 export {
   createOAuthSession,
   DEFAULT_AUTHORIZATION_TIMEOUT_MS,

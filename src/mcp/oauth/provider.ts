@@ -5,14 +5,28 @@ import type { McpCredentialStore, McpStoredCredentials } from './types'
 import { randomBytes } from 'node:crypto'
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
 import { CALLBACK_PATH, startLoopbackCallback } from './callback-server'
+import { JWT_BEARER_GRANT } from './identity-assertion'
 
-/** A machine-to-machine client (`grantType: 'client_credentials'`), already expanded. */
-export interface ClientCredentialsInit {
-  method: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
+/** Where the ID-JAG of a JWT bearer grant is for: the MCP authorization server and the MCP server. */
+export interface AssertionTarget {
+  /** The authorization server's issuer (the ID-JAG's audience). */
+  audience: string
+  /** The MCP server's resource identifier from its protected-resource metadata, when it has any. */
+  resource?: string
+  scope?: string
+}
+
+/** A client with no user (`grantType: 'client_credentials'` or `'jwt_bearer'`), already expanded. */
+export interface MachineClientInit {
+  grant: 'client_credentials' | 'jwt_bearer'
+  /** Absent: what the authorization server supports, Basic when there is a secret. */
+  method?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
   /** PEM (PKCS#8) key for `private_key_jwt`; absent: `private_key` saved in the store for this server. */
   privateKey?: string
   /** JWS algorithm of the assertion. */
   signingAlgorithm: string
+  /** For `jwt_bearer`: get a fresh ID-JAG from the identity provider. */
+  assertion?: (target: AssertionTarget) => Promise<string>
 }
 
 export interface StoreOAuthProviderInit {
@@ -27,8 +41,8 @@ export interface StoreOAuthProviderInit {
   scope?: string
   /** Pin the loopback redirect to this port. */
   callbackPort?: number
-  /** Set for the client-credentials grant: no user, no redirect, no registration. */
-  clientCredentials?: ClientCredentialsInit
+  /** Set for the grants without a user (client credentials, JWT bearer): no redirect, no registration. */
+  machine?: MachineClientInit
 }
 
 /** An authorization the user has to approve. */
@@ -69,7 +83,7 @@ function isEmpty(record: McpStoredCredentials): boolean {
  * client registration outlive the connection.
  *
  * It runs in one of two modes. Silent (the default) only ever refreshes or,
- * for the client-credentials grant, asks for a new token: a step that needs
+ * for the grants without a user, asks for a new token: a step that needs
  * the user throws `OAuthInteractionNeeded`. Between `beginInteractive()` and
  * `endInteractive()` it owns the loopback callback listener, whose real port
  * is what a dynamic registration names, so the redirect URI registered is
@@ -90,7 +104,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   readonly addClientAuthentication?: AddClientAuthentication
 
   constructor(private readonly init: StoreOAuthProviderInit) {
-    const cc = init.clientCredentials
+    const cc = init.machine
     if (cc?.method === 'private_key_jwt') {
       // The key is read when a token is asked for, so one saved in the store after connecting is used.
       this.addClientAuthentication = async (headers, params, url, metadata) => {
@@ -127,9 +141,9 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return typeof expiresAt === 'number' && expiresAt - 5_000 <= now
   }
 
-  /** Whether a token can be had without the user: a refresh token is stored, or the grant is client credentials. */
+  /** Whether a token can be had without the user: a refresh token is stored, or the grant needs no user. */
   canRenewSilently(): boolean {
-    return !!this.init.clientCredentials || !!this.record.tokens?.refresh_token
+    return !!this.init.machine || !!this.record.tokens?.refresh_token
   }
 
   /**
@@ -158,7 +172,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       await listener.then(l => l.close(), () => {})
   }
 
-  /** A silent run (refresh or client-credentials grant) asking for `scope`. */
+  /** A silent run (refresh, or a grant without a user) asking for `scope`. */
   prepareSilent(scope: string | undefined): void {
     this.requestedScope = scope
   }
@@ -216,9 +230,9 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return this.listener
   }
 
-  /** Absent for the client-credentials grant: that is how the SDK knows the flow is not interactive. */
+  /** Absent for the grants without a user: that is how the SDK knows the flow is not interactive. */
   get redirectUrl(): string | undefined {
-    if (this.init.clientCredentials)
+    if (this.init.machine)
       return undefined
     if (this.boundUrl)
       return this.boundUrl
@@ -229,14 +243,14 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const cc = this.init.clientCredentials
+    const cc = this.init.machine
     const scope = this.requestedScope ?? this.init.scope
     if (cc) {
       return {
         client_name: this.init.clientName,
         redirect_uris: [],
-        grant_types: ['client_credentials'],
-        token_endpoint_auth_method: cc.method,
+        grant_types: [cc.grant === 'jwt_bearer' ? JWT_BEARER_GRANT : 'client_credentials'],
+        ...(cc.method ? { token_endpoint_auth_method: cc.method } : {}),
         ...(scope ? { scope } : {}),
       }
     }
@@ -276,7 +290,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       // A secret the host saved for this server applies when it names no other client.
       const storedSecret = stored && (stored.client_id === undefined || stored.client_id === clientId) ? stored.client_secret : undefined
       const secret = clientSecret || storedSecret
-      const method = this.init.clientCredentials?.method
+      const method = this.init.machine?.method
       const info: OAuthClientInformationMixed = secret ? { client_id: clientId, client_secret: secret } : { client_id: clientId }
       return method && method !== 'private_key_jwt' ? { ...info, token_endpoint_auth_method: method } : info
     }
@@ -320,19 +334,36 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       tokens: {
         ...tokens,
         // A response without a refresh token keeps the one we had (the server did not rotate it).
-        ...(tokens.refresh_token === undefined && record.tokens?.refresh_token && !this.init.clientCredentials ? { refresh_token: record.tokens.refresh_token } : {}),
+        ...(tokens.refresh_token === undefined && record.tokens?.refresh_token && !this.init.machine ? { refresh_token: record.tokens.refresh_token } : {}),
         ...(scope ? { scope } : {}),
         ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
       },
     }))
   }
 
-  /** The client-credentials grant; the SDK uses the authorization-code exchange when this returns nothing. */
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
-    if (!this.init.clientCredentials)
+  /**
+   * The grants without a user; the SDK uses the authorization-code exchange
+   * when this returns nothing. The JWT bearer grant first gets a fresh
+   * ID-JAG for the authorization server that discovery just found (the SDK
+   * saves the discovery state before it asks for the token request).
+   */
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    const machine = this.init.machine
+    if (!machine)
       return undefined
-    const params = new URLSearchParams({ grant_type: 'client_credentials' })
     const wanted = this.requestedScope ?? scope
+    let params: URLSearchParams
+    if (machine.grant === 'jwt_bearer') {
+      const discovery = this.discovery
+      if (!discovery || !machine.assertion)
+        throw new Error('the JWT bearer grant needs the authorization server\'s metadata (discovery did not run)')
+      const audience = discovery.authorizationServerMetadata?.issuer ?? discovery.authorizationServerUrl
+      const assertion = await machine.assertion({ audience, resource: discovery.resourceMetadata?.resource, ...(wanted ? { scope: wanted } : {}) })
+      params = new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion })
+    }
+    else {
+      params = new URLSearchParams({ grant_type: 'client_credentials' })
+    }
     if (wanted)
       params.set('scope', wanted)
     return params

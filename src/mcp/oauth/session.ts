@@ -1,7 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ConnectMcpServersOptions, McpAuthRequiredContext, McpServerConfig } from '../types'
 import type { AuthChallenge } from './challenge'
-import type { PendingAuthorization } from './provider'
+import type { AssertionTarget, PendingAuthorization } from './provider'
 import type { McpCredentialStore } from './types'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js'
@@ -9,10 +9,11 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import { createFetchWithInit } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { withTimeout } from '../../core/timeout'
-import { OperationTimeoutError } from '../../errors'
+import { McpIdentityAssertionError, OperationTimeoutError } from '../../errors'
 import { pinnedTransportOptions } from '../pinned-fetch'
 import { isAuthRefusal, mergeScopes, readChallenge } from './challenge'
-import { isClientCredentialsConfig, isOAuthConfig } from './config'
+import { isClientCredentialsConfig, isJwtBearerConfig, isOAuthConfig } from './config'
+import { requestIdJag } from './identity-assertion'
 import { StoreOAuthProvider } from './provider'
 import { mcpCredentialKey } from './stores'
 
@@ -69,6 +70,13 @@ function covers(granted: string, wanted: string | undefined): boolean {
   return (mergeScopes(wanted)?.split(' ') ?? []).every(scope => have.has(scope))
 }
 
+/** The default resource identifier of a server URL: the URL without its fragment. */
+function resourceOf(url: URL): string {
+  const resource = new URL(url.href)
+  resource.hash = ''
+  return resource.href
+}
+
 function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
   const headers = new Headers(init?.headers)
   if (token)
@@ -122,7 +130,12 @@ export class McpOAuthSession {
   private disposed = false
   private readonly authorizationTimeoutMs: number
   private readonly serverUrl: URL
-  private readonly clientCredentials: boolean
+  /** A grant without a user (client credentials, or JWT bearer): a refused token means asking for a new one. */
+  private readonly machine: boolean
+  /** Enterprise-managed authorization: the token request starts with a token exchange at the identity provider. */
+  private readonly jwtBearer: boolean
+  /** Aborts pending identity-provider exchanges when the server is closed. */
+  private readonly closing = new AbortController()
   /** Fetch of the OAuth exchange itself (discovery, registration, tokens): never carries the bearer token. */
   private readonly authFetch: FetchLike
   private challenge?: AuthChallenge
@@ -140,7 +153,8 @@ export class McpOAuthSession {
     const timeout = options.authorizationTimeoutMs ?? DEFAULT_AUTHORIZATION_TIMEOUT_MS
     this.authorizationTimeoutMs = timeout > 0 && timeout <= MAX_TIMER_MS ? timeout : 0
     this.serverUrl = new URL(config.url!)
-    this.clientCredentials = isClientCredentialsConfig(config)
+    this.jwtBearer = isJwtBearerConfig(config)
+    this.machine = this.jwtBearer || isClientCredentialsConfig(config)
     const oauth = config.oauth
     this.provider = new StoreOAuthProvider({
       key: mcpCredentialKey(config),
@@ -149,8 +163,15 @@ export class McpOAuthSession {
       client: oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret || undefined } : undefined,
       scope: oauth?.scope,
       callbackPort: oauth?.callbackPort,
-      clientCredentials: this.clientCredentials
-        ? { method: oauth?.tokenEndpointAuthMethod ?? 'client_secret_basic', privateKey: oauth?.privateKey, signingAlgorithm: oauth?.signingAlgorithm ?? 'RS256' }
+      machine: this.machine
+        ? {
+            grant: this.jwtBearer ? 'jwt_bearer' : 'client_credentials',
+            // Client credentials default to Basic, as before; a JWT bearer client follows the server's metadata.
+            method: oauth?.tokenEndpointAuthMethod ?? (this.jwtBearer ? undefined : 'client_secret_basic'),
+            privateKey: oauth?.privateKey,
+            signingAlgorithm: oauth?.signingAlgorithm ?? 'RS256',
+            ...(this.jwtBearer ? { assertion: (target: AssertionTarget) => this.identityAssertion(target) } : {}),
+          }
         : undefined,
     })
     // The same fetch and extra headers the SDK's own flow would use.
@@ -165,7 +186,10 @@ export class McpOAuthSession {
    */
   bootstrapBound(): number {
     const rounds = MAX_AUTHORIZATIONS_PER_REQUEST
-    if (this.clientCredentials || !this.options.onAuthRequired)
+    // A JWT bearer token request is two exchanges (identity provider, then authorization server), each bounded.
+    if (this.jwtBearer)
+      return this.bootstrapTimeoutMs > 0 ? Math.min((rounds + 1 + 2 * rounds) * this.bootstrapTimeoutMs, MAX_TIMER_MS) : 0
+    if (this.machine || !this.options.onAuthRequired)
       return this.bootstrapTimeoutMs > 0 ? Math.min((rounds + 1) * this.bootstrapTimeoutMs, MAX_TIMER_MS) : 0
     if (!(this.bootstrapTimeoutMs > 0) || this.authorizationTimeoutMs === 0)
       return 0
@@ -189,7 +213,7 @@ export class McpOAuthSession {
         return response
       this.note(challenge)
       // A refresh cannot widen a grant: a step-up needs the user (or, with client credentials, a new token).
-      if ((this.isStepUp(challenge) && !this.clientCredentials && sent) || !(await this.renewSilently(challenge, sent)))
+      if ((this.isStepUp(challenge) && !this.machine && sent) || !(await this.renewSilently(challenge, sent)))
         return response
       await response.body?.cancel().catch(() => {})
       response = await base(input, withBearer(init, this.provider.accessToken()))
@@ -210,6 +234,8 @@ export class McpOAuthSession {
     for (;;) {
       if (this.disposed)
         throw new Error(`MCP server "${name}" is closed`)
+      // Outside the try: its failures are already reported, like those of an authorization below.
+      await this.renewExpiredAssertionGrant(options.signal)
       const mark = this.seq
       try {
         return await op()
@@ -237,7 +263,24 @@ export class McpOAuthSession {
   /** Stop waiting for the user and close the loopback listener (the server is being closed). */
   dispose(): void {
     this.disposed = true
+    this.closing.abort(new Error(`MCP server "${this.config.name}" was closed`))
     void this.provider.endInteractive()
+  }
+
+  /**
+   * Enterprise-managed authorization: a token known to be past its
+   * `expires_at` is replaced before the operation, here rather than in the
+   * request path, so that a refusal reaches the caller as a typed error.
+   */
+  private async renewExpiredAssertionGrant(signal: AbortSignal | undefined): Promise<void> {
+    if (!this.jwtBearer)
+      return
+    await this.loaded()
+    if (!this.provider.expired())
+      return
+    await this.provider.reload()
+    if (this.provider.expired())
+      await untilAborted(this.authorizeOnce({ status: 401, seq: this.seq }, undefined), signal)
   }
 
   private loaded(): Promise<void> {
@@ -274,7 +317,8 @@ export class McpOAuthSession {
       const current = this.provider.accessToken()
       if (current && current !== sent && !this.provider.expired())
         return true
-      if (!this.provider.canRenewSilently())
+      // Enterprise-managed authorization renews in `run` instead, where a refusal reaches the caller as a typed error.
+      if (!this.provider.canRenewSilently() || this.jwtBearer)
         return false
       this.provider.prepareSilent(this.scopeFor(challenge))
       const result = await withTimeout(auth(this.provider, {
@@ -312,13 +356,20 @@ export class McpOAuthSession {
         throw this.failure(error, true)
       })
 
-    if (this.clientCredentials) {
+    if (this.machine) {
       // The token in hand was refused: ask for a new one, with the scopes the challenge names.
       await this.provider.reload()
       await this.provider.invalidateCredentials('tokens')
       this.provider.prepareSilent(scope)
-      if (await bounded(request(), 'token request') !== 'AUTHORIZED')
-        throw this.failure(new UnauthorizedError('the client-credentials grant gave no token'), true)
+      const grant = this.jwtBearer ? 'JWT bearer grant' : 'client-credentials grant'
+      // The JWT bearer request holds two bounded exchanges; its own bound leaves room for both.
+      const bound = this.jwtBearer ? Math.min(2 * this.bootstrapTimeoutMs, MAX_TIMER_MS) : this.bootstrapTimeoutMs
+      const work = withTimeout(request(), bound, `MCP server "${this.config.name}" token request`)
+      const result = await work.catch((error: unknown) => {
+        throw this.failure(error, true)
+      })
+      if (result !== 'AUTHORIZED')
+        throw this.failure(new UnauthorizedError(`the ${grant} gave no token`), true)
       return
     }
 
@@ -353,7 +404,13 @@ export class McpOAuthSession {
    * the server's error. Other failures (the server is down, …) pass through.
    */
   private failure(error: unknown, fromAuth = false): Error {
-    const err = asError(error)
+    let err = asError(error)
+    if (this.jwtBearer && err instanceof OAuthError)
+      err = this.authorizationServerRefusal(err)
+    if (err instanceof McpIdentityAssertionError) {
+      this.notify({ error: err }).catch(() => {})
+      return err
+    }
     if (err instanceof McpAuthRequiredError) {
       if (!err.authorizationUrl)
         this.notify({ error: err }).catch(() => {})
@@ -366,6 +423,61 @@ export class McpOAuthSession {
     const wrapped = new Error(`MCP server "${this.config.name}": OAuth authorization failed: ${err.message}`, { cause: err })
     this.notify({ error: wrapped }).catch(() => {})
     return wrapped
+  }
+
+  /** The MCP authorization server refused the ID-JAG (the SDK reports it as an `OAuthError`). */
+  private authorizationServerRefusal(error: OAuthError): McpIdentityAssertionError {
+    const code = error.errorCode
+    const said = error.message ? `${code}: ${error.message}` : code
+    return new McpIdentityAssertionError({
+      server: this.config.name,
+      stage: 'authorization-server',
+      code,
+      message: `MCP server "${this.config.name}": the authorization server refused the identity assertion (JWT bearer grant, ${said})`,
+      cause: error,
+    })
+  }
+
+  /**
+   * Get an ID-JAG for the MCP authorization server: the user's identity token
+   * (from the config, else from `getIdentityToken`), exchanged at the
+   * identity provider. Each step is bounded by `bootstrapTimeout`.
+   */
+  private async identityAssertion(target: AssertionTarget): Promise<string> {
+    const name = this.config.name
+    const idp = this.config.oauth!.identityProvider!
+    const timeoutMs = this.bootstrapTimeoutMs > 0 && this.bootstrapTimeoutMs <= MAX_TIMER_MS ? this.bootstrapTimeoutMs : 0
+    let idToken = idp.idToken
+    if (idToken === undefined) {
+      const ask = this.options.getIdentityToken
+      if (!ask) {
+        throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": enterprise-managed authorization needs the user's identity token: `
+          + 'set oauth.identityProvider.idToken, or pass getIdentityToken to the connection' })
+      }
+      const signal = timeoutMs > 0 ? AbortSignal.any([this.closing.signal, AbortSignal.timeout(timeoutMs)]) : this.closing.signal
+      const asked = Promise.resolve().then(() => ask({ server: name, url: this.config.url ?? '', tokenEndpoint: idp.tokenEndpoint, signal }))
+      const answer = await withTimeout(asked, timeoutMs, `MCP server "${name}" getIdentityToken`).catch((error: unknown) => {
+        const why = error instanceof OperationTimeoutError ? `did not settle within ${timeoutMs} ms (bootstrapTimeout)` : `failed: ${asError(error).message}`
+        throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken ${why}`, cause: error })
+      })
+      if (typeof answer !== 'string' || answer.trim() === '')
+        throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken returned no identity token` })
+      idToken = answer
+    }
+    const grant = await requestIdJag({
+      server: name,
+      tokenEndpoint: idp.tokenEndpoint,
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret || undefined,
+      idToken,
+      audience: target.audience,
+      // No protected-resource metadata: the server URL is the resource (as the SDK does).
+      resource: target.resource ?? resourceOf(this.serverUrl),
+      scope: target.scope,
+      timeoutMs,
+      signal: this.closing.signal,
+    })
+    return grant.assertion
   }
 
   /** Show the user where to approve access and wait (bounded) for the loopback callback. */
