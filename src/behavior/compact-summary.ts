@@ -5,6 +5,8 @@ import type { AutoCompactConfig } from '../knobs/compaction-knobs'
 import type { InjectedMessage, PolicyRunView } from './policy'
 import { autoCompactConfig } from '../knobs/compaction-knobs'
 import { wireMessageOf } from '../wire/messages'
+import { mediaSlots } from '../wire/stages/media-ageing'
+import { mediaMarker } from '../wire/stages/media-marker'
 import { compactTail } from '../wire/stages/tail-compaction'
 import { messagesBytes, summaryOutputCeiling, summaryRefusal, utf8Bytes } from './summary-limits'
 
@@ -171,10 +173,39 @@ export async function compactConversation(
     replacesTurnIds,
     usage: answer.usage,
   }
-  const saved = replacedBytes - utf8Bytes(block.summary)
+  const markers = summarizedMedia(visible)
+  const saved = replacedBytes - utf8Bytes(block.summary) - (markers ? utf8Bytes(markers.text) : 0)
   const restored = options.restore ? await restoredFiles(run, touchedFiles(older), saved - 1) : { blocks: [], files: [] }
   await run.emit('compact:end', { trigger: options.trigger, summary: block.summary, replacesTurnIds, usage: block.usage, restoredFiles: restored.files })
-  return { block, message: { content: [block, ...restored.blocks], injected: 'compact' } }
+  return { block, message: { content: [block, ...(markers ? [markers] : []), ...restored.blocks], injected: 'compact' } }
+}
+
+/** Most media markers a compaction message lists: the newest, so a long run's summary stays small. */
+export const MAX_SUMMARIZED_MEDIA_MARKERS = 64
+
+/**
+ * The images and documents of the turns a summary replaces leave the wire
+ * with them. Each leaves the marker every other stage leaves, so the model can
+ * still read it back with `read_file`; past the cap, the oldest are counted.
+ */
+function summarizedMedia(visible: readonly SessionMessage[]): BlockOf<'text'> | undefined {
+  const seen = new Set<string>()
+  const lines: string[] = []
+  for (const slot of mediaSlots(visible)) {
+    const line = mediaMarker(slot.media)
+    if (!seen.has(line)) {
+      seen.add(line)
+      lines.push(line)
+    }
+  }
+  if (lines.length === 0)
+    return undefined
+  const shown = lines.slice(-MAX_SUMMARIZED_MEDIA_MARKERS)
+  const dropped = lines.length - shown.length
+  const head = dropped > 0
+    ? `Media from the summarized turns (the newest ${shown.length}; ${dropped} older ones are not listed):`
+    : 'Media from the summarized turns:'
+  return { type: 'text', origin: 'injected', text: [head, ...shown].join('\n') }
 }
 
 /**
