@@ -28,12 +28,14 @@ import { randomUUID } from 'node:crypto'
 import { ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
 import { ReasoningDetailsCollector } from './reasoning-details'
-import { chatFinishReason, chatTurnUsage, UsageReader } from './usage'
+import { chatFinishReason, chatTurnUsage, energyJoulesOf, UsageReader } from './usage'
 
 /** The parts of a chunk this consumer reads, extensions included. */
 interface WireChunk {
   choices?: WireChoice[] | null
   usage?: ChatWireUsage | null
+  /** Neuralwatt: the request's measured energy (`energy_joules`), on a chunk of servers that send it as data. */
+  energy?: unknown
 }
 
 interface WireChoice {
@@ -84,6 +86,8 @@ export interface ChatStreamContext {
    * such a stream counts as cut off.
    */
   sawDone?: () => boolean
+  /** Joules the body reported outside its chunks (`readChatChunks`), asked once the chunks run out. */
+  energyJoules?: () => number | undefined
 }
 
 /**
@@ -99,12 +103,15 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
   const calls = new ToolCallCollector(callbacks)
   const usage = new UsageReader(context.usageFields)
   let finish: string | undefined
+  let energy: number | undefined
 
   for await (const raw of chunks) {
     if (!isObject(raw))
       continue
     const chunk = raw as WireChunk
     usage.read(chunk)
+    if (chunk.energy !== undefined)
+      energy = energyJoulesOf(chunk.energy) ?? energy
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isFirstChoice) : undefined
     if (!choice)
       continue
@@ -163,7 +170,12 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
     content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.input })
 
   const finishReason = chatFinishReason(finish ?? 'stop', toolCalls.length > 0)
-  return { content, toolCalls, finishReason, usage: chatTurnUsage(usage.finish(), context, finishReason) }
+  const turnUsage = chatTurnUsage(usage.finish(), context, finishReason)
+  // Neuralwatt reports the request's measured energy: in a comment line when streaming, as `energy` on a chunk otherwise.
+  const joules = context.energyJoules?.() ?? energy
+  if (joules !== undefined)
+    turnUsage.energyJoules = joules
+  return { content, toolCalls, finishReason, usage: turnUsage }
 }
 
 /**
