@@ -27,6 +27,7 @@ import type { ChatWireUsage } from './usage'
 import { randomUUID } from 'node:crypto'
 import { ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
+import { GEMINI_SIGNATURE_PRODUCER } from './gemini-signatures'
 import { ReasoningDetailsCollector } from './reasoning-details'
 import { chatFinishReason, chatTurnUsage, energyJoulesOf, UsageReader } from './usage'
 
@@ -59,6 +60,8 @@ interface WireToolCallDelta {
   id?: string | null
   /** `arguments` is a JSON text; a few servers send the parsed object instead. */
   function?: { name?: string | null, arguments?: unknown } | null
+  /** Gemini's OpenAI-compatible endpoint: the call's thought signature, to send back with the call. */
+  extra_content?: { google?: { thought_signature?: unknown } | null } | null
 }
 
 /** What a missing or `null` delta reads as; shared, since keep-alive chunks can be frequent. */
@@ -69,6 +72,13 @@ interface OpenCall {
   name: string
   json: ToolJsonBuffer
   announced: boolean
+  /** Gemini's thought signature for the call, when the server sent one. */
+  signature?: string
+}
+
+/** A finished call, with the opaque signature its producer wants back (Gemini), if any. */
+interface CollectedCall extends ToolCall {
+  signature?: string
 }
 
 export interface ChatStreamContext {
@@ -165,9 +175,13 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
     content.push({ type: 'provider_reasoning', producer: 'vllm', reasoningText: reasoning.join(''), model: context.model })
   if (text.length > 0)
     content.push({ type: 'text', text: text.join('') })
-  const toolCalls = calls.finish()
-  for (const call of toolCalls)
-    content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.input })
+  const collected = calls.finish()
+  const toolCalls: ToolCall[] = collected.map(call => ({ id: call.id, name: call.name, input: call.input }))
+  for (const call of collected) {
+    content.push(call.signature === undefined
+      ? { type: 'tool_call', id: call.id, name: call.name, input: call.input }
+      : { type: 'tool_call', id: call.id, name: call.name, input: call.input, signature: call.signature, signatureProducer: GEMINI_SIGNATURE_PRODUCER })
+  }
 
   const finishReason = chatFinishReason(finish ?? 'stop', toolCalls.length > 0)
   const turnUsage = chatTurnUsage(usage.finish(), context, finishReason)
@@ -249,6 +263,9 @@ class ToolCallCollector {
       call.name = name
     if (!call.announced && call.name)
       this.announce(call)
+    const signature = isObject(piece.extra_content) && isObject(piece.extra_content.google) ? piece.extra_content.google.thought_signature : undefined
+    if (typeof signature === 'string' && signature)
+      call.signature = signature
     const fragment = argumentsText(fn?.arguments)
     if (fragment) {
       call.json.push(fragment)
@@ -260,11 +277,14 @@ class ToolCallCollector {
   }
 
   /** Every call, in the order it began, its arguments parsed once. */
-  finish(): ToolCall[] {
+  finish(): CollectedCall[] {
     return this.calls.map((call) => {
       if (!call.announced)
         this.announce(call)
-      return { id: call.id, name: call.name, input: call.json.finish({}) }
+      const done: CollectedCall = { id: call.id, name: call.name, input: call.json.finish({}) }
+      if (call.signature !== undefined)
+        done.signature = call.signature
+      return done
     })
   }
 
