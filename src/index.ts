@@ -65,7 +65,7 @@ export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, Thin
 export type { MediaBudget } from './knobs/behavior'
 export { DEFAULT_BUDGET_EXCLUDE_TOOLS } from './knobs/budget-knobs'
 export type { DedupHasher, StaleReadPolicy, ToolBudget, ToolBudgetExceedContext, ToolBudgetMode, ToolBudgetOnExceed } from './knobs/budget-knobs'
-export type { AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/compaction-knobs'
+export type { AutoCompact, AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/compaction-knobs'
 export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'
 export { THINKING_LEVELS } from './providers/thinking'
 export type { ThinkingLevel } from './providers/thinking'

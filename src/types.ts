@@ -34,6 +34,7 @@ export type {
 export type { AgentClock } from './core/clock'
 export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type * from './core/content'
+export type { MaybePromise } from './core/maybe-promise'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
@@ -96,6 +97,7 @@ export type {
   SessionStoreError,
   WorkingDirectoryError,
 } from './errors'
+export { CONTEXT_EXCEEDED_MESSAGE_PATTERNS, matchesContextExceeded } from './errors'
 
 export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
@@ -104,14 +106,18 @@ export type { AgentBehavior, CacheTtl, OutputSchema, OutputZodSchema, RepeatGuar
 export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './knobs/behavior'
 export type { MediaBudget } from './knobs/behavior'
 export type { DedupHasher, StaleReadPolicy, ToolBudget, ToolBudgetExceedContext, ToolBudgetMode, ToolBudgetOnExceed } from './knobs/budget-knobs'
-export type { AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/compaction-knobs'
+export type { AutoCompact, AutoCompactConfig, CompactFunction, CompactSkip } from './knobs/compaction-knobs'
 export type { ProgressNudgeKind, ProgressNudgeMessage, ProgressNudgesConfig, ShellToolNudgesConfig, ThinkingOverrunConfig, ThinkingOverrunMode, UnknownToolMessageContext, UnknownToolRecoveryConfig } from './knobs/nudge-knobs'
 export type { McpElicitationContext } from './mcp/elicitation-form'
-export type { McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
+export type { ConnectMcpServersOptions, McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { McpIdentityProviderConfig, McpIdentityTokenContext } from './mcp/types'
 export type { Preset } from './presets'
+export type { AnthropicParams } from './providers/anthropic'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'
+export type { CerebrasParams } from './providers/cerebras'
 export type { ModelTarget, ModelTargetSpec } from './providers/model-targets'
+export type { OpenAIParams } from './providers/openai'
+export type { OpenRouterParams } from './providers/openrouter'
 export type { ThinkingLevel } from './providers/thinking'
 export type {
   Provider,
@@ -126,6 +132,7 @@ export type {
   TurnResult,
 } from './providers/types'
 export type { CreateSessionOptions, LoadSessionOptions, Session } from './session/session'
+export type { RemoteStoreHeaders, RemoteStoreOptions } from './session/stores/remote'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './session/system-freeze'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'

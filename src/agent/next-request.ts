@@ -52,6 +52,7 @@ export function idleBreakdown(options: AgentOptions, policies: readonly Behavior
     turnCount: 0,
     usage: [],
     sideCalls: [],
+    children: [],
     startedAt: 0,
     session: options.session,
     execution,

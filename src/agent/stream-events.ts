@@ -116,15 +116,16 @@ export interface SubagentStartEvent extends AgentEventBase {
   /** Spawn id of the subagent (`child-N`). */
   id: string
   task: string
-  /** The `spawn` tool call that started it. */
-  callId: string
+  /** The `spawn` tool call that started it (absent when the spawn event carried none). */
+  callId?: string
 }
 
 /** A subagent finished (`spawn:complete`, with its stats) or failed (`spawn:error`, with the error). */
 export interface SubagentEndEvent extends AgentEventBase {
   type: 'subagent-end'
   id: string
-  callId: string
+  /** The `spawn` tool call that started it (absent when the spawn event carried none). */
+  callId?: string
   stats?: ChildRunStats
   error?: unknown
 }

@@ -20,6 +20,11 @@ function base(ctx: { runId: string, depth?: number, childId?: string }): AgentEv
   return ctx.childId === undefined ? { runId: ctx.runId, depth } : { runId: ctx.runId, depth, childId: ctx.childId }
 }
 
+/** A spawn event's call id, left out when the payload had none. */
+function callIdOf(ctx: { callId?: string }): { callId?: string } {
+  return ctx.callId === undefined ? {} : { callId: ctx.callId }
+}
+
 /**
  * The per-run hooks that feed `buffer`. Tool calls are announced from
  * `stream:end` (every call the model made, before any runs) and answered from
@@ -99,13 +104,13 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
       return wait(own)
     },
     'spawn:before': (ctx) => {
-      buffer.push({ type: 'subagent-start', ...base(ctx), id: ctx.id, task: ctx.task, callId: ctx.callId })
+      buffer.push({ type: 'subagent-start', ...base(ctx), id: ctx.id, task: ctx.task, ...callIdOf(ctx) })
     },
     'spawn:complete': (ctx) => {
-      buffer.push({ type: 'subagent-end', ...base(ctx), id: ctx.id, callId: ctx.callId, stats: ctx.stats })
+      buffer.push({ type: 'subagent-end', ...base(ctx), id: ctx.id, ...callIdOf(ctx), stats: ctx.stats })
     },
     'spawn:error': (ctx) => {
-      buffer.push({ type: 'subagent-end', ...base(ctx), id: ctx.id, callId: ctx.callId, error: ctx.error })
+      buffer.push({ type: 'subagent-end', ...base(ctx), id: ctx.id, ...callIdOf(ctx), error: ctx.error })
     },
     'output:partial': (ctx) => {
       // The value is parsed only when the reader looks at it, as on the hook.

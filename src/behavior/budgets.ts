@@ -13,7 +13,9 @@ function limits(behavior: Readonly<AgentBehavior>) {
  * never leaves a tool call without its result. A soft cap: the turn that
  * crosses the line completes first. A crossed budget is a `fail` decision
  * carrying `AgentBudgetExceededError`, which the run throws. The spend
- * counted includes the run's side-band calls (`run.sideCalls`).
+ * counted is what the run reports as its own totals: its turns, its side-band
+ * calls (`run.sideCalls`) and every subagent it spawned, whole subtree
+ * included (`run.children`), so a run cannot outspend its cap by delegating.
  */
 export const runBudgets: BehaviorPolicy<null> = {
   name: 'run-budgets',
@@ -29,6 +31,11 @@ export const runBudgets: BehaviorPolicy<null> = {
     for (const usage of [...run.usage, ...run.sideCalls]) {
       cost += usage.cost ?? 0
       tokens += usage.input + usage.output
+    }
+    // A child's stats already sum its own subtree (cache tokens apart, as for a turn).
+    for (const { stats } of run.children) {
+      cost += stats.cost ?? 0
+      tokens += stats.totalIn + stats.totalOut
     }
     if (maxCost !== undefined && cost > maxCost)
       return { decision: { type: 'fail', error: new AgentBudgetExceededError('cost', maxCost, cost) } }

@@ -1,7 +1,7 @@
 import type { BlockOf, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
 import type { TurnUsage } from '../core/stats'
 import type { CompactTrigger } from '../hooks/compaction-hooks'
-import type { AutoCompactConfig } from '../knobs/compaction-knobs'
+import type { AutoCompact } from '../knobs/compaction-knobs'
 import type { InjectedMessage, PolicyRunView } from './policy'
 import { autoCompactConfig } from '../knobs/compaction-knobs'
 import { wireMessageOf } from '../wire/messages'
@@ -17,7 +17,7 @@ import { messagesBytes, summaryOutputCeiling, summaryRefusal, utf8Bytes } from '
  * window is known. The loop's own trigger; hosts that compact between runs
  * can ask the same question.
  */
-export function shouldAutoCompact(usage: Pick<TurnUsage, 'input' | 'cacheRead' | 'cacheCreation'>, contextWindow: number | undefined, config: boolean | AutoCompactConfig | undefined): boolean {
+export function shouldAutoCompact(usage: Pick<TurnUsage, 'input' | 'cacheRead' | 'cacheCreation'>, contextWindow: number | undefined, config: AutoCompact | undefined): boolean {
   const resolved = autoCompactConfig(config)
   if (!resolved || contextWindow === undefined || !(contextWindow > 0))
     return false

@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
-import type { OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
+import type { ChildRunStats, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError, ClassifiedErrorKind } from '../errors'
@@ -33,6 +33,8 @@ export interface PolicyRunView {
   readonly usage: readonly TurnUsage[]
   /** Usage of each side-band call made so far (`complete`), which a spend budget counts with the turns. */
   readonly sideCalls: readonly SideCallUsage[]
+  /** Subagents this run's tools spawned that have finished (or failed), with the usage of their whole subtree. */
+  readonly children: readonly ChildRunStats[]
   /** Run start on the run's clock. */
   readonly startedAt: number
   /** The session the run records into, when the agent has one. */

@@ -26,6 +26,11 @@ function configOf(behavior: Readonly<AgentBehavior>): ProgressNudgesConfig | und
   return typeof value === 'object' && value !== null ? value : undefined
 }
 
+/** Whether a pattern is watched at all: every one is off until the host gives it a threshold. */
+function watchesAnything(config: ProgressNudgesConfig | undefined): boolean {
+  return config !== undefined && PROGRESS_NUDGE_KINDS.some(kind => thresholdOf(config, kind) !== undefined)
+}
+
 function thresholdOf(config: ProgressNudgesConfig, kind: ProgressNudgeKind): number | undefined {
   const value = config[kind] ?? PROGRESS_NUDGES_DEFAULTS[kind]
   return typeof value === 'number' ? value : undefined
@@ -50,14 +55,15 @@ function bump(streaks: Streaks, kind: ProgressNudgeKind, grows: boolean): Streak
  * `progressNudges`: stalls that exact repeat guards miss because no two calls
  * are the same: turn after turn of reading, edits that keep failing or change
  * nothing, arguments the schema keeps refusing, errors in a row, one call per
- * turn. Each pattern has a streak and a threshold; when a streak reaches its
- * threshold, one nudge joins the next user turn and that streak starts over.
- * At most one progress nudge per turn, `maxNudges` per run. It never blocks
- * a call or ends a run.
+ * turn. Each pattern the host gives a threshold has a streak (the others are
+ * off, so `{}` watches nothing); when a streak reaches its threshold, one
+ * nudge joins the next user turn and that streak starts over. At most one
+ * progress nudge per turn, `maxNudges` per run. It never blocks a call or
+ * ends a run.
  */
 export const progressNudges: BehaviorPolicy<ProgressNudgesState> = {
   name: 'progress-nudges',
-  enabled: behavior => configOf(behavior) !== undefined,
+  enabled: behavior => watchesAnything(configOf(behavior)),
   initialState: () => ({ streaks: NO_STREAKS, nudges: 0 }),
   result({ call, result, isError, outcome, state }) {
     const rejected = isError && typeof result === 'string' && result.startsWith(INVALID_ARGUMENTS)

@@ -68,7 +68,12 @@ export type PromptPart = PromptTextPart | PromptImagePart | PromptAudioPart | Pr
 
 /** Which API produced an opaque signature; only that API's wire builder sends it back. */
 export type SignatureProducer = 'anthropic' | 'openai' | 'gemini' | (string & {})
-/** Older name of `SignatureProducer`, kept so existing imports still compile. */
+/**
+ * Which API signed a text or tool-call block. Gemini is the one that signs
+ * those (its thought signatures, which the Chat Completions provider records
+ * from Gemini's OpenAI-compatible endpoint as `'gemini'`); the values are
+ * those of `SignatureProducer`.
+ */
 export type GeminiSignatureScope = SignatureProducer
 
 /** Where a text block came from when the loop (not the user) wrote it. */
@@ -89,14 +94,14 @@ export interface NestedToolCallRecord {
 
 /** One block of a recorded turn: text, reasoning, a tool call, a tool result, or media. */
 export type SessionContentBlock
-  = | { type: 'text', text: string, signature?: string, signatureProducer?: SignatureProducer, origin?: TextOrigin, systemNote?: SystemNote }
+  = | { type: 'text', text: string, signature?: string, signatureProducer?: GeminiSignatureScope, origin?: TextOrigin, systemNote?: SystemNote }
     | { type: 'image', data: string, mediaType: string, name?: string, ref?: never }
     | { type: 'image', ref: string, mediaType: string, name?: string, data?: never }
     | { type: 'audio', data: string, mediaType: string, name?: string }
     | { type: 'video', data: string, mediaType: string, name?: string }
     | { type: 'document', data: string, encoding: 'base64' | 'text', mediaType: string, name?: string, ref?: never }
     | { type: 'document', ref: string, encoding: 'base64' | 'text', mediaType: string, name?: string, data?: never }
-    | { type: 'tool_call', id: string, name: string, input: Record<string, unknown>, signature?: string, signatureProducer?: SignatureProducer }
+    | { type: 'tool_call', id: string, name: string, input: Record<string, unknown>, signature?: string, signatureProducer?: GeminiSignatureScope }
     | { type: 'tool_result', callId: string, output: string | ToolResultContent[], isError?: boolean, durationMs?: number, metadata?: ToolResultMetadata, calls?: NestedToolCallRecord[] }
     | { type: 'thinking', text: string, signature?: string, signatureProducer?: SignatureProducer }
     | { type: 'redacted_thinking', data: string }

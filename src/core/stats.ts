@@ -12,7 +12,7 @@ export interface TurnUsage {
   thinking?: number
   thinkingDropped?: number
   cost?: number
-  /** Not built yet: reserved for a later release; no provider or run sets it today. */
+  /** Measured energy of the request in joules, when the server reports it (Neuralwatt's `energy_joules`, read by the Chat Completions provider); absent otherwise. */
   energyJoules?: number
   modelId?: string
   provider?: string

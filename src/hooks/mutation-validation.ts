@@ -7,11 +7,9 @@
  */
 
 import type { ToolResultContent } from '../core/content'
+import type { MaybePromise } from '../core/maybe-promise'
 import type { ToolOutcome } from '../core/tool-io'
 import type { AgentHooks } from './hook-map'
-
-/** A value, or a promise of it: the callbacks may be sync or async. */
-type MaybePromise<T = void> = T | Promise<T>
 
 /** The outcomes that mean a tool call changed something (a no-op or a failure did not). */
 export type SuccessfulMutationOutcome = Extract<ToolOutcome, 'created' | 'updated' | 'edited'>

@@ -36,6 +36,9 @@ export interface AutoCompactConfig {
   restore?: boolean
 }
 
+/** The `autoCompact` knob: `true` for the defaults, a config for chosen settings, `false` (or unset) for off. */
+export type AutoCompact = boolean | AutoCompactConfig
+
 /** How a run keeps its prompt inside the model's context window. */
 export interface CompactionKnobs {
   /**
@@ -69,7 +72,7 @@ export interface CompactionKnobs {
    * fraction of the context window, and continue from the summary. `true`
    * uses the defaults. Inert without a known window. Default: off.
    */
-  autoCompact?: boolean | AutoCompactConfig
+  autoCompact?: AutoCompact
 }
 
 /** Defaults of the compaction slice. */

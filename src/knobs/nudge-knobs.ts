@@ -41,21 +41,22 @@ export type ProgressNudgeKind = 'readOnlyTurns' | 'failedMutations' | 'noopMutat
 export type ProgressNudgeMessage = string | ((ctx: { count: number, kind: ProgressNudgeKind }) => string)
 
 /**
- * `progressNudges` in its object form: a threshold per stall pattern
- * (`false` turns that pattern off), a run-wide cap, and the texts.
+ * `progressNudges` in its object form: a threshold per stall pattern, a
+ * run-wide cap, and the texts. Every pattern is off until given a threshold,
+ * so `{}` watches nothing; `{ toolErrors: 4 }` watches tool errors alone.
  */
 export interface ProgressNudgesConfig {
-  /** Turns in a row whose calls are all read-only. Default 6. */
+  /** Turns in a row whose calls are all read-only (6 is a usual value). Default `false` (off). */
   readOnlyTurns?: number | false
-  /** Failed `edit` / `multi_edit` / `write_file` calls in a row. Default 3. */
+  /** Failed `edit` / `multi_edit` / `write_file` calls in a row (3 is a usual value). Default `false` (off). */
   failedMutations?: number | false
-  /** Mutations in a row that changed nothing. Default 3. */
+  /** Mutations in a row that changed nothing (3 is a usual value). Default `false` (off). */
   noopMutations?: number | false
-  /** Calls in a row refused for invalid arguments. Default 3. */
+  /** Calls in a row refused for invalid arguments (3 is a usual value). Default `false` (off). */
   validationRejects?: number | false
-  /** Tool results in a row that are errors. Default 4. */
+  /** Tool results in a row that are errors (4 is a usual value). Default `false` (off). */
   toolErrors?: number | false
-  /** Turns in a row with exactly one tool call. Default `false`. */
+  /** Turns in a row with exactly one tool call. Default `false` (off). */
   singleCallTurns?: number | false
   /** Progress nudges per run at most. Default 3. */
   maxNudges?: number
@@ -88,7 +89,7 @@ export interface NudgeKnobs {
   textToolCallRescue?: false | { mode?: 'steer' }
   /** Append a one-line pointer to a `shell` result that did a plain read, search or scripted edit a dedicated tool covers. Default `false`. */
   shellToolNudges?: boolean | ShellToolNudgesConfig
-  /** Advisory nudges for broad stalls (read-only streaks, failing or no-op edits, validation refusals, tool errors). Default `false`. */
+  /** Advisory nudges for broad stalls (read-only streaks, failing or no-op edits, validation refusals, tool errors); each pattern is off until given a threshold. Default `false`. */
   progressNudges?: false | ProgressNudgesConfig
   /** After a turn that thought past a threshold and goes on, nudge the next turn toward action. Default `'off'`. */
   thinkingOverrunPolicy?: ThinkingOverrunMode | ThinkingOverrunConfig
@@ -107,11 +108,11 @@ export const NUDGE_DEFAULTS = Object.freeze({
 export const UNKNOWN_TOOL_RECOVERY_DEFAULTS = Object.freeze({ maxNudges: 3, maxSuggestions: 3 } satisfies UnknownToolRecoveryConfig)
 export const SHELL_TOOL_NUDGES_DEFAULTS = Object.freeze({ maxPerKind: 2 } satisfies ShellToolNudgesConfig)
 export const PROGRESS_NUDGES_DEFAULTS = Object.freeze({
-  readOnlyTurns: 6,
-  failedMutations: 3,
-  noopMutations: 3,
-  validationRejects: 3,
-  toolErrors: 4,
+  readOnlyTurns: false,
+  failedMutations: false,
+  noopMutations: false,
+  validationRejects: false,
+  toolErrors: false,
   singleCallTurns: false,
   maxNudges: 3,
 } satisfies ProgressNudgesConfig)
@@ -144,7 +145,7 @@ const SHELL_NUDGE_FIELDS = defineFields<ShellToolNudgesConfig>('shellToolNudges'
 })
 
 const PROGRESS_FIELDS = defineFields<ProgressNudgesConfig>('progressNudges', PROGRESS_NUDGES_DEFAULTS, {
-  readOnlyTurns: { doc: 'Turns in a row whose calls are all read-only; `false` turns the pattern off.', check: THRESHOLD },
+  readOnlyTurns: { doc: 'Turns in a row whose calls are all read-only; off until set.', check: THRESHOLD },
   failedMutations: { doc: 'Failed `edit` / `multi_edit` / `write_file` calls in a row.', check: THRESHOLD },
   noopMutations: { doc: 'Mutations in a row that changed nothing.', check: THRESHOLD },
   validationRejects: { doc: 'Calls in a row refused for invalid arguments.', check: THRESHOLD },

@@ -1,5 +1,5 @@
 import type { BatchCall, CallAnswer, CallDecision, GatedCall } from '../behavior/policy'
-import type { ToolResultBlock } from '../core/content'
+import type { ToolResultBlock, ToolResultMetadata } from '../core/content'
 import type { McpToolAfterContext, McpToolTransformContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
 import type { ToolCall } from '../providers/types'
 import type { ToolStateView } from '../tool-state/types'
@@ -142,13 +142,14 @@ const POLICY_SUBSTITUTED: CallAnswer = Object.freeze({ kind: 'substituted', by: 
 
 async function answerCall(run: RunContext, call: PreparedCall): Promise<ToolResultBlock> {
   const answer = await produceAnswer(run, call)
-  const { output, isError } = await finishAnswer(run, call.base, answer, call.def?.mcp)
+  const { output, isError, metadata } = await finishAnswer(run, call.base, answer, call.def?.mcp)
   return {
     type: 'tool_result',
     callId: call.base.callId,
     output,
     ...(isError ? { isError: true } : {}),
     durationMs: answer.durationMs,
+    ...(metadata ? { metadata } : {}),
   }
 }
 
@@ -325,46 +326,51 @@ async function settleToolState(run: RunContext, base: ToolHookContext, view: Too
  * tools, then the policies' result phase; then report the final result on
  * `tool:after` and `mcp:tool:after`.
  */
-async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer, mcp: McpOrigin | undefined): Promise<{ output: ToolOutput, isError: boolean }> {
+async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer, mcp: McpOrigin | undefined): Promise<{ output: ToolOutput, isError: boolean, metadata?: ToolResultMetadata }> {
   let { output, isError } = answer
+  // One object both transform hooks write into; kept only when they wrote something.
+  let metadata: ToolResultMetadata = {}
   if (hasHookHandlers(run.hooks, 'tool:transform')) {
-    const transformed = await transformOutput(run, 'tool:transform', extendContext(base, { result: output, isError, outputBytes: toolOutputByteLength(output) }))
+    const transformed = await transformOutput(run, 'tool:transform', extendContext(base, { result: output, isError, outputBytes: toolOutputByteLength(output), metadata }))
     if (!transformed.ok)
       return { output: transformed.message, isError: true }
     output = transformed.output
     isError ||= transformed.isError
+    metadata = transformed.metadata
   }
   if (mcp && hasHookHandlers(run.hooks, 'mcp:tool:transform')) {
-    const transformed = await transformOutput(run, 'mcp:tool:transform', { ...mcpToolHookContext(base, mcp), result: output, isError, outputBytes: toolOutputByteLength(output) })
+    const transformed = await transformOutput(run, 'mcp:tool:transform', { ...mcpToolHookContext(base, mcp), result: output, isError, outputBytes: toolOutputByteLength(output), metadata })
     if (!transformed.ok)
       return { output: transformed.message, isError: true }
     output = transformed.output
     isError ||= transformed.isError
+    metadata = transformed.metadata
   }
+  const attached = Object.keys(metadata).length > 0 ? metadata : undefined
   if (run.policyPhases.result.length > 0) {
     try {
       ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome, answer: answer.answer }, result => checkToolOutput(result, base.displayName)))
     }
     catch (error) {
-      return { output: `Error: a policy's result phase failed (${errorMessage(error)})`, isError: true }
+      return { output: `Error: a policy's result phase failed (${errorMessage(error)})`, isError: true, metadata: attached }
     }
   }
   const reportAfter = hasHookHandlers(run.hooks, 'tool:after')
   const reportMcpAfter = mcp !== undefined && hasHookHandlers(run.hooks, 'mcp:tool:after')
   if (!reportAfter && !reportMcpAfter)
-    return { output, isError }
+    return { output, isError, metadata: attached }
   const outputBytes = toolOutputByteLength(output)
   if (reportAfter) {
-    const after = toolAfterContext(base, { result: output, isError, outcome: answer.outcome, outputBytes, durationMs: answer.durationMs })
+    const after = toolAfterContext(base, { result: output, isError, outcome: answer.outcome, outputBytes, durationMs: answer.durationMs, metadata: attached })
     await callHookBounded(run.hooks, 'tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(error => debugLog('tool:after hook failed', error))
   }
   if (reportMcpAfter) {
-    const after: McpToolAfterContext = { ...mcpToolHookContext(base, mcp!), result: output, isError, outputBytes, durationMs: answer.durationMs }
+    const after: McpToolAfterContext = { ...mcpToolHookContext(base, mcp!), result: output, isError, outputBytes, durationMs: answer.durationMs, ...(attached ? { metadata: attached } : {}) }
     await callHookBounded(run.hooks, 'mcp:tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(error => debugLog('mcp:tool:after hook failed', error))
   }
-  return { output, isError }
+  return { output, isError, metadata: attached }
 }
 
 /** Run one transforming hook and take the result it leaves; a failing hook fails closed with a message for the model. */
@@ -372,11 +378,13 @@ async function transformOutput(
   run: RunContext,
   name: 'tool:transform' | 'mcp:tool:transform',
   ctx: ToolTransformContext | McpToolTransformContext,
-): Promise<{ ok: true, output: ToolOutput, isError: boolean } | { ok: false, message: string }> {
+): Promise<{ ok: true, output: ToolOutput, isError: boolean, metadata: ToolResultMetadata } | { ok: false, message: string }> {
   try {
     await callHookBounded(run.hooks, name, ctx as never, { timeoutMs: hookTimeout(run), failClosed: true })
     const checked = checkToolOutput(ctx.result, ctx.displayName)
-    return { ok: true, output: checked.output, isError: checked.isError === true }
+    // A hook may have replaced the object; anything but a plain object is dropped rather than recorded.
+    const metadata = typeof ctx.metadata === 'object' && ctx.metadata !== null && !Array.isArray(ctx.metadata) ? ctx.metadata : {}
+    return { ok: true, output: checked.output, isError: checked.isError === true, metadata }
   }
   catch (error) {
     return { ok: false, message: `Error: a ${name} hook failed (${errorMessage(error)})` }

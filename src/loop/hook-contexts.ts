@@ -53,7 +53,7 @@ export function toolHookContext(run: RunContext, turnId: string, call: ToolCall,
 
 export function toolAfterContext(
   base: ToolHookContext,
-  after: Pick<ToolAfterContext, 'result' | 'isError' | 'outcome' | 'outputBytes' | 'durationMs'>,
+  after: Pick<ToolAfterContext, 'result' | 'isError' | 'outcome' | 'outputBytes' | 'durationMs' | 'metadata'>,
 ): ToolAfterContext {
   const ctx: ToolAfterContext = {
     runId: base.runId,
@@ -70,6 +70,8 @@ export function toolAfterContext(
     outputBytes: after.outputBytes,
     durationMs: after.durationMs,
   }
+  if (after.metadata !== undefined)
+    ctx.metadata = after.metadata
   if (base.depth !== undefined)
     ctx.depth = base.depth
   return ctx

@@ -1,3 +1,4 @@
+import type { ToolResultMetadata } from '../core/content'
 import type { HookHandler, TransformHookHandler } from '../core/hook-context'
 import type { ToolOutput } from '../core/tool-io'
 import type { McpElicitationContext } from './elicitation-form'
@@ -28,6 +29,8 @@ export interface McpToolTransformContext extends McpToolHookContext {
   isError: boolean
   /** Wire size of `result` as the hook received it (`toolOutputByteLength`). */
   outputBytes: number
+  /** Model-invisible data about the result, shared with `tool:transform` (see `ToolTransformContext.metadata`). */
+  metadata: ToolResultMetadata
 }
 
 /** `mcp:tool:after`: the final result of one MCP tool call. */
@@ -36,6 +39,8 @@ export interface McpToolAfterContext extends McpToolHookContext {
   isError: boolean
   outputBytes: number
   durationMs: number
+  /** What the transform hooks attached to the result (absent when they attached nothing). */
+  metadata?: ToolResultMetadata
 }
 
 /** The events of MCP servers and the calls of their tools. */

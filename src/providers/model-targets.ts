@@ -18,7 +18,8 @@ export interface ModelTarget {
   /**
    * The model's context window: the list entry's own, else the host's
    * catalog (`behavior.modelCatalog`, `setModelCatalog()`), else the
-   * provider's `meta.contextWindow` for its default model, else the bundled data.
+   * provider's `meta.contextWindow` for its default model, else the bundled
+   * data, else the provider's `meta.contextWindow` for any other model.
    */
   contextWindow?: number
 }
@@ -64,9 +65,19 @@ export function resolveModelTargets(providers: readonly Provider[], model: strin
   return targets
 }
 
-/** The host's catalog first: it is there to correct what the provider and the bundled data believe. */
+/**
+ * The host's catalog first: it is there to correct what the provider and the
+ * bundled data believe. The provider's own window describes its default model
+ * best; for another model the bundled data knows better, and when it knows
+ * nothing the provider's window is still the closest guess (an endpoint
+ * configured with one window serves its models under it). Without that last
+ * step a run on a non-default model would have no window and auto-compaction
+ * would stay off.
+ */
 function contextWindowOf(provider: Provider, model: string, catalogs: ModelCatalogLayers): number | undefined {
+  const providerWindow = provider.meta.contextWindow
   return resolveModelOverrides(provider.name, model, catalogs).contextWindow
-    ?? (model === provider.meta.defaultModel ? provider.meta.contextWindow : undefined)
+    ?? (model === provider.meta.defaultModel ? providerWindow : undefined)
     ?? resolveModelInfo(provider.name, model, catalogs).contextWindow
+    ?? providerWindow
 }

@@ -14,7 +14,7 @@ import type {
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
-import type { SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
+import type { ChildRunStats, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { AgentContextExceededError, AgentProviderError } from '../errors'
@@ -158,6 +158,8 @@ export interface PolicyScriptOptions {
   readonly clock?: AgentClock
   /** What `run.model` says. Default `'scripted'`. */
   readonly model?: string
+  /** What `run.children` holds: subagents that already finished, with their stats. Default: none. */
+  readonly children?: readonly ChildRunStats[]
   /** The serving model's window the provider side knows; the `contextWindow` knob wins over it, as in a run. */
   readonly contextWindow?: number
   /** Names of the tools the run registers and advertises (what `run.tools` says). Default: none. */
@@ -216,6 +218,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     turns: options.turns ?? [],
     usage: [] as TurnUsage[],
     sideCalls: [] as SideCallUsage[],
+    children: options.children ?? [],
     startedAt: options.clock ? await options.clock.now() : 0,
     session: options.session,
     execution: options.execution ?? createProcessContext(),

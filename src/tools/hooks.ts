@@ -1,4 +1,5 @@
 import type { TaskStallInfo } from '../contexts/types'
+import type { ToolResultMetadata } from '../core/content'
 import type { HookHandler, StreamHookContext, TransformHookHandler } from '../core/hook-context'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
 import type { ToolStateOp } from '../tool-state/types'
@@ -30,6 +31,13 @@ export interface ToolTransformContext extends ToolHookContext {
   result: ToolOutput
   isError: boolean
   outputBytes: number
+  /**
+   * Data about the result the model never sees (what a transform cut or
+   * redacted, say): add keys, or assign a new object. Kept on the recorded
+   * `tool_result` block (`metadata`) and shown to `tool:after`. Keep it JSON:
+   * session stores write it as JSON.
+   */
+  metadata: ToolResultMetadata
 }
 
 /** `tool:after`: the final result of one call. */
@@ -39,6 +47,8 @@ export interface ToolAfterContext extends ToolHookContext {
   outcome?: ToolOutcome
   outputBytes: number
   durationMs: number
+  /** What the transform hooks attached to the result (absent when they attached nothing). */
+  metadata?: ToolResultMetadata
 }
 
 /** `tool:error`: the tool threw (the model gets an error result). */

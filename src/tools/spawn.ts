@@ -102,6 +102,8 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
   const setup = childSetup(options.child, ctx, request.depth, routeModel(options, request.model))
   const id = request.resume ?? host.nextChildLabel()
   const child = createAgent({ ...setup.agent, session: persist ? ctx.session : undefined })
+  // The tracer of the parent writes into this object on `spawn:before`; the child's run gets what it wrote.
+  const tracingContext: Record<string, string> = {}
   const spawn: SpawnHookContext = {
     runId: ctx.runId,
     depth: request.depth,
@@ -113,7 +115,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     model: setup.first.model,
     provider: setup.first.provider,
     resumesChildId: request.resume,
-    tracingContext: {},
+    tracingContext,
   }
   const progress = trackProgress(child.hooks)
   forwardChildEvents(child.hooks, host, id)
@@ -139,7 +141,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
       parentCallId: ctx.callId,
       runLabel: id,
       resumeRunId,
-      tracingContext: spawn.tracingContext,
+      tracingContext,
     })
     const status: ChildRunStats['status'] = timedOut ? 'timeout' : stats.stopReason === 'aborted' ? 'aborted' : 'completed'
     const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }

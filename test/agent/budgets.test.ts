@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { AgentBudgetExceededError } from '../../src/errors'
 import { scriptedProvider } from '../../src/testing'
+import { createSpawnTool } from '../../src/tools/spawn'
 import { echoTool, fakeClock, pairingProblems, runCapturingTurns, toolLoop } from '../support/helpers'
 
 function costlyLoop(costs: number[]) {
@@ -116,5 +117,41 @@ describe('maxWallMs', () => {
     const agent = createAgent({ provider: scriptedProvider(toolLoop(5, 'a')), tools: { a: slowTool(time) }, clock: fakeClock('w', time), behavior: { maxWallMs: 0 } })
     expect((await agent.run({ prompt: 'p' })).stopReason).toBe('completed')
     expect(time.now).toBe(25_000)
+  })
+})
+
+describe('run budgets count what subagents spent', () => {
+  /** A parent whose first turn spawns a child; the child's one answer costs `child`, each parent turn `parent`. */
+  async function delegating(behavior: Record<string, number>, child: { cost: number, input: number }, parent: { cost: number, input: number }) {
+    const childProvider = scriptedProvider([{ text: 'child answer', usage: { input: child.input, output: 0, cost: child.cost } }])
+    const spawn = createSpawnTool({ child: { provider: childProvider } })
+    const provider = scriptedProvider([
+      { toolCalls: [{ name: 'spawn', input: { task: 'dig' }, id: 's1' }], usage: { input: parent.input, output: 0, cost: parent.cost } },
+      { text: 'done', usage: { input: parent.input, output: 0, cost: parent.cost } },
+    ])
+    const agent = createAgent({ provider, tools: { spawn }, behavior })
+    const outcome = await agent.run({ prompt: 'go' }).then(stats => stats, (error: unknown) => error)
+    return { outcome, parentRequests: provider.requests.length }
+  }
+
+  it('maxCostUsd: a child under the cap on its own still puts the parent over it', async () => {
+    const { outcome, parentRequests } = await delegating({ maxCostUsd: 1 }, { cost: 0.9, input: 10 }, { cost: 0.2, input: 10 })
+    expect(outcome).toBeInstanceOf(AgentBudgetExceededError)
+    expect(outcome).toMatchObject({ limit: 'cost', max: 1 })
+    expect((outcome as AgentBudgetExceededError).spent).toBeCloseTo(1.1)
+    // The spawn turn crossed the line: the parent asks nothing more.
+    expect(parentRequests).toBe(1)
+  })
+
+  it('maxTotalTokens: the child\'s input and output count toward the parent\'s ceiling', async () => {
+    const { outcome } = await delegating({ maxTotalTokens: 1000 }, { cost: 0, input: 950 }, { cost: 0, input: 100 })
+    expect(outcome).toBeInstanceOf(AgentBudgetExceededError)
+    expect(outcome).toMatchObject({ limit: 'tokens', max: 1000, spent: 1050 })
+  })
+
+  it('under the cap, the run ends normally and reports the same spend in its stats', async () => {
+    const { outcome } = await delegating({ maxCostUsd: 5 }, { cost: 0.9, input: 10 }, { cost: 0.2, input: 10 })
+    expect(outcome).toMatchObject({ text: 'done' })
+    expect((outcome as { cost: number }).cost).toBeCloseTo(1.3)
   })
 })

@@ -172,7 +172,9 @@ describe('the context window of each target', () => {
     expect(windows([{ model: 'claude-sonnet-4-5', contextWindow: 42 }], { run: { 'anthropic:claude-sonnet-4-5': { contextWindow: 789 } } })).toEqual([42])
     // Not the provider's default model: the bundled data knows it.
     expect(windows('claude-opus-4-6')).toEqual([1_000_000])
-    expect(windows('unknown-model')).toEqual([undefined])
+    // A model nobody knows runs under the provider's window.
+    expect(windows('unknown-model')).toEqual([123])
+    expect(resolveModelTargets([provider('anthropic', 'claude-sonnet-4-5')], 'unknown-model').map(t => t.contextWindow)).toEqual([undefined])
     setModelCatalog({ 'anthropic:unknown-model': { contextWindow: 5 } })
     expect(windows('unknown-model')).toEqual([5])
   })

@@ -1,8 +1,11 @@
 import type { ToolOutcome } from '../../src'
-import type { PolicyScriptStep } from '../../src/testing'
+import type { PolicyScriptStep, ScriptedTurn } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { createAgent, tool } from '../../src'
 import { progressNudges } from '../../src/behavior/progress-nudges'
-import { runPolicyScript } from '../../src/testing'
+import { runPolicyScript, scriptedProvider } from '../../src/testing'
+import { injectedTexts } from '../support/helpers'
 
 const callBlock = (name: string, i: number) => ({ type: 'tool_call' as const, id: `c${i}`, name, input: {} })
 /** One turn: its calls' results, then the turn's end listing the calls. */
@@ -20,9 +23,10 @@ async function nudgesPerTurn(config: Record<string, unknown>, steps: PolicyScrip
 }
 
 describe('progress-nudges', () => {
-  it('is off unless set to an object', async () => {
-    for (const behavior of [{}, { progressNudges: false as const }])
+  it('is off unless at least one pattern has a threshold: `{}` alone watches nothing', async () => {
+    for (const behavior of [{}, { progressNudges: false as const }, { progressNudges: {} }, { progressNudges: { maxNudges: 5, readOnlyTurns: false as const, messages: { toolErrors: 'x' } } }])
       expect((await runPolicyScript(progressNudges, { behavior, steps: [] })).enabled).toBe(false)
+    expect((await runPolicyScript(progressNudges, { behavior: { progressNudges: { toolErrors: 4 } }, steps: [] })).enabled).toBe(true)
   })
 
   it('readOnlyTurns: a streak of read-only turns, reset by any other call; the streak starts over after a nudge', async () => {
@@ -53,7 +57,7 @@ describe('progress-nudges', () => {
 
   it('singleCallTurns: off by default, on with a number', async () => {
     const one = turn([{ name: 'shell' }])
-    expect((await nudgesPerTurn({}, repeat(4, one))).flat()).toEqual([])
+    expect((await nudgesPerTurn({ toolErrors: 9 }, repeat(4, one))).flat()).toEqual([])
     expect((await nudgesPerTurn({ singleCallTurns: 2 }, repeat(2, one)))[1]).toEqual(['The last 2 turns made one tool call each. Make calls that do not depend on each other together, in one turn.'])
   })
 
@@ -85,5 +89,35 @@ describe('progress-nudges', () => {
       ],
     })
     expect(steps.filter(step => step.phase === 'afterTurn').map(step => step.phase === 'afterTurn' && step.messages.length)).toEqual([0, 0])
+  })
+})
+
+describe('progressNudges through an agent: every pattern is off until given a threshold', () => {
+  /** Six read-only turns, then four failing calls: each streak reaches what used to be its default threshold. */
+  async function nudgeKinds(progress: Record<string, unknown>): Promise<string[]> {
+    const reads: ScriptedTurn[] = Array.from({ length: 6 }, (_, i) => ({ toolCalls: [{ name: 'read_file', input: { i } }] }))
+    const failures: ScriptedTurn[] = Array.from({ length: 4 }, (_, i) => ({ toolCalls: [{ name: 'boom', input: { i } }] }))
+    const provider = scriptedProvider([...reads, ...failures, { text: 'done' }])
+    const readFile = tool({ name: 'read_file', description: 'Read', input: z.object({ i: z.number() }), execute: () => 'text' })
+    const boom = tool({ name: 'boom', description: 'Fails', input: z.object({ i: z.number() }), execute: () => {
+      throw new Error('broken')
+    } })
+    const agent = createAgent({ provider, tools: { read_file: readFile, boom }, behavior: { progressNudges: progress } })
+    await agent.run({ prompt: 'go' })
+    return injectedTexts(provider.requests.at(-1)!.messages)
+  }
+
+  it('`{}` sends no nudge, although every pattern would have fired at its usual threshold', async () => {
+    expect(await nudgeKinds({})).toEqual([])
+    expect(await nudgeKinds({ maxNudges: 3 })).toEqual([])
+  })
+
+  it('one pattern set: only that pattern nudges', async () => {
+    const errorsOnly = await nudgeKinds({ toolErrors: 2 })
+    expect(errorsOnly.length).toBeGreaterThan(0)
+    expect(errorsOnly.every(text => text.includes('tool calls failed'))).toBe(true)
+    const readsOnly = await nudgeKinds({ readOnlyTurns: 2 })
+    expect(readsOnly.length).toBeGreaterThan(0)
+    expect(readsOnly.every(text => text.includes('only read and searched'))).toBe(true)
   })
 })

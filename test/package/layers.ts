@@ -27,5 +27,5 @@ export const LAYERS: readonly (readonly string[])[] = [
   // 9. The agent: options, createAgent, run.
   ['agent/'],
   // 10. What composes agents, and the public barrels.
-  ['presets/', 'testing/', 'tools/spawn.ts', 'tools/spawn-child.ts', 'tools/spawn-state.ts', 'tools/index.ts', 'index.ts', 'types.ts'],
+  ['presets/', 'testing/', 'chat/', 'tools/spawn.ts', 'tools/spawn-child.ts', 'tools/spawn-state.ts', 'tools/index.ts', 'index.ts', 'types.ts'],
 ]

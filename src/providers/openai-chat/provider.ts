@@ -114,12 +114,13 @@ export async function streamChatCompletion(
     const api = client()
     baseURL = api.baseURL
     const response = await api.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: options.signal }).asResponse()
-    const { chunks, sawDone } = readChatChunks(response, dialect.providerName)
+    const { chunks, sawDone, energyJoules } = readChatChunks(response, dialect.providerName)
     return await consumeChatStream(chunks, callbacks, {
       model: options.model,
       providerName: dialect.providerName,
       usageFields: dialect.usageFields,
       sawDone,
+      energyJoules,
     })
   }
   catch (error) {

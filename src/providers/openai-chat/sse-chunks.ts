@@ -21,25 +21,54 @@
 import { APIError } from 'openai'
 import { ClassifiedError } from '../../errors'
 import { readEventData } from '../shared/event-stream'
+import { energyJoulesOf } from './usage'
 
 /** The parsed chunks, to iterate once, and what the body said about its end. */
 export interface ChatChunks {
   chunks: AsyncIterable<unknown>
   /** True once the `[DONE]` line was read. */
   sawDone: () => boolean
+  /** Joules the server reported in `: energy {…}` comment lines (Neuralwatt), once the chunks are read; `undefined` when none did. */
+  energyJoules: () => number | undefined
 }
 
 /** Longest excerpt of an unreadable message quoted in the error. */
 const EXCERPT_CHARS = 120
 
-/** Read a streaming Chat Completions response. `provider` names the server in errors. */
-export function readChatChunks(response: Response, provider: string): ChatChunks {
-  const state = { done: false }
-  return { chunks: parseMessages(response, provider, state), sawDone: () => state.done }
+/** Longest energy comment read; anything longer is not the small object Neuralwatt sends and is skipped unparsed. */
+const MAX_ENERGY_COMMENT = 64 * 1024
+
+const ENERGY_PREFIX = 'energy '
+
+interface ChunkState {
+  done: boolean
+  energy: number | undefined
 }
 
-async function* parseMessages(response: Response, provider: string, state: { done: boolean }): AsyncGenerator<unknown> {
-  for await (const message of readEventData(response.body)) {
+/** Read a streaming Chat Completions response. `provider` names the server in errors. */
+export function readChatChunks(response: Response, provider: string): ChatChunks {
+  const state: ChunkState = { done: false, energy: undefined }
+  return { chunks: parseMessages(response, provider, state), sawDone: () => state.done, energyJoules: () => state.energy }
+}
+
+/** Add the joules of one `energy {…}` comment; any other comment, or one that does not parse, is ignored. */
+function readEnergyComment(text: string, state: ChunkState): void {
+  if (!text.startsWith(ENERGY_PREFIX) || text.length > MAX_ENERGY_COMMENT)
+    return
+  let report: unknown
+  try {
+    report = JSON.parse(text.slice(ENERGY_PREFIX.length))
+  }
+  catch {
+    return
+  }
+  const joules = energyJoulesOf(report)
+  if (joules !== undefined)
+    state.energy = (state.energy ?? 0) + joules
+}
+
+async function* parseMessages(response: Response, provider: string, state: ChunkState): AsyncGenerator<unknown> {
+  for await (const message of readEventData(response.body, text => readEnergyComment(text, state))) {
     if (state.done)
       continue
     if (message.startsWith('[DONE]')) {

@@ -27,13 +27,16 @@ import type { ChatWireUsage } from './usage'
 import { randomUUID } from 'node:crypto'
 import { ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
+import { GEMINI_SIGNATURE_PRODUCER } from './gemini-signatures'
 import { ReasoningDetailsCollector } from './reasoning-details'
-import { chatFinishReason, chatTurnUsage, UsageReader } from './usage'
+import { chatFinishReason, chatTurnUsage, energyJoulesOf, UsageReader } from './usage'
 
 /** The parts of a chunk this consumer reads, extensions included. */
 interface WireChunk {
   choices?: WireChoice[] | null
   usage?: ChatWireUsage | null
+  /** Neuralwatt: the request's measured energy (`energy_joules`), on a chunk of servers that send it as data. */
+  energy?: unknown
 }
 
 interface WireChoice {
@@ -57,6 +60,8 @@ interface WireToolCallDelta {
   id?: string | null
   /** `arguments` is a JSON text; a few servers send the parsed object instead. */
   function?: { name?: string | null, arguments?: unknown } | null
+  /** Gemini's OpenAI-compatible endpoint: the call's thought signature, to send back with the call. */
+  extra_content?: { google?: { thought_signature?: unknown } | null } | null
 }
 
 /** What a missing or `null` delta reads as; shared, since keep-alive chunks can be frequent. */
@@ -67,6 +72,13 @@ interface OpenCall {
   name: string
   json: ToolJsonBuffer
   announced: boolean
+  /** Gemini's thought signature for the call, when the server sent one. */
+  signature?: string
+}
+
+/** A finished call, with the opaque signature its producer wants back (Gemini), if any. */
+interface CollectedCall extends ToolCall {
+  signature?: string
 }
 
 export interface ChatStreamContext {
@@ -84,6 +96,8 @@ export interface ChatStreamContext {
    * such a stream counts as cut off.
    */
   sawDone?: () => boolean
+  /** Joules the body reported outside its chunks (`readChatChunks`), asked once the chunks run out. */
+  energyJoules?: () => number | undefined
 }
 
 /**
@@ -99,12 +113,15 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
   const calls = new ToolCallCollector(callbacks)
   const usage = new UsageReader(context.usageFields)
   let finish: string | undefined
+  let energy: number | undefined
 
   for await (const raw of chunks) {
     if (!isObject(raw))
       continue
     const chunk = raw as WireChunk
     usage.read(chunk)
+    if (chunk.energy !== undefined)
+      energy = energyJoulesOf(chunk.energy) ?? energy
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isFirstChoice) : undefined
     if (!choice)
       continue
@@ -158,12 +175,21 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
     content.push({ type: 'provider_reasoning', producer: 'vllm', reasoningText: reasoning.join(''), model: context.model })
   if (text.length > 0)
     content.push({ type: 'text', text: text.join('') })
-  const toolCalls = calls.finish()
-  for (const call of toolCalls)
-    content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.input })
+  const collected = calls.finish()
+  const toolCalls: ToolCall[] = collected.map(call => ({ id: call.id, name: call.name, input: call.input }))
+  for (const call of collected) {
+    content.push(call.signature === undefined
+      ? { type: 'tool_call', id: call.id, name: call.name, input: call.input }
+      : { type: 'tool_call', id: call.id, name: call.name, input: call.input, signature: call.signature, signatureProducer: GEMINI_SIGNATURE_PRODUCER })
+  }
 
   const finishReason = chatFinishReason(finish ?? 'stop', toolCalls.length > 0)
-  return { content, toolCalls, finishReason, usage: chatTurnUsage(usage.finish(), context, finishReason) }
+  const turnUsage = chatTurnUsage(usage.finish(), context, finishReason)
+  // Neuralwatt reports the request's measured energy: in a comment line when streaming, as `energy` on a chunk otherwise.
+  const joules = context.energyJoules?.() ?? energy
+  if (joules !== undefined)
+    turnUsage.energyJoules = joules
+  return { content, toolCalls, finishReason, usage: turnUsage }
 }
 
 /**
@@ -237,6 +263,9 @@ class ToolCallCollector {
       call.name = name
     if (!call.announced && call.name)
       this.announce(call)
+    const signature = isObject(piece.extra_content) && isObject(piece.extra_content.google) ? piece.extra_content.google.thought_signature : undefined
+    if (typeof signature === 'string' && signature)
+      call.signature = signature
     const fragment = argumentsText(fn?.arguments)
     if (fragment) {
       call.json.push(fragment)
@@ -248,11 +277,14 @@ class ToolCallCollector {
   }
 
   /** Every call, in the order it began, its arguments parsed once. */
-  finish(): ToolCall[] {
+  finish(): CollectedCall[] {
     return this.calls.map((call) => {
       if (!call.announced)
         this.announce(call)
-      return { id: call.id, name: call.name, input: call.json.finish({}) }
+      const done: CollectedCall = { id: call.id, name: call.name, input: call.json.finish({}) }
+      if (call.signature !== undefined)
+        done.signature = call.signature
+      return done
     })
   }
 

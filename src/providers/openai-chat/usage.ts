@@ -101,6 +101,14 @@ export function chatTurnUsage(usage: ChatWireUsage | undefined, context: UsageCo
   return result
 }
 
+/** `energy_joules` of a Neuralwatt energy report, when it is a finite, non-negative number. */
+export function energyJoulesOf(report: unknown): number | undefined {
+  if (typeof report !== 'object' || report === null)
+    return undefined
+  const joules = (report as { energy_joules?: unknown }).energy_joules
+  return typeof joules === 'number' && Number.isFinite(joules) && joules >= 0 ? joules : undefined
+}
+
 const FINISH_REASONS: ReadonlyMap<string, TurnFinishReason> = new Map([
   ['stop', 'stop'],
   ['tool_calls', 'tool-calls'],

@@ -47,6 +47,8 @@ export interface WireToolCall {
   id: string
   type: 'function'
   function: { name: string, arguments: string }
+  /** Gemini's thought signature for the call, sent back to Gemini models only (see `gemini-signatures.ts`). */
+  extra_content?: { google: { thought_signature: string } }
 }
 
 export interface AssistantMessage {

@@ -26,6 +26,7 @@ import { cacheControlFor as sharedCacheControl } from '../shared/cache-control'
 import { compactSummaryText } from '../shared/content-rules'
 import { orderToolResults } from '../shared/result-order'
 import { wellFormedBlock, wellFormedText, wellFormedTool, wellFormedValue } from '../well-formed'
+import { geminiSignatureField } from './gemini-signatures'
 import { chatReasoningFields } from './reasoning'
 import { wireToolCallId } from './tool-ids'
 import { companionIntro, textPart, toolResultWire, userContentPart } from './wire-content'
@@ -239,7 +240,7 @@ function assistantMessage(blocks: readonly SessionContentBlock[], context: Build
       texts.push(compactSummaryText(block.summary))
     }
     else if (block.type === 'tool_call') {
-      calls.push({ id: wireToolCallId(block.id, context.dialect.toolCallIds), type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } })
+      calls.push({ id: wireToolCallId(block.id, context.dialect.toolCallIds), type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) }, ...geminiSignatureField(block, context.model) })
     }
     else if (block.type === 'provider_reasoning' && sameModel(block.model)) {
       if (block.producer === 'openrouter' && context.dialect.replayReasoningDetails)

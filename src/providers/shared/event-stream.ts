@@ -44,13 +44,20 @@ export async function readEventStream(body: ReadableStream<Uint8Array> | null, o
   parser.feed(undefined)
 }
 
-/** The data of each message of `body`, in order: `readEventStream` as an iterator. */
-export async function* readEventData(body: ReadableStream<Uint8Array> | null): AsyncGenerator<string> {
+/** Called with the text of each comment line (after the `:` and one optional space). */
+export type EventStreamCommentHandler = (text: string) => void
+
+/**
+ * The data of each message of `body`, in order: `readEventStream` as an
+ * iterator. `onComment` sees the comment lines, which some servers use for
+ * data outside the messages (Neuralwatt's `: energy {…}`).
+ */
+export async function* readEventData(body: ReadableStream<Uint8Array> | null, onComment?: EventStreamCommentHandler): AsyncGenerator<string> {
   // Messages of one network read, handed out before the next read.
   const batch: string[] = []
   const parser = new EventStreamParser((_event, data) => {
     batch.push(data)
-  })
+  }, onComment)
   for await (const bytes of readsOf(body)) {
     parser.feed(bytes)
     yield* batch.splice(0)
@@ -93,7 +100,7 @@ class EventStreamParser {
   // Most servers end lines with LF alone, which the native search finds fastest; one CR anywhere switches for good.
   private lfOnly = true
 
-  constructor(private readonly onMessage: EventStreamHandler) {}
+  constructor(private readonly onMessage: EventStreamHandler, private readonly onComment?: EventStreamCommentHandler) {}
 
   /** Take the bytes of one read; `undefined` once the body is over. */
   feed(bytes: Uint8Array | undefined): void {
@@ -134,8 +141,11 @@ class EventStreamParser {
       return
     }
     const colon = line.indexOf(':')
+    if (colon === 0) {
+      this.onComment?.(line.slice(line.charCodeAt(1) === SPACE ? 2 : 1))
+      return
+    }
     const field = colon === -1 ? line : line.slice(0, colon)
-    // A comment (`:` first) has the empty field name and falls through here.
     if (field !== 'data' && field !== 'event')
       return
     const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1)

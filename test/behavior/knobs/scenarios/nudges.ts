@@ -114,7 +114,8 @@ export const nudgeScenarios: SliceScenarios<NudgeKnobs> = {
     },
   },
   progressNudges: {
-    value: {},
+    // Every pattern is off until given a threshold: the object turns on the patterns it names.
+    value: { readOnlyTurns: 6 },
     outcome: async behavior => (await nudgesSent(behavior, calling('read_file', 6))).length,
     unset: 0,
     set: 1,
@@ -133,7 +134,8 @@ export const nudgeScenarios: SliceScenarios<NudgeKnobs> = {
         set: ['readOnlyTurns x1'],
       },
       readOnlyTools: { value: ['a'], outcome: async behavior => (await nudgesSent(progressOn({ readOnlyTurns: 2 })(behavior), calling('a', 2))).length, unset: 0, set: 1 },
-      mode: { value: 'steer', unset: 0, set: 1 },
+      // The only mode: set beside a threshold, the nudge arrives as a steer on the next user turn.
+      mode: { value: 'steer', outcome: async behavior => (await nudgesSent(behavior.progressNudges ? { progressNudges: { ...behavior.progressNudges, readOnlyTurns: 2 } } : {}, calling('read_file', 2))).length, unset: 0, set: 1 },
     },
   },
   thinkingOverrunPolicy: {

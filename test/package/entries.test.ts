@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import tsupConfig from '../../tsup.config'
+
+// Every public subpath is declared three times: the package's exports map, the
+// build's entries and the reference docs' entry points. They must name the same set.
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, { types: string, default: string } | string> }
+const typedoc = JSON.parse(readFileSync(`${root}typedoc.json`, 'utf8')) as { entryPoints: string[] }
+const build = (Array.isArray(tsupConfig) ? tsupConfig[0] : tsupConfig) as { entry: Record<string, string> }
+
+/** Subpath → the build entry name its files come from (`./chat` → `chat`, `.` → `index`). */
+const subpaths = Object.entries(manifest.exports)
+  .filter(([key]) => key !== './package.json')
+  .map(([key, target]) => {
+    const file = typeof target === 'string' ? target : target.default
+    return { key, entry: file.replace(/^\.\/dist\//, '').replace(/\.js$/, '') }
+  })
+
+describe('public entry points', () => {
+  it('each subpath is built from a source entry, and each public source entry is a subpath', () => {
+    const built = Object.keys(build.entry).filter(name => !name.startsWith('internal/'))
+    expect(subpaths.map(({ entry }) => entry).sort()).toEqual(built.sort())
+  })
+
+  it('each built subpath has a reference docs entry point', () => {
+    const sources = subpaths.map(({ entry }) => build.entry[entry])
+    expect([...typedoc.entryPoints].sort()).toEqual(sources.sort())
+  })
+
+  it('zidane/chat exports the chat helpers the root re-exports, as the same values', async () => {
+    const chat = await import('../../src/chat')
+    const rootEntry = await import('../../src')
+    expect(Object.keys(chat).sort()).toEqual(['DEFAULT_BUDGET_EXCLUDE_TOOLS', 'shouldAutoCompact'])
+    expect(chat.DEFAULT_BUDGET_EXCLUDE_TOOLS).toBe(rootEntry.DEFAULT_BUDGET_EXCLUDE_TOOLS)
+    expect(chat.shouldAutoCompact).toBe(rootEntry.shouldAutoCompact)
+    expect(chat.shouldAutoCompact({ input: 900 }, 1000, true)).toBe(true)
+  })
+})
