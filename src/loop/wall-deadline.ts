@@ -1,4 +1,5 @@
 import type { AgentBehavior } from '../knobs/behavior'
+import { startTimer } from '../core/timer'
 import { AgentBudgetExceededError } from '../errors'
 import { activeLimit } from '../knobs/behavior'
 
@@ -29,18 +30,18 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
     reject = fail
   })
   expired.catch(() => {})
-  const timer = setTimeout(() => {
+  const timer = startTimer(startedAtMs + max - Date.now(), () => {
     error = new AgentBudgetExceededError('wallClock', max, Date.now() - startedAtMs)
     onExpire(error)
     reject(error)
-  }, Math.max(0, startedAtMs + max - Date.now()))
+  })
   return {
     get error() {
       return error
     },
     expired,
     at: startedAtMs + max,
-    clear: () => clearTimeout(timer),
+    clear: timer.clear,
   }
 }
 

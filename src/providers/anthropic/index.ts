@@ -13,6 +13,7 @@ import type { ClientOptions } from '@anthropic-ai/sdk'
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import type { AnthropicClient } from './client'
+import { clampTimerDelay } from '../../core/timer'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
 import { readAnthropicBody } from './body-events'
@@ -69,7 +70,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       authToken: null,
       baseURL: params.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
       maxRetries: params.maxRetries ?? 0,
-      timeout: params.timeoutMs,
+      timeout: params.timeoutMs === undefined ? undefined : clampTimerDelay(params.timeoutMs),
       defaultHeaders: userHeaders,
     }
   }
