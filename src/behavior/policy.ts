@@ -25,6 +25,12 @@ export type PolicyState = null | boolean | number | string | readonly PolicyStat
 export interface PolicyRunView {
   readonly runId: string
   readonly clock: AgentClock
+  /**
+   * The run's signal. It aborts when the run is cancelled or runs out of
+   * time; a phase that waits on I/O should hand it on, so its work stops
+   * when the loop stops waiting for it.
+   */
+  readonly signal: AbortSignal
   /** Turns started so far in this run. */
   readonly turnCount: number
   /** The conversation as recorded so far: the turns the run started from plus the ones it added (read-only). */

@@ -91,7 +91,8 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
         discardedThinking: progress.thinking,
       }), { timeoutMs: hookTimeout(run), failClosed: false })
       try {
-        await sleep(delayMs, run.signal)
+        // A delay is a wait like the others: the `maxWallMs` cap cuts it (and ends the run).
+        await (run.wall ? run.wall.bound(sleep(delayMs, run.signal)) : sleep(delayMs, run.signal))
       }
       catch {
         return undefined

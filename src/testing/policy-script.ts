@@ -201,6 +201,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     return () => `script-id-${++n}`
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
+  const controller = new AbortController()
   const hooks = createHookBus()
   // Events reach the bus both ways a policy fires them (`PhaseResult.events`, `run.emit`); one listener records them all.
   const allEvents: PolicyScriptEvent[] = []
@@ -212,6 +213,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   const host = {
     runId: 'policy-script',
     clock,
+    signal: controller.signal,
     turnCount: options.turnsBefore ?? 0,
     turns: options.turns ?? [],
     usage: [] as TurnUsage[],
@@ -230,6 +232,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     abort: (reason?: unknown) => {
       abort.aborted = true
       abort.reason = reason
+      controller.abort(reason)
     },
     complete: async (request: CompletionRequest): Promise<CompletionResult> => {
       completions.push(request)
