@@ -97,3 +97,15 @@ describe('maxWallMs and a tool that outlives it', () => {
     expect(seen.aborted).toBe(true)
   })
 })
+
+describe('maxWallMs and a retry delay', () => {
+  it('cuts a retry delay that would end past the cap, and ends the run with the budget error', async () => {
+    // The server asks for a minute's wait; the cap is 50 ms: without the bound the run would sleep through the test's timeout.
+    const provider = scriptedProvider([{ error: { kind: 'rate_limit', retryable: true, retryAfterMs: 60_000 } }, { text: 'never' }])
+    const agent = createAgent({ provider, behavior: { maxWallMs: 50, retry: { maxAttempts: 2, maxDelayMs: 120_000 } } })
+    const error = await agent.run({ prompt: 'go' }).catch(e => e)
+    expect(error).toBeInstanceOf(AgentBudgetExceededError)
+    expect(error).toMatchObject({ limit: 'wallClock', max: 50 })
+    expect(provider.requests).toHaveLength(1)
+  }, 10_000)
+})
