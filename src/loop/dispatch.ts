@@ -358,8 +358,9 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
       ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome, answer: answer.answer }, result => checkToolOutput(result, base.displayName)))
     }
     catch (error) {
+      // A call that ran lost its result to the cut; one that never ran says so, as it would have.
       if (error instanceof PhaseInterruptedError)
-        return { output: abortedMessage(run, 'after'), isError: true }
+        return { output: abortedMessage(run, answer.answer.kind === 'ran' ? 'after' : false), isError: true }
       return { output: `Error: a policy's result phase failed (${errorMessage(error)})`, isError: true }
     }
   }
