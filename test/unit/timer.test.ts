@@ -165,3 +165,21 @@ describe('bounds above 2^31 - 1 ms through the public API', () => {
     }
   })
 })
+
+describe('a bound above 2^31 - 1 ms handed to an SDK client', () => {
+  it('anthropic({ timeoutMs: 2 ** 31 + 5 }) does not abort its request after a millisecond', async () => {
+    const fake = await startFakeAnthropic()
+    try {
+      fake.enqueue({ type: 'turn', delayMs: 30, turn: { text: 'answered' } })
+      const agent = createAgent({
+        provider: anthropic({ baseURL: fake.url, apiKey: 'test-key', timeoutMs: BEYOND_32_BITS }),
+        behavior: { retry: { maxAttempts: 1 } },
+      })
+      const stats = await agent.run({ prompt: 'go' })
+      expect(stats.text).toBe('answered')
+    }
+    finally {
+      await fake.close()
+    }
+  })
+})
