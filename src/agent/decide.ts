@@ -11,6 +11,7 @@ import type { AgentDecide, DecideOptions, DecisionAnswer, DecisionEndHookContext
 import type { AgentHookBus } from '../hooks/bus'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { Provider } from '../providers/types'
+import { startTimer } from '../core/timer'
 import { debugLog } from '../debug'
 import { answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionContent, inputKind, parseAnswers, readDecisionRequest } from '../decisions/questions'
 import { ClassifiedError, DecisionError } from '../errors'
@@ -243,11 +244,11 @@ function cancellation(timeoutMs: number, signals: readonly (AbortSignal | undefi
     controller.abort(reason)
     rejectAborted(reason)
   }
-  const timer = setTimeout(() => {
+  const timer = startTimer(timeoutMs, () => {
     timedOut = true
     abort(`The decision did not finish within ${timeoutMs} ms`, new DOMException('decision timeout', 'TimeoutError'))
-  }, timeoutMs)
-  cleanups.push(() => clearTimeout(timer))
+  })
+  cleanups.push(timer.clear)
   for (const signal of signals) {
     if (!signal)
       continue

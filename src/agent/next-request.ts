@@ -49,6 +49,8 @@ export function idleBreakdown(options: AgentOptions, policies: readonly Behavior
   const view = {
     runId: 'context-breakdown',
     clock: options.clock ?? DEFAULT_AGENT_CLOCK,
+    // No run, nothing to cancel: a signal that never aborts.
+    signal: new AbortController().signal,
     turnCount: 0,
     usage: [],
     sideCalls: [],

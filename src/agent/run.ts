@@ -1,6 +1,6 @@
 import type { BehaviorPolicy } from '../behavior/policy'
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
-import type { SessionTurn } from '../core/content'
+import type { SessionContentBlock, SessionTurn } from '../core/content'
 import type { AgentStats, ChildRunStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
@@ -26,12 +26,12 @@ import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
-import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies, policyTools } from '../loop/policy-runner'
+import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError, policyTools } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { createRunState } from '../loop/run-state'
 import { hookTimeout, runIds } from '../loop/stream-turn'
-import { startWallDeadline, untilWall } from '../loop/wall-deadline'
+import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '../loop/wall-deadline'
 import { resolveModelTargets } from '../providers/model-targets'
 import { composeSystemPrompt } from '../session/system-freeze'
 import { filterUnresolvedToolUses } from '../wire/pairing'
@@ -80,7 +80,7 @@ export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPol
  */
 export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
   // The run starts now, before MCP servers connect: `elapsed`, time to first
-  // token and the `maxWallMs` deadline all count from here.
+  // token and the wall-clock bounds (`maxWallMs`, `hardWallMs`) all count from here.
   const startedAtMs = Date.now()
   // A blank prompt is no prompt: the run continues the session, or is refused when there is nothing to continue.
   const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? { ...runOptions, prompt: undefined } : runOptions
@@ -108,8 +108,12 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     const wall = startWallDeadline(behavior, startedAtMs, error => controller.abort(error))
     if (wall)
       detachers.push(wall.clear)
+    const hardWall = startHardDeadline(behavior, startedAtMs, error => controller.abort(error))
+    if (hardWall)
+      detachers.push(hardWall.clear)
 
-    const mcp = await untilWall(env.mcp ? env.mcp.load(behavior) : Promise.resolve(undefined), wall)
+    const bounds = { signal: controller.signal, wall, hardWall }
+    const mcp = await untilWall(env.mcp ? env.mcp.load(behavior) : Promise.resolve(undefined), bounds)
     // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
     const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
     const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
@@ -167,6 +171,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
       startedAt,
       startedAtMs,
       wall,
+      hardWall,
       pending: [],
       policyPhases: NO_PHASES,
       state: createRunState(),
@@ -191,9 +196,9 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
-    await untilWall(env.toolState.hydrate(), wall)
+    await untilWall(env.toolState.hydrate(), run)
     if (tools.names.length > 0)
-      await untilWall(spawnExecution(run), wall)
+      await untilWall(spawnExecution(run), run)
     return await driveRun(run, options, freshSystem, sections, decisions)
   }
   finally {
@@ -280,23 +285,29 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       tracingContext: options.tracingContext,
       metadata: options.metadata,
     }, lifecycle)
+    let promptCut = false
     if (options.prompt !== undefined) {
       const content = promptContent(options.prompt, [...freezeNotes(options, freshSystem, sections), ...options.systemNotes ?? []])
-      run.turns.push({
-        id: run.clock.randomUUID(),
-        role: 'user',
-        content: run.policyPhases.prompt.length > 0 ? await adjustPrompt(run, 'prompt', content) : content,
-        createdAt: await run.clock.now(),
-        runId: run.runId,
-      })
-      // The prompt is stored before the model is called, whatever `persistTurns` says.
-      await persistNewTurns(run)
+      const adjusted = run.policyPhases.prompt.length > 0 ? await promptPhase(run, content) : content
+      if (adjusted) {
+        run.turns.push({
+          id: run.clock.randomUUID(),
+          role: 'user',
+          content: adjusted,
+          createdAt: await run.clock.now(),
+          runId: run.runId,
+        })
+        // The prompt is stored before the model is called, whatever `persistTurns` says.
+        await persistNewTurns(run)
+      }
+      promptCut = adjusted === undefined
     }
 
-    const stopReason = endsWithAnswer(run) ? 'completed' : await runLoop(run)
-    // The deadline aborted the run: that is a budget failure, not a cancel.
-    if (stopReason === 'aborted' && run.wall?.error && run.signal.reason === run.wall.error)
-      throw run.wall.error
+    const stopReason = promptCut ? 'aborted' : endsWithAnswer(run) ? 'completed' : await runLoop(run)
+    // A wall-clock bound ended the run: that is a budget failure, not a cancel.
+    const outOfTime = stopReason === 'aborted' ? wallThatEnded(run) : undefined
+    if (outOfTime?.error)
+      throw outOfTime.error
     await persistNewTurns(run)
     const stats = buildStats(run, stopReason)
     await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason, undefined, decisions)
@@ -367,6 +378,22 @@ function endsWithAnswer(run: RunContext): boolean {
       return !turn.content.some(block => block.type === 'tool_call')
   }
   return false
+}
+
+/**
+ * The prompt through the policies' prompt phase; `undefined` when the phase
+ * was cut (the run was aborted or ran out of time before the policies
+ * accepted it), in which case the prompt is not recorded.
+ */
+async function promptPhase(run: RunContext, content: SessionContentBlock[]): Promise<SessionContentBlock[] | undefined> {
+  try {
+    return await adjustPrompt(run, 'prompt', content)
+  }
+  catch (error) {
+    if (error instanceof PhaseInterruptedError)
+      return undefined
+    throw error
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AgentBehavior } from '../knobs/behavior'
-import type { BehaviorPolicy } from './policy'
+import type { BehaviorPolicy, PhaseResult, TurnDecision } from './policy'
 import { AgentBudgetExceededError } from '../errors'
 import { activeLimit } from '../knobs/behavior'
 
@@ -23,7 +23,7 @@ export const runBudgets: BehaviorPolicy<null> = {
     const { maxCost, maxTokens, maxWall } = limits(behavior)
     return maxCost !== undefined || maxTokens !== undefined || maxWall !== undefined
   },
-  async afterTurn({ behavior, run }) {
+  afterTurn({ behavior, run }) {
     const { maxCost, maxTokens, maxWall } = limits(behavior)
     let cost = 0
     let tokens = 0
@@ -41,10 +41,15 @@ export const runBudgets: BehaviorPolicy<null> = {
       return { decision: { type: 'fail', error: new AgentBudgetExceededError('cost', maxCost, cost) } }
     if (maxTokens !== undefined && tokens > maxTokens)
       return { decision: { type: 'fail', error: new AgentBudgetExceededError('tokens', maxTokens, tokens) } }
-    if (maxWall !== undefined) {
-      const elapsed = (await run.clock.now()) - run.startedAt
-      if (elapsed > maxWall)
-        return { decision: { type: 'fail', error: new AgentBudgetExceededError('wallClock', maxWall, elapsed) } }
-    }
+    if (maxWall === undefined)
+      return undefined
+    // Answered synchronously when the clock is: a phase that returns a promise is bounded by
+    // `maxWallMs` in real time, and this check must read the run's clock, not race it.
+    const now = run.clock.now()
+    return typeof now === 'number' ? checkWall(maxWall, now - run.startedAt) : now.then(time => checkWall(maxWall, time - run.startedAt))
   },
+}
+
+function checkWall(maxWall: number, elapsed: number): PhaseResult<TurnDecision, null> | undefined {
+  return elapsed > maxWall ? { decision: { type: 'fail', error: new AgentBudgetExceededError('wallClock', maxWall, elapsed) } } : undefined
 }

@@ -25,6 +25,12 @@ export type PolicyState = null | boolean | number | string | readonly PolicyStat
 export interface PolicyRunView {
   readonly runId: string
   readonly clock: AgentClock
+  /**
+   * The run's signal. It aborts when the run is cancelled or runs out of
+   * time; a phase that waits on I/O should hand it on, so its work stops
+   * when the loop stops waiting for it.
+   */
+  readonly signal: AbortSignal
   /** Turns started so far in this run. */
   readonly turnCount: number
   /** The conversation as recorded so far: the turns the run started from plus the ones it added (read-only). */
@@ -41,8 +47,6 @@ export interface PolicyRunView {
   readonly session?: Session
   /** Where the run's tools run commands and touch files. */
   readonly execution: ExecutionContext
-  /** Fires when the run is aborted: a phase doing long work (decoding an image, say) stops on it. */
-  readonly signal?: AbortSignal
   /** The model serving the run now (a fallback changes it). */
   readonly model: string
   /**

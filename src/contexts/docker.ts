@@ -11,6 +11,7 @@ import type { DockerMount } from './docker-commands'
 import type { ContextHardening, ExecExit, ExecOptions, ExecResult, ExecStreamOptions, ExecutionContext, ExecutionHandle, FileStat, SpawnConfig } from './types'
 import { randomUUID } from 'node:crypto'
 import { posix } from 'node:path'
+import { startTimer } from '../core/timer'
 import {
   copyInArgs,
   copyOutArgs,
@@ -138,11 +139,11 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
   /** Stop one command inside the container: SIGTERM its tree, SIGKILL after the grace period. */
   function stopInContainer(execId: string, client: ExecutionHandle): void {
     void cli(killExecArgs(name, execId, 'TERM')).catch(() => {})
-    const timer = setTimeout(() => {
+    const timer = startTimer(graceMs, () => {
       void cli(killExecArgs(name, execId, 'KILL')).catch(() => {})
       client.kill('SIGKILL')
-    }, graceMs)
-    void client.wait().catch(() => {}).finally(() => clearTimeout(timer))
+    })
+    void client.wait().catch(() => {}).finally(() => timer.clear())
   }
 
   /** Start a command in the container; the returned handle's kill and the timeout/abort reach into the container. */
@@ -161,10 +162,10 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
     let aborted = false
     const stop = () => stopInContainer(execId, client)
     const timer = startOptions.timeoutMs !== undefined && startOptions.timeoutMs > 0
-      ? setTimeout(() => {
+      ? startTimer(startOptions.timeoutMs, () => {
           timedOut = true
           stop()
-        }, startOptions.timeoutMs)
+        })
       : undefined
     const onAbort = () => {
       aborted = true
@@ -175,7 +176,7 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
     else
       startOptions.signal?.addEventListener('abort', onAbort, { once: true })
     const done = client.wait().then((exit): ExecExit => {
-      clearTimeout(timer)
+      timer?.clear()
       startOptions.signal?.removeEventListener('abort', onAbort)
       // `docker exec` reports a signal death as 128 + n; the host client itself exits normally.
       return { exitCode: exit.exitCode, signal: exit.signal, timedOut, aborted, durationMs: Date.now() - startedAt }

@@ -5,9 +5,11 @@
  */
 
 import type { ChildProcess } from 'node:child_process'
+import type { Timer } from '../core/timer'
 import type { ExecExit } from './types'
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { delay, startTimer } from '../core/timer'
 
 /** Time between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2_000
@@ -120,7 +122,7 @@ export async function terminateGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms))
+  return delay(ms)
 }
 
 export interface WatchOptions {
@@ -153,10 +155,10 @@ export function watchChild(child: ChildProcess, options: WatchOptions): Promise<
         void terminateGroup(pgid, options.graceMs)
     }
     const timer = options.timeoutMs !== undefined && options.timeoutMs > 0
-      ? setTimeout(() => {
+      ? startTimer(options.timeoutMs, () => {
           timedOut = true
           kill()
-        }, options.timeoutMs)
+        })
       : undefined
     const onAbort = () => {
       aborted = true
@@ -166,11 +168,11 @@ export function watchChild(child: ChildProcess, options: WatchOptions): Promise<
       onAbort()
     else
       options.signal?.addEventListener('abort', onAbort, { once: true })
-    let drainTimer: NodeJS.Timeout | undefined
+    let drainTimer: Timer | undefined
 
     const cleanup = () => {
-      clearTimeout(timer)
-      clearTimeout(drainTimer)
+      timer?.clear()
+      drainTimer?.clear()
       options.signal?.removeEventListener('abort', onAbort)
     }
     child.once('error', (error) => {
@@ -180,10 +182,10 @@ export function watchChild(child: ChildProcess, options: WatchOptions): Promise<
     child.once('exit', (code, signal) => {
       exit = { code, signal }
       if (options.closePipesAfterExitMs !== undefined) {
-        drainTimer = setTimeout(() => {
+        drainTimer = startTimer(options.closePipesAfterExitMs, () => {
           child.stdout?.destroy()
           child.stderr?.destroy()
-        }, options.closePipesAfterExitMs)
+        })
       }
     })
     child.once('close', (code, signal) => {

@@ -23,6 +23,7 @@ import type {
 } from './types'
 import { randomUUID } from 'node:crypto'
 import { posix } from 'node:path'
+import { startTimer } from '../core/timer'
 import { DEFAULT_EXEC_OUTPUT_BYTES, tailOfText } from './output'
 import { quoteShellArg } from './shell-quote'
 import { createTaskManager, openStreamedLog } from './tasks'
@@ -248,11 +249,11 @@ async function raceInterrupts<T>(work: Promise<T>, signal: AbortSignal | undefin
   work.catch(() => {})
   let cleanup = () => {}
   const interrupt = new Promise<'aborted' | 'timed-out'>((resolve) => {
-    const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, timeoutMs, 'timed-out')
+    const timer = timeoutMs === undefined ? undefined : startTimer(timeoutMs, () => resolve('timed-out'))
     const onAbort = () => resolve('aborted')
     signal?.addEventListener('abort', onAbort, { once: true })
     cleanup = () => {
-      clearTimeout(timer)
+      timer?.clear()
       signal?.removeEventListener('abort', onAbort)
     }
   })

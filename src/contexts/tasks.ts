@@ -6,6 +6,7 @@
  * silence. Tasks therefore outlive tool calls but not the host: `'ephemeral'`.
  */
 
+import type { Timer } from '../core/timer'
 import type {
   BackgroundTaskStatus,
   DetachedTasksCapability,
@@ -20,6 +21,7 @@ import type {
 } from './types'
 import { randomUUID } from 'node:crypto'
 import { posix } from 'node:path'
+import { startTimer } from '../core/timer'
 import { debugLog } from '../debug'
 import { truncateUtf8 } from '../text/truncate'
 import { TailBuffer, tailOfText, Utf8Carry } from './output'
@@ -68,7 +70,7 @@ interface TaskRecord {
   logged: number
   capped: boolean
   killRequested: boolean
-  stallTimer?: NodeJS.Timeout
+  stallTimer?: Timer
   settled: Promise<TaskExitInfo>
 }
 
@@ -125,7 +127,7 @@ export function createTaskManager(runtime: TaskRuntime): TaskManager {
   }
 
   async function finish(record: TaskRecord, exit: ExecExit | Error): Promise<TaskExitInfo> {
-    clearTimeout(record.stallTimer)
+    record.stallTimer?.clear()
     const info = exitInfo(record, exit)
     record.entry.status = info.status
     record.entry.exit = info
@@ -152,7 +154,7 @@ export function createTaskManager(runtime: TaskRuntime): TaskManager {
       return
     // One timer per task, pushed back by `refresh()` on output; after firing it
     // stays idle until fresh output re-arms it, so a silent task reports once.
-    record.stallTimer = setTimeout(() => {
+    record.stallTimer = startTimer(stallAfterMs, () => {
       if (record.entry.status !== 'running')
         return
       try {
@@ -167,8 +169,7 @@ export function createTaskManager(runtime: TaskRuntime): TaskManager {
       catch (error) {
         debugLog(`stall handler for ${record.entry.id} threw`, error)
       }
-    }, stallAfterMs)
-    record.stallTimer.unref()
+    }).unref()
   }
 
   async function start(options: TaskStartOptions): Promise<TaskHandle> {
@@ -230,8 +231,8 @@ export function createTaskManager(runtime: TaskRuntime): TaskManager {
     const cleanups: (() => void)[] = []
     if (options.timeoutMs !== undefined) {
       stops.push(new Promise((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, options.timeoutMs!), undefined)
-        cleanups.push(() => clearTimeout(timer))
+        const timer = startTimer(options.timeoutMs!, () => resolve(undefined))
+        cleanups.push(timer.clear)
       }))
     }
     if (options.signal) {

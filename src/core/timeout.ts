@@ -1,4 +1,6 @@
+import type { Timer } from './timer'
 import { OperationTimeoutError } from '../errors'
+import { startTimer } from './timer'
 
 /**
  * Wait for `work`, but no longer than `timeoutMs` (`0` or less: no bound).
@@ -8,15 +10,15 @@ import { OperationTimeoutError } from '../errors'
 export async function withTimeout<T>(work: Promise<T>, timeoutMs: number, operation: string): Promise<T> {
   if (!(timeoutMs > 0))
     return work
-  let timer: NodeJS.Timeout | undefined
+  let timer: Timer | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new OperationTimeoutError(operation, timeoutMs)), timeoutMs)
+    timer = startTimer(timeoutMs, () => reject(new OperationTimeoutError(operation, timeoutMs)))
   })
   work.catch(() => {})
   try {
     return await Promise.race([work, timeout])
   }
   finally {
-    clearTimeout(timer)
+    timer?.clear()
   }
 }

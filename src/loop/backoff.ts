@@ -1,4 +1,5 @@
 import type { RetryConfig } from '../knobs/behavior'
+import { delay } from '../core/timer'
 import { RETRY_DEFAULTS } from '../knobs/retry-knobs'
 
 export interface ResolvedRetry {
@@ -33,20 +34,5 @@ export function backoffDelay(retry: number, config: ResolvedRetry, retryAfterMs?
 
 /** Wait `ms`, or reject as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason)
-      return
-    }
-    let timer: NodeJS.Timeout | undefined
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
+  return delay(ms, signal)
 }

@@ -14,15 +14,19 @@ import { toolOutputByteLength } from '../session/tool-output'
 import { joinProblems } from '../text/problem-list'
 import { checkJsonSchema } from '../tools/json-schema'
 import { mcpToolHookContext, toolAfterContext, toolHookContext } from './hook-contexts'
-import { gateBatch, gateCall, observeResult } from './policy-runner'
+import { gateBatch, gateCall, observeResult, PhaseInterruptedError } from './policy-runner'
 import { runToolCallsInOrder } from './scheduler'
 import { hookTimeout } from './stream-turn'
 import { checkToolOutput } from './tool-output-check'
+import { wallThatEnded } from './wall-deadline'
 
-const ABORTED_BEFORE_START = 'Aborted: the run was cancelled before this tool call started.'
-const ABORTED_WHILE_RUNNING = 'Aborted: the run was cancelled while this tool was running.'
-const OUT_OF_TIME_BEFORE_START = 'Aborted: the run\'s time budget (maxWallMs) ran out before this tool call started.'
-const OUT_OF_TIME_WHILE_RUNNING = 'Aborted: the run\'s time budget (maxWallMs) ran out while this tool was running.'
+/** When, relative to the call, the run was aborted: what its error result says. */
+type AbortedAt = 'before' | 'while' | 'after'
+const CALL_STAGE: Record<AbortedAt, string> = {
+  before: 'before this tool call started',
+  while: 'while this tool was running',
+  after: 'before this tool\'s result was processed',
+}
 
 /**
  * Answer every tool call of one assistant turn, in call order. Each call gets
@@ -65,7 +69,16 @@ async function gateWholeBatch(run: RunContext, turnId: string, prepared: Prepare
     const reason = !def ? unknownToolMessage(run, base.displayName) : refusal
     return reason === undefined ? call : { ...call, decided: { type: 'block', reason } }
   })
-  const decided = await gateBatch(run, turnId, calls)
+  let decided: (CallDecision | undefined)[]
+  try {
+    decided = await gateBatch(run, turnId, calls)
+  }
+  catch (error) {
+    // Cut by an abort or the wall: every call is then answered as aborted (`produceAnswer` checks the signal first).
+    if (error instanceof PhaseInterruptedError)
+      return
+    throw error
+  }
   decided.forEach((decision, index) => {
     if (decision && decision !== calls[index].decided)
       prepared[index].decided = decision
@@ -177,6 +190,8 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
       decided = await gateCall(run, base.turnId, gatedCall(base), decided)
     }
     catch (error) {
+      if (error instanceof PhaseInterruptedError)
+        return failure(abortedMessage(run, false))
       return failure(`Blocked: a policy gate failed (${errorMessage(error)})`, POLICY_REFUSED)
     }
     if (decided?.type === 'abort')
@@ -352,6 +367,9 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
       ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome, answer: answer.answer }, result => checkToolOutput(result, base.displayName)))
     }
     catch (error) {
+      // A call that ran lost its result to the cut; one that never ran says so, as it would have.
+      if (error instanceof PhaseInterruptedError)
+        return { output: abortedMessage(run, answer.answer.kind === 'ran' ? 'after' : false), isError: true, metadata: attached }
       return { output: `Error: a policy's result phase failed (${errorMessage(error)})`, isError: true, metadata: attached }
     }
   }
@@ -426,12 +444,11 @@ function failure(message: string, by: CallAnswer = LOOP_REFUSED): Answer {
   return { output: message, isError: true, durationMs: 0, answer: by }
 }
 
-/** What an aborted call answers: a budget stop says so, so the model (and a reader) can tell it from a cancel. */
-function abortedMessage(run: RunContext, started: boolean): string {
-  const outOfTime = run.wall?.error !== undefined && run.signal.reason === run.wall.error
-  if (outOfTime)
-    return started ? OUT_OF_TIME_WHILE_RUNNING : OUT_OF_TIME_BEFORE_START
-  return started ? ABORTED_WHILE_RUNNING : ABORTED_BEFORE_START
+/** What an aborted call answers: a budget stop names its knob, so the model (and a reader) can tell it from a cancel. */
+function abortedMessage(run: RunContext, started: boolean | AbortedAt): string {
+  const stage = CALL_STAGE[started === true ? 'while' : started === false ? 'before' : started]
+  const wall = wallThatEnded(run)
+  return wall ? `Aborted: the run's time budget (${wall.knob}) ran out ${stage}.` : `Aborted: the run was cancelled ${stage}.`
 }
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -23,6 +23,7 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolMap } from '../tools/types'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
+import type { WallDeadline } from './wall-deadline'
 import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
 import { isSentStage } from '../wire/stage'
 import { assertPolicyState } from './run-state'
@@ -53,6 +54,50 @@ export interface PolicyHost extends PolicyRunView {
   readonly state: RunState
   /** Aborts the run (an `abort` decision). */
   readonly abort: (reason?: unknown) => void
+  /** The `maxWallMs` cap, which bounds a phase that answers with a promise. */
+  readonly wall?: WallDeadline
+}
+
+/**
+ * A phase was cut before it answered: the run's signal aborted (a cancel,
+ * `hardWallMs`) or the `maxWallMs` cap ran out (which aborts the run too).
+ * The loop then ends the run as aborted; it never reaches a caller of `run()`.
+ */
+export class PhaseInterruptedError extends Error {
+  constructor(readonly phase: string, readonly policy: string) {
+    super(`The ${phase} phase of policy "${policy}" was cut: the run was aborted or ran out of time`)
+    this.name = 'PhaseInterruptedError'
+  }
+}
+
+/**
+ * Wait for a phase that answered with a promise, but only while the run
+ * lives: a phase that never settles (a host policy's bug, a write to a
+ * stalled mount) must not hold the run. Raced against the run's signal and
+ * the `maxWallMs` cap; a phase that answers synchronously never gets here.
+ */
+async function settle<T>(host: PolicyHost, phase: string, policy: BehaviorPolicy, work: PromiseLike<T>): Promise<T> {
+  const signal = host.signal
+  if (signal.aborted)
+    throw new PhaseInterruptedError(phase, policy.name)
+  const bounded = host.wall ? host.wall.bound(work) : work
+  let onAbort: (() => void) | undefined
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new PhaseInterruptedError(phase, policy.name))
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    return await Promise.race([bounded, aborted])
+  }
+  catch (error) {
+    // The cap cut it (and aborted the run), or the phase failed because the run was aborted under it.
+    if (signal.aborted)
+      throw error instanceof PhaseInterruptedError ? error : new PhaseInterruptedError(phase, policy.name)
+    throw error
+  }
+  finally {
+    signal.removeEventListener('abort', onAbort!)
+  }
 }
 
 /** What `activatePolicies` sets up for one run. */
@@ -232,7 +277,8 @@ export interface PatchableRequest {
 export async function adjustRequest<R extends PatchableRequest>(host: PolicyHost, turn: number, request: R): Promise<R> {
   let current = request
   for (const policy of host.policyPhases.request) {
-    const result = await policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current })
+    const returned = policy.request!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, request: current })
+    const result = isThenable(returned) ? await settle(host, 'request', policy, returned) : returned
     const patch: RequestPatch | undefined = take(host, policy, result)
     if (result?.events?.length)
       await announce(host, result.events)
@@ -271,7 +317,8 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
   const decided = calls.map(call => call.decided)
   for (const policy of host.policyPhases.gateBatch) {
     const view = calls.map((call, index) => decided[index] === call.decided ? call : { ...call, decided: decided[index] })
-    const result = await policy.gateBatch!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, calls: view })
+    const returned = policy.gateBatch!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, calls: view })
+    const result = isThenable(returned) ? await settle(host, 'gateBatch', policy, returned) : returned
     if (!result)
       continue
     if (result.state !== undefined)
@@ -290,7 +337,8 @@ export async function gateBatch(host: PolicyHost, turnId: string, calls: readonl
 export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall, decided?: CallDecision): Promise<CallDecision | undefined> {
   let verdict = decided
   for (const policy of host.policyPhases.gateCall) {
-    const result = await policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })
+    const returned = policy.gateCall!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, decided: verdict })
+    const result = isThenable(returned) ? await settle(host, 'gateCall', policy, returned) : returned
     const decision = take(host, policy, result)
     if (result?.events?.length)
       await announce(host, result.events)
@@ -303,7 +351,8 @@ export async function gateCall(host: PolicyHost, turnId: string, call: GatedCall
 export async function adjustPrompt(host: PolicyHost, source: PromptSource, content: SessionContentBlock[]): Promise<SessionContentBlock[]> {
   let current = content
   for (const policy of host.policyPhases.prompt) {
-    const replace = take(host, policy, await policy.prompt!({ run: host, behavior: host.behavior, state: stateOf(host, policy), source, content: current }))
+    const returned = policy.prompt!({ run: host, behavior: host.behavior, state: stateOf(host, policy), source, content: current })
+    const replace = take(host, policy, isThenable(returned) ? await settle(host, 'prompt', policy, returned) : returned)
     if (replace)
       current = [...replace.content]
   }
@@ -323,7 +372,7 @@ export async function observeResult(
     const returned = policy.result!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, call, result: output, isError, outcome: answer.outcome, answer: answer.answer })
     // A phase that answers synchronously takes effect at once: results of parallel calls then
     // cannot interleave between its reading the state and its next state being stored.
-    const result = isThenable(returned) ? await returned : returned
+    const result = isThenable(returned) ? await settle(host, 'result', policy, returned) : returned
     const replace = take(host, policy, result)
     if (result?.events?.length)
       await announce(host, result.events)
@@ -380,7 +429,7 @@ export async function decideAfterTurn(host: PolicyHost, facts: TurnFacts, earlie
       decided: { ending: end !== undefined, continues: keepGoing },
     })
     // Runs every turn: a policy that answers synchronously (most do, most turns) costs no microtask.
-    const result = isThenable(returned) ? await returned : returned
+    const result = isThenable(returned) ? await settle(host, 'afterTurn', policy, returned) : returned
     const decisions = take<TurnDecision | readonly TurnDecision[]>(host, policy, result)
     if (result?.events?.length)
       await announce(host, result.events)
@@ -439,7 +488,8 @@ export async function decideProviderError(
   let retry = false
   const joining: InjectedMessage[] = []
   for (const policy of host.policyPhases.providerError) {
-    const result = await policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried })
+    const returned = policy.providerError!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turn, error, kind, retried })
+    const result = isThenable(returned) ? await settle(host, 'providerError', policy, returned) : returned
     const decision: ProviderErrorDecision | undefined = take(host, policy, result)
     if (result?.events?.length)
       await announce(host, result.events)

@@ -18,7 +18,7 @@ import type { SentWireStage, WireStage } from '../wire/stage'
 import type { ContentRefCache } from './content-refs'
 import type { PolicyPhases } from './policy-runner'
 import type { RunState } from './run-state'
-import type { WallDeadline } from './wall-deadline'
+import type { WallBound, WallDeadline } from './wall-deadline'
 
 /** A user message waiting to join the next user turn (all of a boundary's messages join as one turn). */
 export type PendingTurn = InjectedMessage
@@ -82,8 +82,10 @@ export interface RunContext {
   readonly startedAt: number
   /** Run start in real time (for live measures such as `elapsed`). */
   readonly startedAtMs: number
-  /** The `maxWallMs` deadline, which aborts the run when it passes (absent without a wall-clock budget). */
+  /** The `maxWallMs` cap as the loop's waits see it (absent without one); see `./wall-deadline`. */
   readonly wall?: WallDeadline
+  /** The `hardWallMs` deadline, which aborts the run when it passes (absent without one). */
+  readonly hardWall?: WallBound
   /** Real time of the first observable provider signal. */
   firstSignalAtMs?: number
 

@@ -12,7 +12,7 @@ import { fillEstimatedCost } from '../providers/catalog/cost'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
-import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, isProviderFailure } from './policy-runner'
+import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, isProviderFailure, PhaseInterruptedError } from './policy-runner'
 import { hookTimeout, runIds } from './stream-turn'
 import { sendableMessages, wireView } from './wire-pipeline'
 
@@ -32,6 +32,18 @@ const ABORTED = Object.freeze({ end: 'aborted' as const })
  * name. See docs/architecture/loop.md.
  */
 export async function runLoop(run: RunContext): Promise<StopReason> {
+  try {
+    return await loop(run)
+  }
+  catch (error) {
+    // A policy phase was cut by an abort or by the wall: the run ends as aborted (results recorded so far stay paired).
+    if (error instanceof PhaseInterruptedError)
+      return 'aborted'
+    throw error
+  }
+}
+
+async function loop(run: RunContext): Promise<StopReason> {
   const maxTurns = run.behavior.maxTurns ?? Number.POSITIVE_INFINITY
   // Set while a turn runs again after a provider failure (a policy may retry a turn once).
   let retrying = false

@@ -1,6 +1,9 @@
+import type { Timer } from '../core/timer'
 import type { StreamOptions, TurnResult } from '../providers/types'
 import type { RunContext } from './run-context'
 import type { WatchdogKind } from './watchdog'
+import { startTimer } from '../core/timer'
+import { debugLog } from '../debug'
 import {
   AgentBudgetExceededError,
   AgentContextExceededError,
@@ -105,7 +108,8 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
         }), { timeoutMs: hookTimeout(run), failClosed: false })
       }
       try {
-        await sleep(delayMs, run.signal)
+        // A delay is a wait like the others: the `maxWallMs` cap cuts it (and ends the run).
+        await (run.wall ? run.wall.bound(sleep(delayMs, run.signal)) : sleep(delayMs, run.signal))
       }
       catch {
         return undefined
@@ -141,6 +145,9 @@ async function callStreamStart(run: RunContext, turnId: string, model: string, a
  * streams marks the attempt as seen by the caller.
  */
 async function streamAttempt(run: RunContext, turnId: string, request: TurnRequest, progress: AttemptProgress, observed: boolean): Promise<TurnResult> {
+  const ready = run.provider.prepare?.()
+  if (ready)
+    await providerReady(run, ready)
   const controller = new AbortController()
   // Only this function aborts the attempt, so it settles the race itself
   // instead of listening on the attempt's signal.
@@ -239,6 +246,42 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
     live = false
     watchdog.clear()
     run.signal.removeEventListener('abort', forwardRunAbort)
+  }
+}
+
+/**
+ * Wait for a provider to load what its first request needs (an SDK imported
+ * on first use), before the watchdogs start: that load is not the
+ * provider's response time, so the start and idle limits do not count it.
+ * The wait has bounds of its own: the whole-call limit
+ * (`providerStreamTimeoutMs`), the run's signal and the `maxWallMs` cap. A
+ * load that fails or is still going when one of them ends the wait is left
+ * to the request, which reports it under its own watchdogs; a cap that cut
+ * the wait has aborted the run, which the attempt then sees.
+ */
+async function providerReady(run: RunContext, ready: PromiseLike<void>): Promise<void> {
+  const limitMs = run.behavior.providerStreamTimeoutMs ?? BEHAVIOR_DEFAULTS.providerStreamTimeoutMs
+  const signal = run.signal
+  if (signal.aborted)
+    return
+  let timer: Timer | undefined
+  let stop = () => {}
+  const gaveUp = new Promise<void>((resolve) => {
+    stop = resolve
+    if (limitMs > 0)
+      timer = startTimer(limitMs, resolve)
+    signal.addEventListener('abort', stop, { once: true })
+  })
+  const loaded = Promise.resolve(ready).then(() => {}, error => debugLog('the provider could not load before its first request', error))
+  try {
+    await Promise.race([run.wall ? run.wall.bound(loaded) : loaded, gaveUp])
+  }
+  catch {
+    // Cut by the `maxWallMs` cap, which aborted the run.
+  }
+  finally {
+    timer?.clear()
+    signal.removeEventListener('abort', stop)
   }
 }
 

@@ -1,3 +1,6 @@
+import type { Timer } from '../core/timer'
+import { startTimer } from '../core/timer'
+
 /** Which watchdog ended a provider call. `wall` is the run's `maxWallMs` running out first. */
 export type WatchdogKind = 'start' | 'idle' | 'total' | 'wall'
 
@@ -26,8 +29,8 @@ export interface StreamWatchdog {
  * rather than a provider timeout.
  *
  * The limits share one timer, set for the nearest deadline: a turn is
- * usually over long before any of them, so a call costs one `setTimeout` and
- * one `clearTimeout`, and a stream event only notes the time (the first one
+ * usually over long before any of them, so a call costs one timer and
+ * one clear, and a stream event only notes the time (the first one
  * also sets the timer again when an idle limit takes over). When the timer
  * finds its deadline moved (activity came in meanwhile), it is set again for
  * the new nearest one.
@@ -40,11 +43,11 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
   let sawActivity = false
   let lastActivity = startedAt
   let over = false
-  let timer: NodeJS.Timeout | undefined
+  let timer: Timer | undefined
 
   const clear = () => {
     over = true
-    clearTimeout(timer)
+    timer?.clear()
   }
 
   // The deadline that comes first now: the start limit until the first event, then the idle limit from the last one.
@@ -72,7 +75,7 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
     // Timers may run a millisecond ahead of `Date.now()`: a deadline that close counts as reached.
     const wait = deadline.at - Date.now()
     if (wait > 1) {
-      timer = setTimeout(schedule, wait)
+      timer = startTimer(wait, schedule)
       return
     }
     clear()
@@ -91,7 +94,7 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
       lastActivity = Date.now()
       // The idle limit takes over from the start limit and may end sooner than the timer set for it.
       if (first) {
-        clearTimeout(timer)
+        timer?.clear()
         schedule()
       }
     },

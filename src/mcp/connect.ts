@@ -7,6 +7,7 @@ import type { McpCallControl, McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpServerPool, McpToolOrigin, McpToolSchema } from './types'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { withTimeout } from '../core/timeout'
+import { clampTimerDelay } from '../core/timer'
 import { killContextTransport } from './context-transport'
 import { createMcpClient } from './elicitation'
 import { expandServerConfig } from './expand-env'
@@ -98,7 +99,7 @@ class ServerRuntime {
     let cursor: string | undefined
     do {
       const params = cursor ? { cursor } : undefined
-      const page = await authorized(() => live.client.listTools(params, { timeout: this.bootstrapTimeout }))
+      const page = await authorized(() => live.client.listTools(params, { timeout: clampTimerDelay(this.bootstrapTimeout) }))
       tools.push(...page.tools as McpToolSchema[])
       cursor = page.nextCursor
     } while (cursor)
@@ -121,7 +122,7 @@ class ServerRuntime {
     this.live = live
     const abort = new AbortController()
     try {
-      await withTimeout(client.connect(transport, { signal: abort.signal, timeout: this.bootstrapTimeout }), this.bootstrapTimeout, `MCP server "${this.config.name}" connect`)
+      await withTimeout(client.connect(transport, { signal: abort.signal, timeout: clampTimerDelay(this.bootstrapTimeout) }), this.bootstrapTimeout, `MCP server "${this.config.name}" connect`)
     }
     catch (error) {
       abort.abort()

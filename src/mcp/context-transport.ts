@@ -13,6 +13,7 @@ import type { McpServerConfig } from './types'
 import { StringDecoder } from 'node:string_decoder'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import { quoteShellArg, quoteShellCommand } from '../contexts/shell-quote'
+import { startTimer } from '../core/timer'
 import { truncateTextTail } from '../text/truncate'
 
 /** How much of the server's stderr is kept for error messages. */
@@ -29,10 +30,9 @@ function asError(error: unknown): Error {
 /** Resolves `true` if `promise` settles within `ms`, else `false`. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms, false)
-    timer.unref?.()
+    const timer = startTimer(ms, () => resolve(false)).unref()
     void promise.then(() => {
-      clearTimeout(timer)
+      timer.clear()
       resolve(true)
     })
   })

@@ -1,7 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { Timer } from '../core/timer'
 import type { McpPoolAcquireOptions, McpPooledServerInfo, McpServerConfig, McpServerLease, McpServerPool, McpServerPoolOptions } from './types'
 import { withTimeout } from '../core/timeout'
+import { clampTimerDelay, startTimer } from '../core/timer'
 import { createMcpClient } from './elicitation'
 import { createTransport, transportPid } from './transports'
 
@@ -27,7 +29,7 @@ interface Entry {
   gone: boolean
   ready: Promise<void>
   closing?: Promise<void>
-  idleTimer?: NodeJS.Timeout
+  idleTimer?: Timer
   closeTimeoutMs: number
   stderrTail: () => string
   hooks: Set<LeaseHooks>
@@ -83,7 +85,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
 
   /** Close one process within its bound; a child whose close hangs is SIGKILLed. */
   const closeEntry = (entry: Entry): Promise<void> => entry.closing ??= (async () => {
-    clearTimeout(entry.idleTimer)
+    entry.idleTimer?.clear()
     drop(entry)
     // The transport forgets the child as soon as its close starts, so take the pid first.
     const pid = entry.pid ?? transportPid(entry.transport)
@@ -129,7 +131,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
     entry.ready = (async () => {
       const abort = new AbortController()
       try {
-        await withTimeout(client.connect(transport, { signal: abort.signal, timeout: timeoutMs }), timeoutMs, `MCP server "${config.name}" connect`)
+        await withTimeout(client.connect(transport, { signal: abort.signal, timeout: clampTimerDelay(timeoutMs) }), timeoutMs, `MCP server "${config.name}" connect`)
       }
       catch (error) {
         // A failed start is never cached: the next acquire spawns afresh.
@@ -143,7 +145,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
       client.onclose = () => {
         entry.gone = true
         drop(entry)
-        clearTimeout(entry.idleTimer)
+        entry.idleTimer?.clear()
         for (const hook of [...hooks])
           hook.onClose?.()
       }
@@ -164,7 +166,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
       entries.set(key, entry)
     }
     const held = entry
-    clearTimeout(held.idleTimer)
+    held.idleTimer?.clear()
     held.idleTimer = undefined
     held.refs++
     const hooks: LeaseHooks = { onStderr: opts.onStderr, onClose: opts.onClose }
@@ -180,8 +182,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
       if (held.refs > 0 || held.closing || held.gone)
         return
       if (idleMs > 0 && !closed) {
-        held.idleTimer = setTimeout(() => void closeEntry(held), idleMs)
-        held.idleTimer.unref()
+        held.idleTimer = startTimer(idleMs, () => void closeEntry(held)).unref()
         return
       }
       await closeEntry(held)

@@ -1,6 +1,8 @@
 import type { ToolResultContent } from '../core/content'
+import type { Timer } from '../core/timer'
 import type { ToolDef, ToolOutput } from '../tools/types'
 import type { McpToolSchema } from './types'
+import { startTimer } from '../core/timer'
 import { OperationTimeoutError } from '../errors'
 
 /** Default bound on one `tools/call`, in milliseconds. */
@@ -122,18 +124,18 @@ function toInputSchema(schema: Record<string, unknown> | undefined): Record<stri
 function pausableTimeout(timeoutMs: number, onTimeout: () => void) {
   let left = timeoutMs
   let startedAt = Date.now()
-  let handle: ReturnType<typeof setTimeout> | undefined
+  let handle: Timer | undefined
   let paused = 0
   const start = () => {
     startedAt = Date.now()
-    handle = setTimeout(onTimeout, Math.max(0, left))
+    handle = startTimer(left, onTimeout)
   }
   if (timeoutMs > 0)
     start()
   return {
     pause: () => {
       if (timeoutMs > 0 && paused++ === 0 && handle) {
-        clearTimeout(handle)
+        handle.clear()
         handle = undefined
         left -= Date.now() - startedAt
       }
@@ -147,7 +149,7 @@ function pausableTimeout(timeoutMs: number, onTimeout: () => void) {
       }
     },
     clear: () => {
-      clearTimeout(handle)
+      handle?.clear()
       handle = undefined
       left = -Infinity
     },

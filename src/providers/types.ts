@@ -146,4 +146,11 @@ export interface Provider {
    * without it is skipped when the agent picks where decisions go.
    */
   decisions?: ProviderDecisions
+  /**
+   * Load what the first request needs (an SDK imported on first use), so
+   * that load is not counted by the stream watchdogs: the loop awaits it
+   * before their clocks start, under bounds of its own. Returns nothing once
+   * everything is loaded. Optional; a failed load is reported by `stream()`.
+   */
+  prepare?: () => PromiseLike<void> | void
 }

@@ -203,6 +203,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     return () => `script-id-${++n}`
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
+  const controller = new AbortController()
   const hooks = createHookBus()
   // Events reach the bus both ways a policy fires them (`PhaseResult.events`, `run.emit`); one listener records them all.
   const allEvents: PolicyScriptEvent[] = []
@@ -214,6 +215,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   const host = {
     runId: 'policy-script',
     clock,
+    signal: controller.signal,
     turnCount: options.turnsBefore ?? 0,
     turns: options.turns ?? [],
     usage: [] as TurnUsage[],
@@ -233,6 +235,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     abort: (reason?: unknown) => {
       abort.aborted = true
       abort.reason = reason
+      controller.abort(reason)
     },
     complete: async (request: CompletionRequest): Promise<CompletionResult> => {
       completions.push(request)

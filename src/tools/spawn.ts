@@ -6,6 +6,7 @@ import type { SpawnedChild, SpawnStateTracker, SpawnToolState } from './spawn-st
 import type { ToolContext, ToolDef } from './types'
 import { z } from 'zod'
 import { createAgent } from '../agent/create-agent'
+import { startTimer } from '../core/timer'
 import { childSetup, SPAWN_MAX_DEPTH } from './spawn-child'
 import { createSpawnState } from './spawn-state'
 import { tool } from './tool'
@@ -128,10 +129,10 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
   ctx.signal.addEventListener('abort', stopChild, { once: true })
   const timer = options.timeoutMs === undefined
     ? undefined
-    : setTimeout(() => {
+    : startTimer(options.timeoutMs, () => {
         timedOut = true
         child.abort()
-      }, options.timeoutMs)
+      })
   try {
     const stats = await child.run({
       prompt: request.task,
@@ -164,7 +165,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     throw new Error(`${id} ${what} after ${stats.turns} turn(s): ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
   finally {
-    clearTimeout(timer)
+    timer?.clear()
     ctx.signal.removeEventListener('abort', stopChild)
     state.end(running)
   }

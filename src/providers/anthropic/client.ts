@@ -17,7 +17,12 @@ import type { AnthropicClient } from './sdk-client'
 
 export type { AnthropicClient } from './sdk-client'
 
+/** Load the SDK module (no key needed); the module system keeps it once loaded. */
+export function loadAnthropicSdk(): Promise<typeof import('./sdk-client')> {
+  return import('./sdk-client')
+}
+
 /** Load the SDK and build a client from `settings`. */
 export async function loadAnthropicClient(settings: ClientOptions): Promise<AnthropicClient> {
-  return (await import('./sdk-client')).buildAnthropicClient(settings)
+  return (await loadAnthropicSdk()).buildAnthropicClient(settings)
 }

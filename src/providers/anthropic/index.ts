@@ -13,10 +13,11 @@ import type { ClientOptions } from '@anthropic-ai/sdk'
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import type { AnthropicClient } from './client'
+import { clampTimerDelay } from '../../core/timer'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
 import { readAnthropicBody } from './body-events'
-import { loadAnthropicClient } from './client'
+import { loadAnthropicClient, loadAnthropicSdk } from './client'
 import { anthropicDecisions } from './decisions'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
@@ -51,12 +52,33 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
  * Create the Anthropic provider. Nothing is checked or connected here: the
  * SDK is loaded and its client built on the first `stream()` (the SDK is the
  * bulk of this entry's load time), so a provider can be created without a
- * key, and a missing key fails that first turn with an `auth` error.
+ * key, and a missing key fails that first turn with an `auth` error. The
+ * loop loads the SDK through `prepare()` before a turn's watchdogs start, so
+ * a short `providerStreamStartTimeoutMs` does not count the load.
  */
 export function anthropic(params: AnthropicParams = {}): Provider {
   const defaultModel = params.defaultModel ?? DEFAULT_ANTHROPIC_MODEL
   const { beta: userBetas, rest: userHeaders } = splitBetaHeader(params.headers)
   let client: Promise<AnthropicClient> | undefined
+  // The SDK module, loading or loaded; `sdkLoaded` once it is, so `prepare` then costs nothing.
+  let sdk: Promise<void> | undefined
+  let sdkLoaded = false
+  const prepare = (): Promise<void> | undefined => {
+    if (sdkLoaded)
+      return undefined
+    if (!sdk) {
+      const loading = loadAnthropicSdk().then(() => {
+        sdkLoaded = true
+      })
+      sdk = loading
+      // A failed load is tried again later; `stream()` reports it.
+      loading.catch(() => {
+        if (sdk === loading)
+          sdk = undefined
+      })
+    }
+    return sdk
+  }
 
   // Synchronous, so `canAnswer` can tell at once whether a client would build.
   const clientOptions = (): ClientOptions => {
@@ -69,7 +91,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       authToken: null,
       baseURL: params.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
       maxRetries: params.maxRetries ?? 0,
-      timeout: params.timeoutMs,
+      timeout: params.timeoutMs === undefined ? undefined : clampTimerDelay(params.timeoutMs),
       defaultHeaders: userHeaders,
     }
   }
@@ -123,6 +145,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       adaptiveBudgetIsEnvelope: true,
     },
     stream,
+    prepare,
     decisions: anthropicDecisions({ client: getClient, settings: clientOptions }, defaultModel, userBetas),
   }
 }

@@ -10,6 +10,7 @@ import type { Provider, ProviderCapabilities, ProviderMeta, StreamCallbacks, Str
 import type { ChatDecisionSettings } from './decisions'
 import type { ChatDialect } from './dialect'
 import OpenAI from 'openai'
+import { clampTimerDelay } from '../../core/timer'
 import { endpointUrl } from '../transport-errors'
 import { chatDecisions } from './decisions'
 import { classifyChatError, missingApiKeyError } from './errors'
@@ -61,7 +62,7 @@ export function lazyChatClient(settings: ChatClientSettings): () => OpenAI {
       ...(settings.organization ? { organization: settings.organization } : {}),
       baseURL: settings.baseURL(),
       maxRetries: 0,
-      timeout: settings.timeoutMs,
+      timeout: settings.timeoutMs === undefined ? undefined : clampTimerDelay(settings.timeoutMs),
       defaultHeaders: apiKey ? settings.headers : { Authorization: null, ...settings.headers },
     })
     return client

@@ -14,6 +14,7 @@ import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
 import type { ErrorBody } from './remote-protocol'
 import { randomUUID } from 'node:crypto'
+import { delay, timeoutSignal } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
 import { checkSessionData } from './corrupt-records'
 import { assertReadableVersion } from './records'
@@ -89,8 +90,9 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
     if (key !== undefined)
       headers.set(IDEMPOTENCY_HEADER, key)
     const label = `${method} ${path}`
+    const deadline = timeoutSignal(timeoutMs)
     try {
-      const response = await doFetch(`${base}${path}`, { method, headers, body: payload, signal: AbortSignal.timeout(timeoutMs) })
+      const response = await doFetch(`${base}${path}`, { method, headers, body: payload, signal: deadline.signal })
       const text = await response.text()
       const parsed = parseBody(text)
       if (response.ok || accept.includes(response.status))
@@ -100,6 +102,9 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
     catch (error) {
       const reason = isTimeout(error) ? `timed out after ${timeoutMs} ms` : describe(error)
       return { error: new SessionStoreError(`${label} failed: ${reason}`, 'http', { sessionId, cause: error }), retryable: true }
+    }
+    finally {
+      deadline.clear()
     }
   }
 
@@ -208,8 +213,4 @@ function describe(error: unknown): string {
     return String(error)
   const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ''
   return `${error.message}${cause}`
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms))
 }

@@ -10,6 +10,7 @@ import type { ToolDef } from '../types'
 import type { FetchCacheOptions } from './cache'
 import type { HostResolver, TargetPolicy } from './target-guard'
 import { z } from 'zod'
+import { startTimer } from '../../core/timer'
 import { truncateText } from '../../text/truncate'
 import { looksBinary } from '../file-content'
 import { tool } from '../tool'
@@ -104,10 +105,10 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}): ToolDef<F
 
       const deadline = new AbortController()
       let timedOut = false
-      const timer = setTimeout(() => {
+      const timer = startTimer(timeoutMs, () => {
         timedOut = true
         deadline.abort(new Error('timed out'))
-      }, timeoutMs)
+      })
       const signal = AbortSignal.any([ctx.signal, deadline.signal])
       try {
         const page = await fetchPage(url, { policy, signal, maxRedirects, maxResponseBytes })
@@ -126,7 +127,7 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}): ToolDef<F
         throw error
       }
       finally {
-        clearTimeout(timer)
+        timer.clear()
       }
     },
   })

@@ -8,6 +8,7 @@
 import type { ToolDef } from '../types'
 import type { WebSearchBackend, WebSearchResult } from './types'
 import { z } from 'zod'
+import { startTimer } from '../../core/timer'
 import { hostAllowed, webToolBehaviorOf } from '../fetch-url/settings'
 import { tool } from '../tool'
 import { duckDuckGoBackend } from './duckduckgo'
@@ -59,10 +60,10 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}): ToolDef
 
       const deadline = new AbortController()
       let timedOut = false
-      const timer = setTimeout(() => {
+      const timer = startTimer(timeoutMs, () => {
         timedOut = true
         deadline.abort(new Error('timed out'))
-      }, timeoutMs)
+      })
       try {
         const results = await backend.search(query, { limit: limit ?? defaultLimit, signal: AbortSignal.any([ctx.signal, deadline.signal]) })
         return formatSearchResults(query, backend.name, results.slice(0, limit ?? defaultLimit))
@@ -75,7 +76,7 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}): ToolDef
         throw error
       }
       finally {
-        clearTimeout(timer)
+        timer.clear()
       }
     },
   })

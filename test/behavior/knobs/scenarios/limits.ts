@@ -55,4 +55,25 @@ export const limitScenarios: SliceScenarios<LimitKnobs> = {
     unset: 'completed',
     set: 'AgentBudgetExceededError',
   },
+  hardWallMs: {
+    value: 30,
+    // A tool that runs past the deadline: only the hard deadline interrupts it (its signal aborts).
+    outcome: async (behavior) => {
+      let interrupted = false
+      const slow = echoTool('slow', {
+        execute: (_input, ctx) => new Promise((resolve) => {
+          const timer = setTimeout(resolve, 300, 'finished')
+          ctx.signal.addEventListener('abort', () => {
+            interrupted = true
+            clearTimeout(timer)
+            resolve('stopped')
+          })
+        }),
+      })
+      const end = await endOf({ provider: scriptedProvider([{ toolCalls: [{ name: 'slow', input: {} }] }, { text: 'done' }]), tools: { slow }, behavior })
+      return `${end}, interrupted: ${interrupted}`
+    },
+    unset: 'completed, interrupted: false',
+    set: 'AgentBudgetExceededError, interrupted: true',
+  },
 }
