@@ -1,3 +1,4 @@
+import { timeoutSignal } from '../../core/timer'
 /**
  * The identity-provider half of enterprise-managed authorization: trade the
  * user's identity token for an Identity Assertion JWT Authorization Grant
@@ -100,8 +101,8 @@ export async function requestIdJag(request: IdJagRequest): Promise<IdJag> {
   if (request.scope)
     form.set('scope', request.scope)
 
-  const timer = request.timeoutMs > 0 ? AbortSignal.timeout(request.timeoutMs) : undefined
-  const signals = [timer, request.signal].filter((s): s is AbortSignal => s !== undefined)
+  const timer = request.timeoutMs > 0 ? timeoutSignal(request.timeoutMs) : undefined
+  const signals = [timer?.signal, request.signal].filter((s): s is AbortSignal => s !== undefined)
   const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined
   const send = request.fetch ?? ((url: string, init: RequestInit) => fetch(url, init))
   let status: number
@@ -119,13 +120,16 @@ export async function requestIdJag(request: IdJagRequest): Promise<IdJag> {
     text = await readCapped(response)
   }
   catch (error) {
-    if (timer?.aborted) {
+    if (timer?.signal.aborted) {
       const timeout = new OperationTimeoutError(`MCP server "${request.server}" token exchange at the identity provider`, request.timeoutMs)
       throw refusal(request, `the identity provider did not answer the token exchange within ${request.timeoutMs} ms (bootstrapTimeout)`, { cause: timeout })
     }
     if (request.signal?.aborted)
       throw request.signal.reason instanceof Error ? request.signal.reason : new Error(String(request.signal.reason))
     throw refusal(request, `the token exchange at the identity provider ${request.tokenEndpoint} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  }
+  finally {
+    timer?.clear()
   }
 
   if (text === undefined)

@@ -9,6 +9,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import { createFetchWithInit } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { withTimeout } from '../../core/timeout'
+import { timeoutSignal } from '../../core/timer'
 import { McpIdentityAssertionError, OperationTimeoutError } from '../../errors'
 import { pinnedTransportOptions } from '../pinned-fetch'
 import { isAuthRefusal, mergeScopes, readChallenge } from './challenge'
@@ -454,12 +455,13 @@ export class McpOAuthSession {
         throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": enterprise-managed authorization needs the user's identity token: `
           + 'set oauth.identityProvider.idToken, or pass getIdentityToken to the connection' })
       }
-      const signal = timeoutMs > 0 ? AbortSignal.any([this.closing.signal, AbortSignal.timeout(timeoutMs)]) : this.closing.signal
+      const timer = timeoutMs > 0 ? timeoutSignal(timeoutMs) : undefined
+      const signal = timer ? AbortSignal.any([this.closing.signal, timer.signal]) : this.closing.signal
       const asked = Promise.resolve().then(() => ask({ server: name, url: this.config.url ?? '', tokenEndpoint: idp.tokenEndpoint, signal }))
       const answer = await withTimeout(asked, timeoutMs, `MCP server "${name}" getIdentityToken`).catch((error: unknown) => {
         const why = error instanceof OperationTimeoutError ? `did not settle within ${timeoutMs} ms (bootstrapTimeout)` : `failed: ${asError(error).message}`
         throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken ${why}`, cause: error })
-      })
+      }).finally(() => timer?.clear())
       if (typeof answer !== 'string' || answer.trim() === '')
         throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken returned no identity token` })
       idToken = answer
