@@ -88,6 +88,8 @@ export type {
   MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
+  SessionLease,
+  SessionLeaseError,
   SessionRecordLocation,
   SessionStoreError,
   WorkingDirectoryError,

@@ -1,0 +1,111 @@
+/**
+ * A run's hold on its session's lease: taken when the run starts, renewed on
+ * a timer while it lives, released when it ends, whichever way it ends. A
+ * second writer gets `SessionLeaseError` instead of interleaving its turns.
+ *
+ * A run whose session handle already holds the lease rides on it instead: a
+ * subagent sharing its parent's session (the `spawn` tool), or a top-level
+ * run on a handle the host leased itself (`session.acquireLease()`), which
+ * the run renews while it lives but leaves held. Two top-level runs of one
+ * process on one handle are refused like two processes.
+ *
+ * Expiry is judged on wall-clock time (`Date.now()`), never on the run's
+ * clock: a replay or test clock must not make a live lease look expired.
+ */
+
+import type { Session } from '../session/session'
+import { SessionLeaseError } from '../errors'
+import { DEFAULT_LEASE_RENEW_MS, LEASE_TTL_RENEWALS } from '../session/stores/lease'
+
+/** Largest renew interval: what one `setTimeout` can wait. */
+const MAX_RENEW_MS = 2 ** 31 - 1
+
+/** Handles a top-level run of this process is writing through right now. */
+const topLevelRuns = new WeakSet<Session>()
+
+export interface RunLeaseOptions {
+  /** `AgentRunOptions.leaseRenewMs`. */
+  renewMs?: number
+  /** `AgentRunOptions.depth`: 0 for a top-level run. */
+  depth: number
+  /** Told once when the lease is lost for good (taken over, or ran out while renewals failed). */
+  onLost: (error: SessionLeaseError) => void
+}
+
+export interface RunLease {
+  /** Stop renewing; release the lease when this run took it. Never rejects. */
+  end: () => Promise<void>
+}
+
+/** Take (or ride on) the session's lease for one run. Rejects with `SessionLeaseError` when another writer holds it. */
+export async function holdRunLease(session: Session, options: RunLeaseOptions): Promise<RunLease> {
+  const renewMs = leaseRenewMs(options.renewMs)
+  const topLevel = options.depth === 0
+  if (topLevel && topLevelRuns.has(session))
+    throw new SessionLeaseError(session.id, 'held', session.lease ? { holder: session.lease } : {})
+  const riding = session.lease !== undefined
+  if (!riding)
+    await session.acquireLease({ ttlMs: renewMs * LEASE_TTL_RENEWALS })
+  if (topLevel)
+    topLevelRuns.add(session)
+  // A subagent on its parent's lease leaves the renewing to the parent.
+  const renewals = riding && !topLevel ? undefined : startRenewals(session, renewMs, options.onLost)
+  return {
+    async end() {
+      renewals?.stop()
+      if (topLevel)
+        topLevelRuns.delete(session)
+      if (!riding)
+        await session.releaseLease().catch(() => {})
+    },
+  }
+}
+
+/** `leaseRenewMs` checked: a positive number of ms a timer can wait. */
+function leaseRenewMs(value: number | undefined): number {
+  if (value === undefined)
+    return DEFAULT_LEASE_RENEW_MS
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > MAX_RENEW_MS)
+    throw new TypeError(`leaseRenewMs must be a number of ms from 1 to ${MAX_RENEW_MS}; got ${String(value)}`)
+  return Math.floor(value)
+}
+
+/**
+ * Renew every `renewMs`, one renewal at a time. A failed renewal that is not
+ * a refusal (the store was unreachable) is tried again every quarter
+ * interval while the lease still has time; a refusal, or running out of
+ * time, reports the lease lost. The timer never keeps the process alive.
+ */
+function startRenewals(session: Session, renewMs: number, onLost: (error: SessionLeaseError) => void): { stop: () => void } {
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  const schedule = (ms: number) => {
+    timer = setTimeout(() => void renew(), ms)
+    timer.unref()
+  }
+  async function renew(): Promise<void> {
+    const expiresAt = session.lease?.expiresAt ?? 0
+    try {
+      await session.renewLease()
+      if (!stopped)
+        schedule(renewMs)
+    }
+    catch (error) {
+      if (stopped)
+        return
+      if (error instanceof SessionLeaseError)
+        onLost(error)
+      else if (Date.now() >= expiresAt)
+        onLost(new SessionLeaseError(session.id, 'lost', { cause: error }))
+      else
+        schedule(Math.max(1, Math.floor(renewMs / 4)))
+    }
+  }
+  schedule(renewMs)
+  return {
+    stop() {
+      stopped = true
+      clearTimeout(timer)
+    },
+  }
+}
