@@ -11,9 +11,9 @@
  * - `zidane_leases`: session id → the lease (owner, expiry, pid, hostname).
  *
  * Writes run in `BEGIN IMMEDIATE` transactions, which check the session's
- * lease and write in one step (a compare-and-set on the lease row), so two
- * processes on one database take turns instead of failing with
- * `SQLITE_BUSY_SNAPSHOT`, and a writer that lost its lease writes nothing.
+ * lease and write in one step (a compare-and-set on the lease row): the
+ * write lock is taken at once, so no other process changes the lease between
+ * the check and the write, and a writer that lost its lease writes nothing.
  *
  * Persisting a turn is one indexed insert and one row update in a single
  * transaction, O(log n) in the size of the database and independent of the
