@@ -89,6 +89,7 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
     renewMs: runOptions.leaseRenewMs,
     depth: runOptions.depth ?? 0,
     onLost: error => env.controller.abort(error),
+    signals: [env.controller.signal, runOptions.signal],
   })
   try {
     return await runOnce(env, runOptions)

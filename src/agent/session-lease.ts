@@ -14,7 +14,7 @@
  */
 
 import type { Session } from '../session/session'
-import { SessionLeaseError } from '../errors'
+import { AgentAbortedError, SessionLeaseError } from '../errors'
 import { DEFAULT_LEASE_RENEW_MS, LEASE_TTL_RENEWALS } from '../session/stores/lease'
 
 /** Largest renew interval: what one `setTimeout` can wait. */
@@ -30,6 +30,8 @@ export interface RunLeaseOptions {
   depth: number
   /** Told once when the lease is lost for good (taken over, or ran out while renewals failed). */
   onLost: (error: SessionLeaseError) => void
+  /** Stop waiting for the lease when either aborts (the run's signal, `agent.abort()`). */
+  signals?: readonly (AbortSignal | undefined)[]
 }
 
 export interface RunLease {
@@ -45,7 +47,7 @@ export async function holdRunLease(session: Session, options: RunLeaseOptions): 
     throw new SessionLeaseError(session.id, 'held', session.lease ? { holder: session.lease } : {})
   const riding = session.lease !== undefined
   if (!riding)
-    await session.acquireLease({ ttlMs: renewMs * LEASE_TTL_RENEWALS })
+    await untilAborted(session.acquireLease({ ttlMs: renewMs * LEASE_TTL_RENEWALS }), options.signals ?? [], () => void session.releaseLease().catch(() => {}))
   if (topLevel)
     topLevelRuns.add(session)
   // A subagent on its parent's lease leaves the renewing to the parent.
@@ -59,6 +61,46 @@ export async function holdRunLease(session: Session, options: RunLeaseOptions): 
         await session.releaseLease().catch(() => {})
     },
   }
+}
+
+/**
+ * Wait for `work` unless a signal aborts first; then reject with the abort's
+ * reason, and hand a late success to `undo` so nothing taken stays held.
+ */
+function untilAborted<T>(work: Promise<T>, signals: readonly (AbortSignal | undefined)[], undo: (value: T) => void): Promise<T> {
+  // A signal aborted before the run began is the run's to handle, as it always was (it returns `aborted`).
+  const live = signals.filter((signal): signal is AbortSignal => signal !== undefined && !signal.aborted)
+  if (live.length === 0)
+    return work
+  return new Promise<T>((resolve, reject) => {
+    let settled = false
+    const listeners: [AbortSignal, () => void][] = []
+    const cleanup = () => {
+      for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener)
+    }
+    const onAbort = (signal: AbortSignal) => {
+      if (settled)
+        return
+      settled = true
+      cleanup()
+      reject(signal.reason ?? new AgentAbortedError())
+    }
+    for (const signal of live) listeners.push([signal, () => onAbort(signal)])
+    for (const [signal, listener] of listeners) signal.addEventListener('abort', listener, { once: true })
+    work.then((value) => {
+      if (settled)
+        return undo(value)
+      settled = true
+      cleanup()
+      resolve(value)
+    }, (error: unknown) => {
+      if (settled)
+        return
+      settled = true
+      cleanup()
+      reject(error)
+    })
+  })
 }
 
 /** `leaseRenewMs` checked: a positive number of ms a timer can wait. */
@@ -85,12 +127,23 @@ function startRenewals(session: Session, renewMs: number, onLost: (error: Sessio
   }
   async function renew(): Promise<void> {
     const expiresAt = session.lease?.expiresAt ?? 0
+    // A renewal that never settles must not keep a run writing past its lease: the lease is lost when it ends.
+    let settled = false
+    const watchdog = setTimeout(() => {
+      if (!settled && !stopped)
+        onLost(new SessionLeaseError(session.id, 'lost'))
+    }, Math.max(0, expiresAt - Date.now()))
+    watchdog.unref()
     try {
       await session.renewLease()
+      settled = true
+      clearTimeout(watchdog)
       if (!stopped)
         schedule(renewMs)
     }
     catch (error) {
+      settled = true
+      clearTimeout(watchdog)
       if (stopped)
         return
       if (error instanceof SessionLeaseError)

@@ -187,3 +187,55 @@ describe('a run holds its session\'s lease', () => {
     expect((await plain.load(id))!.runs).toHaveLength(1)
   })
 })
+
+describe('every wait on the lease is bounded', () => {
+  /** A memory store whose lease calls wait for the test when it says so. */
+  function stallingStore() {
+    const inner = createMemoryStore()
+    const stalls = { acquire: false, renew: false }
+    let letAcquireGo!: () => void
+    const acquireHeld = new Promise<void>((resolve) => {
+      letAcquireGo = resolve
+    })
+    const store: SessionStore = {
+      ...inner,
+      async acquireLease(id, owner, ttlMs, origin) {
+        if (stalls.acquire)
+          await acquireHeld
+        return inner.acquireLease!(id, owner, ttlMs, origin)
+      },
+      async renewLease(id, owner, ttlMs) {
+        if (stalls.renew)
+          await new Promise(() => {})
+        return inner.renewLease!(id, owner, ttlMs)
+      },
+    }
+    return { store, stalls, letAcquireGo }
+  }
+
+  it('gives up waiting for the lease when the run is aborted, and lets a late grant go', async () => {
+    const { store, stalls, letAcquireGo } = stallingStore()
+    const session = await createSession({ store })
+    stalls.acquire = true
+    const agent = createAgent({ provider: scriptedProvider([{ text: 'never' }]), session })
+    const running = agent.run({ prompt: 'go' })
+    await sleep(20)
+    agent.abort()
+    await expect(running).rejects.toThrow(/abort/i)
+    letAcquireGo()
+    await sleep(20)
+    expect(session.lease).toBeUndefined()
+    expect(await store.acquireLease!(session.id, 'other', 60_000)).toMatchObject({ owner: 'other' })
+  })
+
+  it('loses the lease when a renewal never settles before it runs out, and stops the run', async () => {
+    const { store, stalls } = stallingStore()
+    const session = await createSession({ store })
+    const gate = gatedTool()
+    const running = createAgent({ provider: waitingScript(), tools: { wait: gate.tool }, session }).run({ prompt: 'go', leaseRenewMs: 20 })
+    await gate.running
+    stalls.renew = true
+    expect(await leaseErrorOf(running)).toMatchObject({ sessionId: session.id, reason: 'lost' })
+    gate.release()
+  })
+})
