@@ -46,10 +46,19 @@ export async function holdRunLease(session: Session, options: RunLeaseOptions): 
   if (topLevel && topLevelRuns.has(session))
     throw new SessionLeaseError(session.id, 'held', session.lease ? { holder: session.lease } : {})
   const riding = session.lease !== undefined
-  if (!riding)
-    await untilAborted(session.acquireLease({ ttlMs: renewMs * LEASE_TTL_RENEWALS }), options.signals ?? [], () => void session.releaseLease().catch(() => {}))
+  // Claimed before the first await, so two runs starting together on one handle cannot both get in.
   if (topLevel)
     topLevelRuns.add(session)
+  if (!riding) {
+    try {
+      await untilAborted(session.acquireLease({ ttlMs: renewMs * LEASE_TTL_RENEWALS }), options.signals ?? [], () => void session.releaseLease().catch(() => {}))
+    }
+    catch (error) {
+      if (topLevel)
+        topLevelRuns.delete(session)
+      throw error
+    }
+  }
   // A subagent on its parent's lease leaves the renewing to the parent.
   const renewals = riding && !topLevel ? undefined : startRenewals(session, renewMs, options.onLost)
   return {

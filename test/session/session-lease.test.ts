@@ -77,6 +77,17 @@ describe('a run holds its session\'s lease', () => {
     expect(session.turns.map(turn => turn.content)).toHaveLength(4)
   })
 
+  it('lets only one of two top-level runs started together on one handle in', async () => {
+    const session = await createSession()
+    const gate = gatedTool()
+    const one = createAgent({ provider: waitingScript(), tools: { wait: gate.tool }, session }).run({ prompt: 'one' })
+    const two = createAgent({ provider: waitingScript(), tools: { wait: gate.tool }, session }).run({ prompt: 'two' })
+    await leaseErrorOf(two)
+    gate.release()
+    await one
+    expect(session.runs).toHaveLength(1)
+  })
+
   it('keeps the lease while the run lives by renewing it every leaseRenewMs', async () => {
     const store = createMemoryStore()
     const session = await createSession({ store })
