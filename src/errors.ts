@@ -289,6 +289,62 @@ export class SessionStoreError extends Error {
   }
 }
 
+/**
+ * Who holds a session's lease: the single-writer claim a run takes on its
+ * session (see `SessionStore.acquireLease`). `expiresAt` is wall-clock epoch
+ * ms; `pid` and `hostname` name the holding process when the store knows them.
+ */
+export interface SessionLease {
+  sessionId: string
+  /** The holder's owner id (one per session handle). */
+  owner: string
+  /** The lease is free for another owner once this time passes without a renewal; `0` once released. */
+  expiresAt: number
+  pid?: number
+  hostname?: string
+  /**
+   * Set by an acquire that took the lease after another owner (who held it,
+   * released it or let it expire): that owner may have written, so a cached
+   * copy of the session is stale.
+   */
+  previousOwner?: string
+}
+
+/**
+ * A second writer was refused: the session's lease is held by another live
+ * owner (`reason: 'held'`), or this writer's own lease was lost, taken over
+ * after it expired or released by someone else (`reason: 'lost'`). Nothing
+ * was written. Wait for the holder's lease to expire, or release it with
+ * `store.releaseLease(sessionId, holder.owner)` when its owner is known to be gone.
+ */
+export class SessionLeaseError extends Error {
+  override name = 'SessionLeaseError'
+  readonly sessionId: string
+  readonly reason: 'held' | 'lost'
+  /** The lease that stands in the way, when one does. */
+  readonly holder?: SessionLease
+  /** The owner that was refused, when it had one. */
+  readonly owner?: string
+  constructor(sessionId: string, reason: SessionLeaseError['reason'], options: { holder?: SessionLease, owner?: string, cause?: unknown } = {}) {
+    super(leaseMessage(sessionId, reason, options.holder), { cause: options.cause })
+    this.sessionId = sessionId
+    this.reason = reason
+    if (options.holder !== undefined)
+      this.holder = options.holder
+    if (options.owner !== undefined)
+      this.owner = options.owner
+  }
+}
+
+function leaseMessage(sessionId: string, reason: SessionLeaseError['reason'], holder: SessionLease | undefined): string {
+  const where = holder?.pid === undefined ? '' : ` (pid ${holder.pid}${holder.hostname === undefined ? '' : ` on ${holder.hostname}`})`
+  const by = holder === undefined ? '' : ` by owner "${holder.owner}"${where}`
+  const until = holder !== undefined && holder.expiresAt > 0 ? ` until ${new Date(holder.expiresAt).toISOString()}` : ''
+  if (reason === 'held')
+    return `Session "${sessionId}" is being written by another run: it is leased${by}${until}. Wait for the lease to expire, or release it with store.releaseLease() once that run is gone`
+  return `This writer lost its lease on session "${sessionId}"${holder === undefined ? '' : `, now held${by}${until}`}; it stops writing so two runs never interleave`
+}
+
 /** An optional peer dependency that a zidane entry needs is not installed. */
 export class MissingPeerDependencyError extends Error {
   override name = 'MissingPeerDependencyError'

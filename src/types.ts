@@ -93,6 +93,8 @@ export type {
   MissingPeerDependencyError,
   OperationTimeoutError,
   PairingRepair,
+  SessionLease,
+  SessionLeaseError,
   SessionRecordLocation,
   SessionStoreError,
   WorkingDirectoryError,

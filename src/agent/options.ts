@@ -143,6 +143,12 @@ export interface AgentRunOptions {
    * run on the same session continues it.
    */
   pauseSignal?: AbortSignal
+  /**
+   * How often the run renews its session's lease, in ms (the lease lasts
+   * three intervals). Default 60,000. Shorter: a run that lost its session to
+   * another writer notices sooner, and a crashed run's lease frees sooner.
+   */
+  leaseRenewMs?: number
   /** Notes for the model appended to this run's prompt turn, after the prompt. */
   systemNotes?: readonly SystemNoteText[]
   /** Keep the conversation's system prompt byte-stable across runs (see `SystemFreezeOptions`). */

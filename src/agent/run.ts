@@ -22,7 +22,7 @@ import { BUILT_IN_POLICIES } from '../behavior'
 import { DEFAULT_AGENT_CLOCK } from '../core/clock'
 import { definedOnly } from '../core/defined-only'
 import { withTimeout } from '../core/timeout'
-import { AgentAbortedError, AgentBudgetExceededError } from '../errors'
+import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
 import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
@@ -39,6 +39,7 @@ import { mcpInstructionsSection } from './mcp-loader'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
 import { isBlankPrompt, promptContent } from './prompt-content'
 import { prepareRunTools } from './run-tools'
+import { holdRunLease } from './session-lease'
 import { onAbort } from './signal-fanout'
 import { queuePolicies, seedQueuedMessages } from './steering'
 import { planToolDisclosure } from './tool-disclosure'
@@ -79,6 +80,26 @@ export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPol
  * attached, whichever way the run ends.
  */
 export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
+  const session = env.agent.session
+  if (!session)
+    return runOnce(env, runOptions)
+  // One writer per session: the lease is held before the session's turns are
+  // read, and until the run's last record is written.
+  const lease = await holdRunLease(session, {
+    renewMs: runOptions.leaseRenewMs,
+    depth: runOptions.depth ?? 0,
+    onLost: error => env.controller.abort(error),
+    signals: [env.controller.signal, runOptions.signal],
+  })
+  try {
+    return await runOnce(env, runOptions)
+  }
+  finally {
+    await lease.end()
+  }
+}
+
+async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
   // The run starts now, before MCP servers connect: `elapsed`, time to first
   // token and the wall-clock bounds (`maxWallMs`, `hardWallMs`) all count from here.
   const startedAtMs = Date.now()
@@ -308,6 +329,9 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     const outOfTime = stopReason === 'aborted' ? wallThatEnded(run) : undefined
     if (outOfTime?.error)
       throw outOfTime.error
+    // Another writer took the session over: this run stops, and says why.
+    if (stopReason === 'aborted' && run.signal.reason instanceof SessionLeaseError)
+      throw run.signal.reason
     await persistNewTurns(run)
     const stats = buildStats(run, stopReason)
     await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason, undefined, decisions)

@@ -1,10 +1,13 @@
 import type { AgentClock } from '../core/clock'
 import type { SessionTurn } from '../core/content'
-import type { SessionData, SessionLoadOptions, SessionRun, SessionStore, SkippedSessionRecord } from './types'
+import type { SessionLease } from '../errors'
+import type { SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions, SkippedSessionRecord } from './types'
 import { DEFAULT_AGENT_CLOCK } from '../core/clock'
-import { SessionStoreError } from '../errors'
+import { SessionLeaseError, SessionStoreError } from '../errors'
 import { checkSessionData } from './stores/corrupt-records'
+import { DEFAULT_LEASE_TTL_MS, thisProcess } from './stores/lease'
 import { createMemoryStore } from './stores/memory'
+import { withLeases } from './stores/with-leases'
 
 /**
  * A conversation that outlives one run: its turns, its runs, and the store
@@ -28,6 +31,24 @@ export interface Session {
   turnsOfRun: (runId: string) => SessionTurn[]
   /** Broken records an `onCorrupt: 'skip'` load left out (still in the store, unchanged); empty otherwise. */
   readonly skipped: readonly SkippedSessionRecord[]
+  /**
+   * The lease this handle holds on the session, if any: while it does, every
+   * write it makes names the lease's owner, and the store refuses them once
+   * the lease is lost. A run takes and releases it by itself.
+   */
+  readonly lease: SessionLease | undefined
+  /**
+   * Take the session's lease for this handle (its owner id is minted once per
+   * handle), for `ttlMs` (default three times the default renew interval, 3
+   * minutes). `SessionLeaseError` when another live owner holds it. When
+   * another owner had it before, the handle first reloads its turns and runs
+   * from the store, since that owner may have written.
+   */
+  acquireLease: (options?: { ttlMs?: number }) => Promise<SessionLease>
+  /** Extend the lease for another TTL; `SessionLeaseError('lost')` when this handle no longer holds it. */
+  renewLease: () => Promise<SessionLease>
+  /** Give the lease up after the writes already queued; a no-op when the handle holds none. */
+  releaseLease: () => Promise<void>
 }
 
 /** Options of `createSession`. */
@@ -66,48 +87,146 @@ export async function loadSession(id: string, options: LoadSessionOptions): Prom
   if (!data)
     throw new SessionStoreError(`No session "${id}" in this store`, 'not_found', { sessionId: id })
   // Built-in stores have checked every record already; this pass covers custom stores, and costs a few typeof tests per turn.
-  return sessionFromData(checkSessionData(data, loadOptions), options.store)
+  return sessionFromData(checkSessionData(data, loadOptions), options.store, loadOptions)
 }
 
-function sessionFromData(data: SessionData, store: SessionStore): Session {
+function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?: SessionLoadOptions): Session {
+  const id = data.id
+  const store = withLeases(backend)
   const turns: SessionTurn[] = [...data.turns]
   const runs: SessionRun[] = [...data.runs]
+  let skipped: readonly SkippedSessionRecord[] = data.skipped ?? []
   // Writes go to the store one after another, so the store sees them in the
   // order the agent made them even when a caller does not await each one.
-  let writes: Promise<void> = Promise.resolve()
-  const enqueue = (write: () => Promise<void>): Promise<void> => {
+  let writes: Promise<unknown> = Promise.resolve()
+  const enqueue = <T>(write: () => Promise<T>): Promise<T> => {
     const next = writes.then(write)
     writes = next.catch(() => {})
     return next
   }
 
+  // The lease: one owner id per handle; `held` while it holds the lease, `lost` once a renewal or a write found it gone.
+  const owner = globalThis.crypto.randomUUID()
+  let held: SessionLease | undefined
+  let lost: SessionLeaseError | undefined
+  let ttlMs = DEFAULT_LEASE_TTL_MS
+
+  const loseLease = (error: SessionLeaseError): SessionLeaseError => {
+    held = undefined
+    lost = error
+    return error
+  }
+  /** Who a write is made as; throws once the lease is lost, or has run out without a renewal. */
+  const writer = (): SessionWriteOptions | undefined => {
+    if (lost)
+      throw lost
+    if (!held)
+      return undefined
+    if (Date.now() >= held.expiresAt)
+      throw loseLease(new SessionLeaseError(id, 'lost', { owner }))
+    return { owner }
+  }
+  /** Run a write as the lease holder; a refusal by the lease marks it lost. */
+  const asWriter = async (write: (options: SessionWriteOptions | undefined) => Promise<void>): Promise<void> => {
+    const options = writer()
+    try {
+      await write(options)
+    }
+    catch (error) {
+      if (error instanceof SessionLeaseError && options !== undefined)
+        loseLease(error)
+      throw error
+    }
+  }
+
+  /** Another owner held the lease before: take the session as the store has it now. */
+  async function reload(): Promise<void> {
+    const fresh = await store.load(id, loadOptions)
+    if (!fresh)
+      throw new SessionStoreError(`No session "${id}" in this store`, 'not_found', { sessionId: id })
+    const checked = checkSessionData(fresh, loadOptions)
+    // Pushed one by one: spreading a long session into `push` would overflow the stack.
+    turns.length = 0
+    for (const turn of checked.turns) turns.push(turn)
+    runs.length = 0
+    for (const run of checked.runs) runs.push(run)
+    skipped = checked.skipped ?? []
+  }
+
   return {
-    id: data.id,
+    id,
     createdAt: data.createdAt,
     metadata: data.metadata,
     turns,
     runs,
-    store,
+    store: backend,
     appendTurns(batch) {
       if (batch.length === 0)
         return Promise.resolve()
       const copy = [...batch]
-      return enqueue(async () => {
-        await store.appendTurns(data.id, copy)
-        turns.push(...copy)
-      })
+      return enqueue(() => asWriter(async (options) => {
+        await store.appendTurns(id, copy, options)
+        for (const turn of copy) turns.push(turn)
+      }))
     },
     saveRun(run) {
-      return enqueue(async () => {
-        await store.saveRun(data.id, run)
+      return enqueue(() => asWriter(async (options) => {
+        await store.saveRun(id, run, options)
         const index = runs.findIndex(existing => existing.id === run.id)
         if (index === -1)
           runs.push(run)
         else
           runs[index] = run
-      })
+      }))
     },
     turnsOfRun: runId => turns.filter(turn => turn.runId === runId),
-    skipped: data.skipped ?? [],
+    get skipped() {
+      return skipped
+    },
+    get lease() {
+      return held
+    },
+    acquireLease(options = {}) {
+      const ttl = options.ttlMs ?? ttlMs
+      return enqueue(async () => {
+        const lease = await store.acquireLease(id, owner, ttl, thisProcess())
+        held = lease
+        lost = undefined
+        ttlMs = ttl
+        if (lease.previousOwner !== undefined) {
+          try {
+            await reload()
+          }
+          catch (error) {
+            held = undefined
+            await store.releaseLease(id, owner).catch(() => {})
+            throw error
+          }
+        }
+        return lease
+      })
+    },
+    async renewLease() {
+      if (!held)
+        throw lost ?? new SessionLeaseError(id, 'lost', { owner })
+      try {
+        held = await store.renewLease(id, owner, ttlMs)
+        return held
+      }
+      catch (error) {
+        if (error instanceof SessionLeaseError)
+          loseLease(error)
+        throw error
+      }
+    },
+    releaseLease() {
+      return enqueue(async () => {
+        lost = undefined
+        if (!held)
+          return
+        held = undefined
+        await store.releaseLease(id, owner)
+      })
+    },
   }
 }

@@ -7,7 +7,13 @@
  *   (JSON), and the next turn and run sequence numbers;
  * - `zidane_turns`: (session id, seq) → one turn as JSON;
  * - `zidane_runs`: (session id, run id) → the run as JSON, with the seq of
- *   its first save so runs load in start order.
+ *   its first save so runs load in start order;
+ * - `zidane_leases`: session id → the lease (owner, expiry, pid, hostname).
+ *
+ * Writes run in `BEGIN IMMEDIATE` transactions, which check the session's
+ * lease and write in one step (a compare-and-set on the lease row): the
+ * write lock is taken at once, so no other process changes the lease between
+ * the check and the write, and a writer that lost its lease writes nothing.
  *
  * Persisting a turn is one indexed insert and one row update in a single
  * transaction, O(log n) in the size of the database and independent of the
@@ -20,13 +26,16 @@
 
 import type Database from 'better-sqlite3'
 import type { SessionTurn } from '../core/content'
+import type { SessionLease } from '../errors'
 import type { CorruptRecords } from './stores/corrupt-records'
-import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from './types'
+import type { SessionLeaseOrigin } from './stores/lease'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from './types'
 import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { MissingPeerDependencyError, SessionStoreError } from '../errors'
 import { corruptRecords } from './stores/corrupt-records'
+import { assertLeaseRequest, checkWriter, deadOnThisHost, extendLease, grantLease, releasedLease, thisProcess } from './stores/lease'
 import { metadataProblem, runProblem, turnProblem } from './stores/record-checks'
 import { assertReadableVersion, ioError } from './stores/records'
 import { assertSessionId, sessionIdFor } from './stores/session-id'
@@ -64,7 +73,21 @@ CREATE TABLE IF NOT EXISTS zidane_runs (
   PRIMARY KEY (session_id, run_id)
 );
 CREATE INDEX IF NOT EXISTS zidane_runs_order ON zidane_runs (session_id, seq);
+CREATE TABLE IF NOT EXISTS zidane_leases (
+  session_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  pid INTEGER,
+  hostname TEXT
+);
 `
+
+interface LeaseRow {
+  owner: string
+  expires_at: number
+  pid: number | null
+  hostname: string | null
+}
 
 /** A stored turn or run: its sequence number and its JSON. */
 interface RecordRow {
@@ -99,6 +122,43 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
   const deleteRuns = db.prepare('DELETE FROM zidane_runs WHERE session_id = ?')
   const deleteSession = db.prepare('DELETE FROM zidane_sessions WHERE id = ?')
   const selectIds = db.prepare('SELECT id FROM zidane_sessions ORDER BY rowid').pluck()
+  const selectLease = db.prepare('SELECT owner, expires_at, pid, hostname FROM zidane_leases WHERE session_id = ?')
+  const upsertLease = db.prepare(`INSERT INTO zidane_leases (session_id, owner, expires_at, pid, hostname) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, pid = excluded.pid, hostname = excluded.hostname`)
+  const deleteLease = db.prepare('DELETE FROM zidane_leases WHERE session_id = ?')
+
+  const leaseOf = (id: string): SessionLease | undefined => {
+    const row = selectLease.get(id) as LeaseRow | undefined
+    return row && {
+      sessionId: id,
+      owner: row.owner,
+      expiresAt: row.expires_at,
+      ...(row.pid === null ? {} : { pid: row.pid }),
+      ...(row.hostname === null ? {} : { hostname: row.hostname }),
+    }
+  }
+  const storeLease = (lease: SessionLease) => upsertLease.run(lease.sessionId, lease.owner, lease.expiresAt, lease.pid ?? null, lease.hostname ?? null)
+  const fence = (id: string, owner: string | undefined) => checkWriter(id, leaseOf(id), owner, Date.now(), deadOnThisHost)
+
+  const acquireLease = db.transaction((id: string, owner: string, ttlMs: number, origin: SessionLeaseOrigin) => {
+    if (selectNextTurn.get(id) === undefined)
+      throw notFound(id)
+    const lease = grantLease(id, leaseOf(id), owner, ttlMs, origin, Date.now(), deadOnThisHost)
+    storeLease(lease)
+    return lease
+  })
+
+  const renewLease = db.transaction((id: string, owner: string, ttlMs: number) => {
+    const lease = extendLease(id, leaseOf(id), owner, ttlMs, Date.now())
+    storeLease(lease)
+    return lease
+  })
+
+  const releaseLease = db.transaction((id: string, owner: string) => {
+    const released = releasedLease(leaseOf(id), owner)
+    if (released)
+      storeLease(released)
+  })
 
   // A deferred transaction gives the reads one consistent snapshot.
   const readSession = db.transaction((id: string) => {
@@ -108,20 +168,22 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
     return { row, turns: selectTurns.all(id) as RecordRow[], runs: selectRuns.all(id) as RecordRow[] }
   })
 
-  const appendTurns = db.transaction((id: string, turns: readonly string[], at: number) => {
+  const appendTurns = db.transaction((id: string, turns: readonly string[], at: number, owner: string | undefined) => {
     const next = selectNextTurn.get(id) as number | undefined
     if (next === undefined)
       throw notFound(id)
+    fence(id, owner)
     if (turns.length === 0)
       return
     turns.forEach((turn, i) => insertTurn.run(id, next + i, turn))
     advanceTurns.run(next + turns.length, at, id)
   })
 
-  const saveRun = db.transaction((id: string, runId: string, run: string, at: number) => {
+  const saveRun = db.transaction((id: string, runId: string, run: string, at: number, owner: string | undefined) => {
     const next = selectNextRun.get(id) as number | undefined
     if (next === undefined)
       throw notFound(id)
+    fence(id, owner)
     if (updateRun.run(run, id, runId).changes === 0) {
       insertRun.run(id, runId, next, run)
       advanceRuns.run(next + 1, at, id)
@@ -135,6 +197,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
     deleteTurns.run(id)
     deleteRuns.run(id)
     deleteSession.run(id)
+    deleteLease.run(id)
   })
 
   /** better-sqlite3 is synchronous; run a statement and report failures as store errors. */
@@ -194,21 +257,38 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
       return records.attach(data)
     },
 
-    async appendTurns(id: string, turns: readonly SessionTurn[]) {
+    async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       assertSessionId(id)
       const rows = turns.map(turn => JSON.stringify(turn))
-      attempt('append to', id, () => appendTurns(id, rows, Date.now()))
+      attempt('append to', id, () => appendTurns.immediate(id, rows, Date.now(), write?.owner))
     },
 
-    async saveRun(id: string, run: SessionRun) {
+    async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       assertSessionId(id)
       const json = JSON.stringify(run)
-      attempt('save a run on', id, () => saveRun(id, run.id, json, Date.now()))
+      attempt('save a run on', id, () => saveRun.immediate(id, run.id, json, Date.now(), write?.owner))
+    },
+
+    async acquireLease(id, owner, ttlMs, origin = thisProcess()) {
+      assertSessionId(id)
+      assertLeaseRequest(owner, ttlMs)
+      return attempt('lease', id, () => acquireLease.immediate(id, owner, ttlMs, origin))
+    },
+
+    async renewLease(id, owner, ttlMs) {
+      assertSessionId(id)
+      assertLeaseRequest(owner, ttlMs)
+      return attempt('renew the lease of', id, () => renewLease.immediate(id, owner, ttlMs))
+    },
+
+    async releaseLease(id, owner) {
+      assertSessionId(id)
+      attempt('release the lease of', id, () => releaseLease.immediate(id, owner))
     },
 
     async delete(id: string) {
       assertSessionId(id)
-      attempt('delete', id, () => removeSession(id))
+      attempt('delete', id, () => removeSession.immediate(id))
     },
 
     async list() {

@@ -1,7 +1,11 @@
 import type { SessionTurn } from '../core/content'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
-import type { SessionRecordLocation } from '../errors'
+import type { SessionLease, SessionRecordLocation } from '../errors'
+import type { SessionLeaseOrigin } from './stores/lease'
+
+export type { SessionLease } from '../errors'
+export type { SessionLeaseOrigin } from './stores/lease'
 
 /**
  * Version of the stored session format. Every store writes it, and every
@@ -96,11 +100,23 @@ export interface CreateSessionRecord {
   metadata?: Record<string, unknown>
 }
 
+/** Who is writing: a write that names the owner of the session's lease (see `SessionStore.acquireLease`). */
+export interface SessionWriteOptions {
+  /** The writer's lease owner id. Absent: an unleased write, refused while another owner's lease is live. */
+  owner?: string
+}
+
 /**
  * Where sessions live. Every store passes the same conformance suite
  * (`test/session/store-conformance.ts`). Writes are append-only: turns are
  * never rewritten once stored, which is what lets a file store persist turn N
  * in O(1) whatever N is.
+ *
+ * One writer at a time: the lease methods keep a lease record per session
+ * (owner id, expiry, and the holder's process when known). They are optional
+ * for third-party stores; without them a session handle keeps the lease in
+ * its own process only, which stops two runs of one process but not two
+ * processes (see `docs/session-stores.md`).
  */
 export interface SessionStore {
   /** Create an empty session. Rejects when a session with that id exists. */
@@ -111,10 +127,28 @@ export interface SessionStore {
    * unless `options.onCorrupt` is `'skip'`.
    */
   load: (id: string, options?: SessionLoadOptions) => Promise<SessionData | undefined>
-  /** Append turns in order, all or nothing. Concurrent appends never interleave within one call. */
-  appendTurns: (id: string, turns: readonly SessionTurn[]) => Promise<void>
-  /** Insert a run record, or replace the one with the same run id. */
-  saveRun: (id: string, run: SessionRun) => Promise<void>
+  /**
+   * Append turns in order, all or nothing. Concurrent appends never interleave
+   * within one call. With lease methods, refused with `SessionLeaseError`
+   * unless `write.owner` holds the live lease (or, naming no owner, while
+   * nobody else does).
+   */
+  appendTurns: (id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) => Promise<void>
+  /** Insert a run record, or replace the one with the same run id. Fenced by the lease like `appendTurns`. */
+  saveRun: (id: string, run: SessionRun, write?: SessionWriteOptions) => Promise<void>
+  /**
+   * Take the session's lease for `owner` for `ttlMs`, atomically. Granted when
+   * it is free, already `owner`'s, or its holder is gone (expired, or a
+   * process the store can prove dead); otherwise `SessionLeaseError('held')`
+   * naming the holder. `origin` names the owner's process (`pid`,
+   * `hostname`) for stores that can check it. Rejects `not_found` for a
+   * missing session.
+   */
+  acquireLease?: (id: string, owner: string, ttlMs: number, origin?: SessionLeaseOrigin) => Promise<SessionLease>
+  /** Extend `owner`'s live lease to `ttlMs` from now; `SessionLeaseError('lost')` when it no longer holds one. */
+  renewLease?: (id: string, owner: string, ttlMs: number) => Promise<SessionLease>
+  /** Give the lease up if `owner` holds it (anything else is a no-op), so the next owner need not wait for expiry. */
+  releaseLease?: (id: string, owner: string) => Promise<void>
   /** Remove a session; removing a missing one is not an error. */
   delete: (id: string) => Promise<void>
   /** Ids of every stored session. */

@@ -20,9 +20,10 @@ function recordingStore(): { store: SessionStore, batches: SessionTurn[][] } {
     batches,
     store: {
       ...inner,
-      appendTurns: async (id, turns) => {
+      // The write options name the lease holder: a wrapper passes them on.
+      appendTurns: async (id, turns, write) => {
         batches.push([...turns])
-        await inner.appendTurns(id, turns)
+        await inner.appendTurns(id, turns, write)
       },
     },
   }

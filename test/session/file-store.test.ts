@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { SessionStoreError } from '../../src/errors'
+import { SessionLeaseError, SessionStoreError } from '../../src/errors'
 import { createFileStore } from '../../src/session/stores'
 import { SYNC_APPEND_MAX_BYTES } from '../../src/session/stores/log-file'
 import { assistantTurn, run, toolResultTurn, userTurn } from './sample-turns'
@@ -258,5 +259,87 @@ describe('file store log', () => {
     await store.close?.()
     await store.appendTurns('s2', [userTurn('t1', 'one')])
     expect((await store.load('s2'))?.turns.map(turn => turn.id)).toEqual(['t1'])
+  })
+})
+
+/** The pid of a process that has exited (reused only after the pid space wraps). */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''])
+  await new Promise(resolve => child.on('exit', resolve))
+  return child.pid!
+}
+
+describe('file store lease', () => {
+  it('hands the lease over at once when its holder\'s process is dead on this host, and waits otherwise', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    const gone = await deadPid()
+    for (const id of ['dead-here', 'dead-elsewhere', 'alive-here'])
+      await store.create({ id, createdAt: 1000 })
+    await store.acquireLease!('dead-here', 'ghost', 60_000, { pid: gone, hostname: hostname() })
+    await store.acquireLease!('dead-elsewhere', 'ghost', 60_000, { pid: gone, hostname: 'another-host' })
+    await store.acquireLease!('alive-here', 'ghost', 60_000, { pid: process.ppid, hostname: hostname() })
+
+    expect(await store.acquireLease!('dead-here', 'next', 60_000)).toMatchObject({ owner: 'next', previousOwner: 'ghost', pid: process.pid })
+    for (const id of ['dead-elsewhere', 'alive-here']) {
+      const refused = await store.acquireLease!(id, 'next', 60_000).then(() => undefined, (error: unknown) => error)
+      expect(refused).toBeInstanceOf(SessionLeaseError)
+      expect(refused).toMatchObject({ reason: 'held', holder: { owner: 'ghost' } })
+    }
+    // An unleased write waits for a live holder too, but not for a dead one.
+    await expect(store.appendTurns('alive-here', [userTurn('t1', 'x')])).rejects.toBeInstanceOf(SessionLeaseError)
+  })
+
+  it('keeps the lease as one JSON record beside the log, replaced whole, with no temporary file left', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 's1', createdAt: 1000 })
+    const lease = await store.acquireLease!('s1', 'owner-a', 60_000)
+    await store.renewLease!('s1', 'owner-a', 60_000)
+    await store.releaseLease!('s1', 'owner-a')
+    expect(readdirSync(dir).sort()).toEqual(['s1.jsonl', 's1.lease'])
+    expect(JSON.parse(readFileSync(join(dir, 's1.lease'), 'utf8'))).toEqual({ owner: 'owner-a', expiresAt: 0, pid: process.pid, hostname: hostname() })
+    expect(lease.expiresAt).toBeGreaterThan(0)
+  })
+
+  it('breaks a lease lock left by a process that died inside it, or one that is too old', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 's1', createdAt: 1000 })
+    const lock = join(dir, 's1.lease.lock')
+    writeFileSync(lock, JSON.stringify({ pid: await deadPid(), hostname: hostname() }))
+    expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
+    expect(existsSync(lock)).toBe(false)
+
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, hostname: 'another-host' }))
+    const minuteAgo = new Date(Date.now() - 60_000)
+    utimesSync(lock, minuteAgo, minuteAgo)
+    expect(await store.renewLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
+  })
+
+  it('treats a lease file that is not a lease record as no lease', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 's1', createdAt: 1000 })
+    writeFileSync(join(dir, 's1.lease'), 'not a lease {')
+    await store.appendTurns('s1', [userTurn('t1', 'unleased')])
+    expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
+    expect(await store.acquireLease!('s1', 'owner-b', 60_000).then(() => 'granted', (error: unknown) => (error as Error).name)).toBe('SessionLeaseError')
+  })
+
+  it('fences a writer on one store instance off once a second instance took the expired lease', async () => {
+    const dir = freshDir()
+    const first = createFileStore({ dir })
+    const second = createFileStore({ dir })
+    await first.create({ id: 's1', createdAt: 1000 })
+    await first.acquireLease!('s1', 'owner-a', 60_000)
+    await first.saveRun('s1', run('run_1'), { owner: 'owner-a' })
+    await first.appendTurns('s1', [userTurn('t1', 'a')], { owner: 'owner-a' })
+    await first.renewLease!('s1', 'owner-a', 20)
+    await new Promise(resolve => setTimeout(resolve, 60))
+    await second.acquireLease!('s1', 'owner-b', 60_000)
+    await expect(first.appendTurns('s1', [userTurn('t2', 'late a')], { owner: 'owner-a' })).rejects.toBeInstanceOf(SessionLeaseError)
+    await second.appendTurns('s1', [userTurn('t3', 'b')], { owner: 'owner-b' })
+    expect((await second.load('s1'))?.turns.map(turn => turn.id)).toEqual(['t1', 't3'])
   })
 })

@@ -1,10 +1,14 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import type { SessionTurn } from '../../src/core/content'
 import type { SessionStore } from '../../src/session/types'
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SessionStoreError } from '../../src/errors'
-import { createMemoryStore, createRemoteStore, createSessionStoreHandler } from '../../src/session/stores'
+import { SessionLeaseError, SessionStoreError } from '../../src/errors'
+import { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler } from '../../src/session/stores'
 import { run, userTurn } from './sample-turns'
 import { describeStoreConformance } from './store-conformance'
 
@@ -244,5 +248,66 @@ describe('session store handler', () => {
     const response = await fetch(`${server.url}/sessions/s1/runs/run_1`, { method: 'PUT', body: JSON.stringify({ run: run('run_2') }) })
     expect(response.status).toBe(400)
     expect((await backend.load('s1'))?.runs).toEqual([])
+  })
+})
+
+describe('remote store lease', () => {
+  it('hands the server\'s store the client\'s process, so a dead holder on the server\'s host is taken over at once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zidane-remote-lease-'))
+    try {
+      const server = await serve(createSessionStoreHandler(createFileStore({ dir })))
+      const client = createRemoteStore({ url: server.url, ...fast })
+      await client.create({ id: 's1', createdAt: 1 })
+      const child = spawn(process.execPath, ['-e', ''])
+      await new Promise(resolve => child.on('exit', resolve))
+      await client.acquireLease!('s1', 'ghost', 60_000, { pid: child.pid!, hostname: hostname() })
+      expect(await client.acquireLease!('s1', 'next', 60_000)).toMatchObject({ owner: 'next', previousOwner: 'ghost', pid: process.pid, hostname: hostname() })
+      const refused = await client.acquireLease!('s1', 'third', 60_000).then(() => undefined, (error: unknown) => error)
+      expect(refused).toBeInstanceOf(SessionLeaseError)
+      expect(refused).toMatchObject({ sessionId: 's1', reason: 'held', owner: 'third', holder: { owner: 'next', pid: process.pid } })
+    }
+    finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('keeps leases on the server for a backing store that has none', async () => {
+    const inner = createMemoryStore()
+    const plain: SessionStore = {
+      create: record => inner.create(record),
+      load: (id, options) => inner.load(id, options),
+      appendTurns: (id, turns) => inner.appendTurns(id, turns),
+      saveRun: (id, record) => inner.saveRun(id, record),
+      delete: id => inner.delete(id),
+      list: () => inner.list(),
+    }
+    const server = await serve(createSessionStoreHandler(plain))
+    const alpha = createRemoteStore({ url: server.url, ...fast })
+    const beta = createRemoteStore({ url: server.url, ...fast })
+    await alpha.create({ id: 's1', createdAt: 1 })
+    await alpha.acquireLease!('s1', 'alpha', 60_000)
+    await alpha.appendTurns('s1', [userTurn('t1', 'from alpha')], { owner: 'alpha' })
+    await expect(beta.acquireLease!('s1', 'beta', 60_000)).rejects.toBeInstanceOf(SessionLeaseError)
+    await expect(beta.appendTurns('s1', [userTurn('t2', 'from beta')])).rejects.toMatchObject({ name: 'SessionLeaseError', reason: 'held' })
+    await alpha.releaseLease!('s1', 'alpha')
+    await beta.acquireLease!('s1', 'beta', 60_000)
+    await expect(alpha.appendTurns('s1', [userTurn('t3', 'late alpha')], { owner: 'alpha' })).rejects.toMatchObject({ name: 'SessionLeaseError', reason: 'lost' })
+    expect((await inner.load('s1'))?.turns.map(turn => turn.id)).toEqual(['t1'])
+  })
+
+  it('answers malformed lease requests with bad_request', async () => {
+    const backend = createMemoryStore()
+    await backend.create({ id: 's1', createdAt: 1 })
+    const server = await serve(createSessionStoreHandler(backend))
+    const send = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${server.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) })
+      return { status: response.status, body: await response.json().catch(() => undefined) as { error?: { code: string } } | undefined }
+    }
+    expect(await send('POST', '/sessions/s1/lease', { owner: '', ttlMs: 1000 })).toMatchObject({ status: 400, body: { error: { code: 'bad_request' } } })
+    expect(await send('POST', '/sessions/s1/lease', { owner: 'a', ttlMs: -1 })).toMatchObject({ status: 400, body: { error: { code: 'bad_request' } } })
+    expect(await send('PUT', '/sessions/s1/lease', 'not an object')).toMatchObject({ status: 400, body: { error: { code: 'bad_request' } } })
+    expect(await send('POST', '/sessions/s1/turns', { turns: [], owner: 7 })).toMatchObject({ status: 400, body: { error: { code: 'bad_request' } } })
+    expect(await send('GET', '/sessions/s1/lease')).toMatchObject({ status: 405, body: { error: { code: 'method_not_allowed' } } })
+    expect(await send('PUT', '/sessions/s1/lease/a')).toMatchObject({ status: 405, body: { error: { code: 'method_not_allowed' } } })
   })
 })

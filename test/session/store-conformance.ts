@@ -8,7 +8,7 @@ import type { SessionStore } from '../../src/session/types'
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { SessionStoreError } from '../../src/errors'
+import { SessionLeaseError, SessionStoreError } from '../../src/errors'
 import { SESSION_FORMAT_VERSION } from '../../src/session/types'
 import { assistantTurn, AWKWARD_TEXT, run, toolResultTurn, userTurn } from './sample-turns'
 
@@ -389,6 +389,112 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
       expect(loaded.runs.map(record => record.id)).toEqual(['run_1', 'run_2'])
       expect(loaded.skipped).toHaveLength(1)
       expect(loaded.skipped![0].raw).toContain('exploded')
+    })
+
+    describe('the session lease', () => {
+      const LONG = 60_000
+      /** Let a lease renewed to `SHORT` ms run out (a timer never fires early by more than a millisecond). */
+      const SHORT = 30
+      const expire = () => new Promise(resolve => setTimeout(resolve, SHORT * 3))
+      const leaseErrorOf = async (promise: Promise<unknown>): Promise<SessionLeaseError> => {
+        const error = await promise.then(() => undefined, (failure: unknown) => failure)
+        expect(error).toBeInstanceOf(SessionLeaseError)
+        return error as SessionLeaseError
+      }
+
+      it('grants it to one owner and refuses a second with SessionLeaseError naming the session and the holder', async () => {
+        const { id } = await store.create({ id: 'leased', createdAt: CREATED_AT })
+        const before = Date.now()
+        const lease = await store.acquireLease!(id, 'owner-a', LONG)
+        expect(lease).toMatchObject({ sessionId: id, owner: 'owner-a' })
+        expect(lease.expiresAt).toBeGreaterThanOrEqual(before + LONG)
+        expect(lease.previousOwner).toBeUndefined()
+        const refused = await leaseErrorOf(store.acquireLease!(id, 'owner-b', LONG))
+        expect(refused).toMatchObject({ sessionId: id, reason: 'held', owner: 'owner-b', holder: { sessionId: id, owner: 'owner-a', expiresAt: lease.expiresAt } })
+        expect(refused.message).toContain(`"${id}"`)
+        expect(refused.message).toContain('owner-a')
+        // The holder may take it again: acquiring is idempotent for its owner.
+        expect((await store.acquireLease!(id, 'owner-a', LONG)).owner).toBe('owner-a')
+        await expectStoreError(store.acquireLease!('no-such-session', 'owner-a', LONG), 'not_found')
+      })
+
+      it('renews for the holder only', async () => {
+        const { id } = await store.create({ createdAt: CREATED_AT })
+        const lease = await store.acquireLease!(id, 'owner-a', LONG)
+        const renewed = await store.renewLease!(id, 'owner-a', 2 * LONG)
+        expect(renewed).toMatchObject({ sessionId: id, owner: 'owner-a' })
+        expect(renewed.expiresAt).toBeGreaterThan(lease.expiresAt)
+        const refused = await leaseErrorOf(store.renewLease!(id, 'owner-b', LONG))
+        expect(refused).toMatchObject({ sessionId: id, reason: 'lost', owner: 'owner-b', holder: { owner: 'owner-a' } })
+        expect((await leaseErrorOf(store.acquireLease!(id, 'owner-b', LONG))).holder?.expiresAt).toBe(renewed.expiresAt)
+      })
+
+      it('hands an expired lease over, and its old owner can no longer renew it', async () => {
+        const { id } = await store.create({ createdAt: CREATED_AT })
+        await store.acquireLease!(id, 'owner-a', LONG)
+        await store.renewLease!(id, 'owner-a', SHORT)
+        await expire()
+        const taken = await store.acquireLease!(id, 'owner-b', LONG)
+        expect(taken).toMatchObject({ owner: 'owner-b', previousOwner: 'owner-a' })
+        expect(await leaseErrorOf(store.renewLease!(id, 'owner-a', LONG))).toMatchObject({ reason: 'lost', holder: { owner: 'owner-b' } })
+      })
+
+      it('frees it on release; a release by anyone else changes nothing', async () => {
+        const { id } = await store.create({ createdAt: CREATED_AT })
+        await store.acquireLease!(id, 'owner-a', LONG)
+        await store.releaseLease!(id, 'owner-b')
+        await leaseErrorOf(store.acquireLease!(id, 'owner-b', LONG))
+        await store.releaseLease!(id, 'owner-a')
+        await store.releaseLease!(id, 'owner-a')
+        expect(await store.acquireLease!(id, 'owner-b', LONG)).toMatchObject({ owner: 'owner-b', previousOwner: 'owner-a' })
+        expect(await leaseErrorOf(store.renewLease!(id, 'owner-a', LONG))).toMatchObject({ reason: 'lost' })
+      })
+
+      it('fences writes: a writer that lost its lease stores nothing, and nothing interleaves', async () => {
+        const { id } = await store.create({ createdAt: CREATED_AT })
+        await store.acquireLease!(id, 'owner-a', LONG)
+        await store.appendTurns(id, [userTurn('a1', 'from a')], { owner: 'owner-a' })
+        await store.saveRun(id, run('run_a'), { owner: 'owner-a' })
+        // Nobody else writes while the lease is held: not a second owner, not an unleased writer.
+        await leaseErrorOf(store.appendTurns(id, [userTurn('b0', 'from b')], { owner: 'owner-b' }))
+        expect(await leaseErrorOf(store.appendTurns(id, [userTurn('x0', 'unleased')]))).toMatchObject({ reason: 'held', holder: { owner: 'owner-a' } })
+        await leaseErrorOf(store.saveRun(id, run('run_x')))
+        // The lease runs out and another owner takes over: the old writer is fenced off.
+        await store.renewLease!(id, 'owner-a', SHORT)
+        await expire()
+        expect(await leaseErrorOf(store.appendTurns(id, [userTurn('a2', 'late a')], { owner: 'owner-a' }))).toMatchObject({ reason: 'lost', owner: 'owner-a' })
+        await store.acquireLease!(id, 'owner-b', LONG)
+        expect(await leaseErrorOf(store.appendTurns(id, [userTurn('a3', 'later a')], { owner: 'owner-a' }))).toMatchObject({ reason: 'lost', holder: { owner: 'owner-b' } })
+        await leaseErrorOf(store.saveRun(id, run('run_a', { status: 'completed' }), { owner: 'owner-a' }))
+        await store.appendTurns(id, [userTurn('b1', 'from b')], { owner: 'owner-b' })
+        await store.saveRun(id, run('run_b'), { owner: 'owner-b' })
+        const loaded = (await store.load(id))!
+        expect(loaded.turns.map(turn => turn.id)).toEqual(['a1', 'b1'])
+        expect(loaded.runs).toEqual([run('run_a'), run('run_b')])
+      })
+
+      it('takes unleased writes while nobody holds the lease, and again once it is released', async () => {
+        const { id } = await store.create({ createdAt: CREATED_AT })
+        await store.appendTurns(id, [userTurn('t1', 'before any lease')])
+        await store.acquireLease!(id, 'owner-a', LONG)
+        await store.releaseLease!(id, 'owner-a')
+        await store.appendTurns(id, [userTurn('t2', 'after the release')])
+        expect((await store.load(id))?.turns.map(turn => turn.id)).toEqual(['t1', 't2'])
+      })
+
+      it('drops the lease with its session', async () => {
+        await store.create({ id: 'short-lived', createdAt: CREATED_AT })
+        await store.acquireLease!('short-lived', 'owner-a', LONG)
+        await store.delete('short-lived')
+        await store.create({ id: 'short-lived', createdAt: CREATED_AT })
+        expect(await store.acquireLease!('short-lived', 'owner-b', LONG)).toMatchObject({ owner: 'owner-b' })
+      })
+
+      it('refuses a malformed lease request with a TypeError', async () => {
+        const { id } = await store.create({ createdAt: CREATED_AT })
+        for (const [owner, ttl] of [['', LONG], ['owner-a', 0], ['owner-a', -5], ['owner-a', Number.NaN], ['owner-a', Number.POSITIVE_INFINITY]] as const)
+          await expect(store.acquireLease!(id, owner, ttl)).rejects.toBeInstanceOf(TypeError)
+      })
     })
 
     it('writes the current format version', async () => {

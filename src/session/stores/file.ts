@@ -5,8 +5,9 @@
  *
  * Writes to one session are serialized through a promise chain per file,
  * shared by every file store of this process, so lines never interleave.
- * One process writes a session at a time; two processes appending to the
- * same log are not coordinated.
+ * Across processes, one writer at a time is enforced by the session's lease
+ * (`file-lease.ts`): a write is checked against `<id>.lease` first, and one
+ * whose writer lost the lease fails with `SessionLeaseError`.
  *
  * While a run records into a session (from its `running` record to its
  * final one) the store keeps that log open in append mode, so a turn costs
@@ -27,13 +28,15 @@
 
 import type { FileHandle } from 'node:fs/promises'
 import type { SessionTurn } from '../../core/content'
-import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import fs from 'node:fs'
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
+import { createFileLeases, syncDirectory } from './file-lease'
 import { checkHeaderLine, headerLine, replayLog, runLine, turnsLine } from './jsonl-log'
 import { createKeyedQueue } from './keyed-queue'
+import { assertLeaseRequest } from './lease'
 import { appendAll, closeFd, committedEnd, openForAppend, readFirstLine, syncData, writeAt } from './log-file'
 import { ioError } from './records'
 import { assertSessionId, isValidSessionId, sessionIdFor } from './session-id'
@@ -78,6 +81,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   // Logs a run is recording into, kept open between its writes; least recently used first.
   const openLogs = new Map<string, OpenLog>()
   const logPath = (id: string) => join(dir, `${id}${LOG_SUFFIX}`)
+  const leases = createFileLeases(dir, fsync)
 
   async function createLog(id: string, line: string): Promise<void> {
     const path = logPath(id)
@@ -242,6 +246,14 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     })
   }
 
+  /** A write that the session's lease must allow, checked in its turn in the queue. */
+  function fenced(id: string, action: string, owner: string | undefined, write: () => Promise<void>): Promise<void> {
+    return queued(id, action, async () => {
+      leases.checkWrite(id, owner)
+      await write()
+    })
+  }
+
   const store: SessionStore = {
     async create(record: CreateSessionRecord) {
       const id = sessionIdFor(record.id)
@@ -270,16 +282,33 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       return replayLog(bytes, id, loadOptions)
     },
 
-    async appendTurns(id: string, turns: readonly SessionTurn[]) {
+    async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       assertSessionId(id)
       const line = turns.length === 0 ? undefined : turnsLine(turns, Date.now())
-      await queued(id, 'append to', () => appendLine(id, line))
+      await fenced(id, 'append to', write?.owner, () => appendLine(id, line))
     },
 
-    async saveRun(id: string, run: SessionRun) {
+    async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       assertSessionId(id)
       const line = runLine(run, Date.now())
-      await queued(id, 'save a run on', () => appendLine(id, line, run))
+      await fenced(id, 'save a run on', write?.owner, () => appendLine(id, line, run))
+    },
+
+    async acquireLease(id, owner, ttlMs, origin) {
+      assertSessionId(id)
+      assertLeaseRequest(owner, ttlMs)
+      return queued(id, 'lease', () => leases.acquire(id, owner, ttlMs, origin))
+    },
+
+    async renewLease(id, owner, ttlMs) {
+      assertSessionId(id)
+      assertLeaseRequest(owner, ttlMs)
+      return queued(id, 'renew the lease of', () => leases.renew(id, owner, ttlMs))
+    },
+
+    async releaseLease(id, owner) {
+      assertSessionId(id)
+      await queued(id, 'release the lease of', () => leases.release(id, owner))
     },
 
     async delete(id: string) {
@@ -287,6 +316,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       await queued(id, 'delete', async () => {
         await closeLog(id)
         await rm(logPath(id), { force: true })
+        await leases.remove(id)
         checkedHeaders.delete(id)
       })
     },
@@ -313,21 +343,6 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   }
   dropped.register(store, openLogs)
   return store
-}
-
-/** Make a newly created file's directory entry durable too (not possible on every platform). */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined
-  try {
-    handle = await open(dir, 'r')
-    await handle.sync()
-  }
-  catch {
-    // Windows and some file systems cannot sync a directory; the file itself was synced.
-  }
-  finally {
-    await handle?.close()
-  }
 }
 
 function notFound(id: string): SessionStoreError {

@@ -1,8 +1,9 @@
 import type { SessionTurn } from '../../core/content'
-import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import { SessionStoreError } from '../../errors'
 import { SESSION_FORMAT_VERSION } from '../types'
 import { checkSessionData } from './corrupt-records'
+import { createLeaseTable } from './lease'
 import { jsonCopy, upsertRun } from './records'
 import { assertSessionId, sessionIdFor } from './session-id'
 
@@ -16,10 +17,12 @@ interface MemorySession {
  * coming out is copied through JSON, so callers can never mutate what is
  * stored and the store behaves like a persistent one (an `undefined` field
  * disappears, a value JSON cannot hold is rejected). Good for tests and for
- * runs that need no history after the process exits.
+ * runs that need no history after the process exits. Leases live in the
+ * same process; a lease expires by time only.
  */
 export function createMemoryStore(): SessionStore {
   const sessions = new Map<string, MemorySession>()
+  const leases = createLeaseTable()
 
   const existing = (id: string): MemorySession => {
     assertSessionId(id)
@@ -54,8 +57,9 @@ export function createMemoryStore(): SessionStore {
       return session && checkSessionData(jsonCopy(session.data), options)
     },
 
-    async appendTurns(id: string, turns: readonly SessionTurn[]) {
+    async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       const session = existing(id)
+      leases.check(id, write?.owner)
       const copies = jsonCopy(turns)
       if (copies.length === 0)
         return
@@ -64,15 +68,32 @@ export function createMemoryStore(): SessionStore {
       session.data.updatedAt = Date.now()
     },
 
-    async saveRun(id: string, run: SessionRun) {
+    async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       const session = existing(id)
+      leases.check(id, write?.owner)
       upsertRun(session.data.runs, session.runPositions, jsonCopy(run))
       session.data.updatedAt = Date.now()
+    },
+
+    async acquireLease(id, owner, ttlMs, origin) {
+      existing(id)
+      return leases.acquire(id, owner, ttlMs, origin)
+    },
+
+    async renewLease(id, owner, ttlMs) {
+      existing(id)
+      return leases.renew(id, owner, ttlMs)
+    },
+
+    async releaseLease(id, owner) {
+      assertSessionId(id)
+      leases.release(id, owner)
     },
 
     async delete(id: string) {
       assertSessionId(id)
       sessions.delete(id)
+      leases.forget(id)
     },
 
     async list() {

@@ -1,5 +1,5 @@
 import type { SessionRun } from '../types'
-import { SessionStoreError } from '../../errors'
+import { SessionLeaseError, SessionStoreError } from '../../errors'
 import { SESSION_FORMAT_VERSION } from '../types'
 
 /**
@@ -43,8 +43,9 @@ export function assertReadableVersion(version: unknown, sessionId: string): void
 }
 
 /** Wrap an unexpected failure (file system, database) as `SessionStoreError('io')`. */
-export function ioError(action: string, sessionId: string | undefined, cause: unknown): SessionStoreError {
-  if (cause instanceof SessionStoreError)
+export function ioError(action: string, sessionId: string | undefined, cause: unknown): Error {
+  // A lease refusal is a typed answer, not an I/O failure: it passes as it is.
+  if (cause instanceof SessionStoreError || cause instanceof SessionLeaseError)
     return cause
   const reason = cause instanceof Error ? cause.message : String(cause)
   const subject = sessionId === undefined ? '' : ` session "${sessionId}"`

@@ -9,14 +9,21 @@
  * | `POST   /sessions`                   | `{ id?, createdAt, metadata? }`   | 201 `SessionData`        |
  * | `GET    /sessions/{id}[?onCorrupt=skip]` |                               | 200 `SessionData`        |
  * | `DELETE /sessions/{id}`              |                                   | 204                      |
- * | `POST   /sessions/{id}/turns`        | `{ turns: SessionTurn[] }`        | 204                      |
- * | `PUT    /sessions/{id}/runs/{runId}` | `{ run: SessionRun }`             | 204                      |
+ * | `POST   /sessions/{id}/turns`        | `{ turns: SessionTurn[], owner? }` | 204                     |
+ * | `PUT    /sessions/{id}/runs/{runId}` | `{ run: SessionRun, owner? }`     | 204                      |
+ * | `POST   /sessions/{id}/lease`        | `{ owner, ttlMs, pid?, hostname? }` | 200 `SessionLease`     |
+ * | `PUT    /sessions/{id}/lease`        | `{ owner, ttlMs }` (renew)        | 200 `SessionLease`       |
+ * | `DELETE /sessions/{id}/lease/{owner}` |                                  | 204                      |
  *
  * Failures answer `{ error: { code, message, record? } }`, where `code` is a
  * `SessionStoreError` code or one of the protocol's own (`bad_request`,
  * `unauthorized`, `no_route`, `method_not_allowed`, `too_large`), and
  * `record` places a `corrupt` record. `?onCorrupt=skip` loads with broken
- * records skipped and listed in `skipped`.
+ * records skipped and listed in `skipped`. A write or lease request the
+ * session's lease refuses answers 409 with code `leased`, the refusal's
+ * `reason` (`held` or `lost`) and the `lease` that stands in the way; the
+ * client throws it as `SessionLeaseError`. `owner` on a write names the
+ * writer's lease (see `SessionStore.acquireLease`).
  *
  * Every write carries an `Idempotency-Key` header, the same on each retry of
  * one call. The server runs a key once and answers its retries with the first
@@ -25,16 +32,23 @@
  * The server remembers a bounded number of recent keys, in memory.
  */
 
-import type { SessionRecordLocation } from '../../errors'
-import { SessionStoreError } from '../../errors'
+import type { SessionLease, SessionRecordLocation } from '../../errors'
+import { SessionLeaseError, SessionStoreError } from '../../errors'
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key'
 
 export type StoreErrorCode = SessionStoreError['code']
-export type ProtocolErrorCode = 'bad_request' | 'unauthorized' | 'no_route' | 'method_not_allowed' | 'too_large'
+export type ProtocolErrorCode = 'bad_request' | 'unauthorized' | 'no_route' | 'method_not_allowed' | 'too_large' | 'leased'
 
 export interface ErrorBody {
-  error: { code: StoreErrorCode | ProtocolErrorCode, message: string, record?: SessionRecordLocation }
+  error: {
+    code: StoreErrorCode | ProtocolErrorCode
+    message: string
+    record?: SessionRecordLocation
+    /** For `leased`: why the lease refused, and the lease in the way. */
+    reason?: SessionLeaseError['reason']
+    lease?: SessionLease
+  }
 }
 
 const STATUS_OF_CODE: Record<StoreErrorCode | ProtocolErrorCode, number> = {
@@ -46,6 +60,7 @@ const STATUS_OF_CODE: Record<StoreErrorCode | ProtocolErrorCode, number> = {
   method_not_allowed: 405,
   exists: 409,
   too_large: 413,
+  leased: 409,
   corrupt: 500,
   unsupported_version: 500,
   io: 500,
@@ -69,11 +84,31 @@ export const paths = {
   session: (id: string) => `/sessions/${encodeURIComponent(id)}`,
   turns: (id: string) => `/sessions/${encodeURIComponent(id)}/turns`,
   run: (id: string, runId: string) => `/sessions/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`,
+  lease: (id: string) => `/sessions/${encodeURIComponent(id)}/lease`,
+  leaseOf: (id: string, owner: string) => `/sessions/${encodeURIComponent(id)}/lease/${encodeURIComponent(owner)}`,
 }
 
 export function errorBody(error: unknown): { status: number, body: ErrorBody } {
+  if (error instanceof SessionLeaseError)
+    return { status: statusOfCode('leased'), body: { error: { code: 'leased', message: error.message, reason: error.reason, ...(error.holder ? { lease: error.holder } : {}) } } }
   if (error instanceof SessionStoreError)
     return { status: statusOfCode(error.code), body: { error: { code: error.code, message: error.message, ...(error.record ? { record: error.record } : {}) } } }
   const message = error instanceof Error ? error.message : String(error)
   return { status: 500, body: { error: { code: 'io', message } } }
+}
+
+/** The client's side of a `leased` answer: the same `SessionLeaseError` the server's store threw. */
+export function leaseErrorOf(body: ErrorBody['error'], sessionId: string, owner: string | undefined): SessionLeaseError {
+  const reason = body.reason === 'lost' ? 'lost' : 'held'
+  const lease = body.lease
+  const holder = typeof lease?.owner === 'string' && typeof lease.expiresAt === 'number'
+    ? {
+        sessionId,
+        owner: lease.owner,
+        expiresAt: lease.expiresAt,
+        ...(typeof lease.pid === 'number' ? { pid: lease.pid } : {}),
+        ...(typeof lease.hostname === 'string' ? { hostname: lease.hostname } : {}),
+      }
+    : undefined
+  return new SessionLeaseError(sessionId, reason, { ...(holder ? { holder } : {}), ...(owner === undefined ? {} : { owner }) })
 }

@@ -12,9 +12,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SessionTurn } from '../../core/content'
-import type { CreateSessionRecord, SessionRun, SessionStore } from '../types'
+import type { CreateSessionRecord, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import type { ErrorBody, ProtocolErrorCode } from './remote-protocol'
+import { assertLeaseRequest } from './lease'
 import { errorBody, IDEMPOTENCY_HEADER, statusOfCode } from './remote-protocol'
+import { withLeases } from './with-leases'
+
+type LeasingStore = ReturnType<typeof withLeases>
 
 /** Options of `createSessionStoreHandler`. */
 export interface SessionStoreHandlerOptions {
@@ -48,7 +52,9 @@ class ProtocolError extends Error {
 }
 
 /** A `node:http` request handler that serves a store to `createRemoteStore` clients. */
-export function createSessionStoreHandler(store: SessionStore, options: SessionStoreHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createSessionStoreHandler(backend: SessionStore, options: SessionStoreHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  // A store with no leases of its own gets them here, for every client of this handler.
+  const store = withLeases(backend)
   const basePath = (options.basePath ?? '').replace(TRAILING_SLASHES, '')
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024
   const keyLimit = Math.max(0, options.idempotencyKeys ?? 10_000)
@@ -116,10 +122,10 @@ function errorReply(error: unknown): Reply {
   return errorBody(error)
 }
 
-function route(store: SessionStore, method: string, path: string, query: URLSearchParams): Operation {
+function route(store: LeasingStore, method: string, path: string, query: URLSearchParams): Operation {
   const segments = path.split('/').filter(segment => segment !== '').map(decodeSegment)
   const [collection, id, child, runId] = segments
-  if (collection !== 'sessions' || segments.length > 4 || (child !== undefined && child !== 'turns' && child !== 'runs'))
+  if (collection !== 'sessions' || segments.length > 4 || (child !== undefined && child !== 'turns' && child !== 'runs' && child !== 'lease'))
     throw new ProtocolError('no_route', `No route for ${path}`)
   const allow = (expected: string, kind: string) => {
     if (method !== expected)
@@ -156,7 +162,7 @@ function route(store: SessionStore, method: string, path: string, query: URLSear
     return {
       writes: true,
       execute: async (body) => {
-        await store.appendTurns(id, turnsOf(body))
+        await store.appendTurns(id, turnsOf(body), writerOf(body))
         return { status: 204 }
       },
     }
@@ -166,12 +172,77 @@ function route(store: SessionStore, method: string, path: string, query: URLSear
     return {
       writes: true,
       execute: async (body) => {
-        await store.saveRun(id, runOf(body, runId))
+        await store.saveRun(id, runOf(body, runId), writerOf(body))
         return { status: 204 }
       },
     }
   }
+  if (child === 'lease')
+    return leaseRoute(store, method, id, runId)
   throw new ProtocolError('no_route', `No route for ${path}`)
+}
+
+/** `POST` takes the lease, `PUT` renews it, `DELETE …/lease/{owner}` releases it. */
+function leaseRoute(store: LeasingStore, method: string, id: string, owner: string | undefined): Operation {
+  if (owner !== undefined) {
+    if (method !== 'DELETE')
+      throw new ProtocolError('method_not_allowed', `${method} is not allowed on a lease owner`)
+    return {
+      writes: true,
+      execute: async () => {
+        await store.releaseLease(id, owner)
+        return { status: 204 }
+      },
+    }
+  }
+  if (method === 'POST') {
+    return {
+      writes: true,
+      execute: async (body) => {
+        const request = leaseRequestOf(body)
+        const origin = { ...(request.pid === undefined ? {} : { pid: request.pid }), ...(request.hostname === undefined ? {} : { hostname: request.hostname }) }
+        return { status: 200, body: await store.acquireLease(id, request.owner, request.ttlMs, origin) }
+      },
+    }
+  }
+  if (method === 'PUT') {
+    return {
+      writes: true,
+      execute: async (body) => {
+        const request = leaseRequestOf(body)
+        return { status: 200, body: await store.renewLease(id, request.owner, request.ttlMs) }
+      },
+    }
+  }
+  throw new ProtocolError('method_not_allowed', `${method} is not allowed on a lease`)
+}
+
+function leaseRequestOf(body: unknown): { owner: string, ttlMs: number, pid?: number, hostname?: string } {
+  const request = body as { owner?: unknown, ttlMs?: unknown, pid?: unknown, hostname?: unknown } | undefined
+  try {
+    if (!isObject(request))
+      throw new TypeError('A lease request is an object: { owner, ttlMs }')
+    assertLeaseRequest(request.owner as string, request.ttlMs as number)
+  }
+  catch (error) {
+    throw new ProtocolError('bad_request', (error as Error).message)
+  }
+  return {
+    owner: request.owner as string,
+    ttlMs: request.ttlMs as number,
+    ...(Number.isSafeInteger(request.pid) ? { pid: request.pid as number } : {}),
+    ...(typeof request.hostname === 'string' ? { hostname: request.hostname } : {}),
+  }
+}
+
+/** The lease owner a write names, if any. */
+function writerOf(body: unknown): SessionWriteOptions | undefined {
+  const owner = (body as { owner?: unknown } | undefined)?.owner
+  if (owner === undefined)
+    return undefined
+  if (typeof owner !== 'string' || owner === '')
+    throw new ProtocolError('bad_request', 'A write\'s owner is a non-empty string')
+  return { owner }
 }
 
 function createRecord(body: unknown): CreateSessionRecord {

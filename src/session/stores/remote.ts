@@ -7,18 +7,22 @@
  * `retries` times, with exponential backoff and jitter (a `Retry-After` in
  * seconds wins). Writes are safe to retry: each call sends one idempotency
  * key with all of its attempts, and the server applies it once. Everything
- * else fails at once with the server's `SessionStoreError` code, or `http`.
+ * else fails at once with the server's `SessionStoreError` code, or `http`;
+ * a refusal by the session's lease (409 `leased`) is a `SessionLeaseError`.
+ * The lease itself is kept by the server's store: its clock decides expiry.
  */
 
 import type { SessionTurn } from '../../core/content'
-import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore } from '../types'
+import type { SessionLease, SessionLeaseError } from '../../errors'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import type { ErrorBody } from './remote-protocol'
 import { randomUUID } from 'node:crypto'
 import { delay, timeoutSignal } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
 import { checkSessionData } from './corrupt-records'
+import { assertLeaseRequest, thisProcess } from './lease'
 import { assertReadableVersion } from './records'
-import { IDEMPOTENCY_HEADER, isStoreErrorCode, paths } from './remote-protocol'
+import { IDEMPOTENCY_HEADER, isStoreErrorCode, leaseErrorOf, paths } from './remote-protocol'
 import { assertSessionId } from './session-id'
 
 /** Headers sent with every request of a remote store. */
@@ -52,7 +56,7 @@ interface Reply {
 
 /** An attempt that failed: retried when `retryable`, after `retryAfterMs` when the server named a wait. */
 interface Failure {
-  error: SessionStoreError
+  error: SessionStoreError | SessionLeaseError
   retryable: boolean
   retryAfterMs?: number
 }
@@ -66,14 +70,14 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
   const doFetch = options.fetch ?? globalThis.fetch
 
   /** One call: its attempts share the idempotency key of a write. */
-  async function call(method: string, path: string, body: unknown, sessionId: string | undefined, accept: readonly number[] = []): Promise<Reply> {
+  async function call(method: string, path: string, body: unknown, sessionId: string | undefined, accept: readonly number[] = [], owner?: string): Promise<Reply> {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const key = method === 'GET' ? undefined : randomUUID()
     let failure: Failure | undefined
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (failure)
         await delay(backoff(attempt, failure))
-      const outcome = await attemptOnce(method, path, payload, key, sessionId, accept)
+      const outcome = await attemptOnce(method, path, payload, key, sessionId, accept, owner)
       if (!('error' in outcome))
         return outcome
       if (!outcome.retryable)
@@ -83,7 +87,7 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
     throw failure!.error
   }
 
-  async function attemptOnce(method: string, path: string, payload: string | undefined, key: string | undefined, sessionId: string | undefined, accept: readonly number[]): Promise<Reply | Failure> {
+  async function attemptOnce(method: string, path: string, payload: string | undefined, key: string | undefined, sessionId: string | undefined, accept: readonly number[], owner: string | undefined): Promise<Reply | Failure> {
     const headers = new Headers(typeof options.headers === 'function' ? await options.headers() : options.headers)
     if (payload !== undefined)
       headers.set('content-type', 'application/json')
@@ -97,7 +101,7 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
       const parsed = parseBody(text)
       if (response.ok || accept.includes(response.status))
         return { status: response.status, body: parsed }
-      return responseError(label, response, parsed, sessionId)
+      return responseError(label, response, parsed, sessionId, owner)
     }
     catch (error) {
       const reason = isTimeout(error) ? `timed out after ${timeoutMs} ms` : describe(error)
@@ -129,14 +133,33 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
       return checkSessionData(checkedSession(reply.body, id), loadOptions, `Session "${id}" from the server`)
     },
 
-    async appendTurns(id: string, turns: readonly SessionTurn[]) {
+    async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       assertSessionId(id)
-      await call('POST', paths.turns(id), { turns }, id)
+      await call('POST', paths.turns(id), { turns, ...writer(write) }, id, [], write?.owner)
     },
 
-    async saveRun(id: string, run: SessionRun) {
+    async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       assertSessionId(id)
-      await call('PUT', paths.run(id, run.id), { run }, id)
+      await call('PUT', paths.run(id, run.id), { run, ...writer(write) }, id, [], write?.owner)
+    },
+
+    async acquireLease(id, owner, ttlMs, origin = thisProcess()) {
+      assertSessionId(id)
+      assertLeaseRequest(owner, ttlMs)
+      const reply = await call('POST', paths.lease(id), { owner, ttlMs, ...origin }, id, [], owner)
+      return checkedLease(reply.body, id, owner, true)
+    },
+
+    async renewLease(id, owner, ttlMs) {
+      assertSessionId(id)
+      assertLeaseRequest(owner, ttlMs)
+      const reply = await call('PUT', paths.lease(id), { owner, ttlMs }, id, [], owner)
+      return checkedLease(reply.body, id, owner, false)
+    },
+
+    async releaseLease(id, owner) {
+      assertSessionId(id)
+      await call('DELETE', paths.leaseOf(id, owner), undefined, id, [], owner)
     },
 
     async delete(id: string) {
@@ -162,8 +185,10 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
   }
 }
 
-function responseError(label: string, response: Response, body: unknown, sessionId: string | undefined): Failure {
+function responseError(label: string, response: Response, body: unknown, sessionId: string | undefined, owner: string | undefined): Failure {
   const detail = (body as ErrorBody | undefined)?.error
+  if (response.status === 409 && detail?.code === 'leased' && sessionId !== undefined)
+    return { error: leaseErrorOf(detail, sessionId, owner), retryable: false }
   const message = `${label} answered ${response.status}${detail?.message ? `: ${detail.message}` : ''}`
   // A 500 from the backend itself (io, or no store code: a proxy) may pass; corrupt data will not.
   const retryable = RETRY_STATUSES.has(response.status) || (response.status === 500 && (detail === undefined || detail.code === 'io'))
@@ -173,6 +198,25 @@ function responseError(label: string, response: Response, body: unknown, session
     error: new SessionStoreError(message, code, { sessionId, record }),
     retryable,
     retryAfterMs: retryable ? retryAfterMs(response.headers.get('retry-after')) : undefined,
+  }
+}
+
+function writer(write: SessionWriteOptions | undefined): { owner?: string } {
+  return write?.owner === undefined ? {} : { owner: write.owner }
+}
+
+/** The lease the server granted, checked: it must be the one asked for. */
+function checkedLease(body: unknown, id: string, owner: string, acquired: boolean): SessionLease {
+  const lease = body as Partial<SessionLease> | undefined
+  if (typeof lease !== 'object' || lease === null || lease.owner !== owner || typeof lease.expiresAt !== 'number')
+    throw new SessionStoreError(`The server answered a lease request on "${id}" without the lease of "${owner}"`, 'http', { sessionId: id })
+  return {
+    sessionId: id,
+    owner,
+    expiresAt: lease.expiresAt,
+    ...(typeof lease.pid === 'number' ? { pid: lease.pid } : {}),
+    ...(typeof lease.hostname === 'string' ? { hostname: lease.hostname } : {}),
+    ...(acquired && typeof lease.previousOwner === 'string' ? { previousOwner: lease.previousOwner } : {}),
   }
 }
 

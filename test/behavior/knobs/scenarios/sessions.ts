@@ -29,9 +29,9 @@ export const sessionScenarios: SliceScenarios<SessionKnobs> = {
     outcome: async (behavior) => {
       const inner = createMemoryStore()
       const batches: number[] = []
-      const store: SessionStore = { ...inner, appendTurns: async (id, turns) => {
+      const store: SessionStore = { ...inner, appendTurns: async (id, turns, write) => {
         batches.push(turns.length)
-        await inner.appendTurns(id, turns)
+        await inner.appendTurns(id, turns, write)
       } }
       const provider = scriptedProvider([{ toolCalls: [{ name: 'a', input: {} }] }, { text: 'done' }])
       await createAgent({ provider, tools: { a: echoTool('a') }, session: await createSession({ store }), behavior }).run({ prompt: 'go' })

@@ -1,0 +1,214 @@
+/**
+ * The file store's session leases: `<dir>/<id>.lease`, one small JSON record
+ * (owner, expiry, pid, hostname), always replaced whole (written to a temp
+ * file, then renamed over), so a reader never sees half of one.
+ *
+ * Changing the record is a read-decide-write that two processes could race,
+ * so it runs under a lock file, `<id>.lease.lock`, created with `O_EXCL`
+ * (only one process can create it) and removed when done. A lock left by a
+ * process that died inside that short step is broken when its pid is dead on
+ * this host, or when it is older than `STALE_LOCK_MS` (two processes breaking
+ * the same stale lock at once could both proceed; that needs a crash inside
+ * the step first, and is the one case the lock does not cover).
+ *
+ * Checking a write costs one `stat` of the record: while its inode, mtime and
+ * size are those this process last saw, the parsed record is reused.
+ */
+
+import type { SessionLease } from '../../errors'
+import type { SessionLeaseOrigin } from './lease'
+import { readFileSync, statSync } from 'node:fs'
+import { open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { SessionStoreError } from '../../errors'
+import { checkWriter, deadOnThisHost, extendLease, grantLease, parseLease, processIsGone, releasedLease, thisProcess } from './lease'
+
+/** A lock older than this is taken to be left by a crash (the step it guards takes microseconds). */
+const STALE_LOCK_MS = 10_000
+/** How long a lease change waits for the lock before failing. */
+const LOCK_WAIT_MS = STALE_LOCK_MS + 5_000
+
+export interface FileLeases {
+  acquire: (id: string, owner: string, ttlMs: number, origin?: SessionLeaseOrigin) => Promise<SessionLease>
+  renew: (id: string, owner: string, ttlMs: number) => Promise<SessionLease>
+  release: (id: string, owner: string) => Promise<void>
+  /** Throw `SessionLeaseError` unless a write by `owner` (or by no owner) may go ahead now. Synchronous: one `stat`. */
+  checkWrite: (id: string, owner: string | undefined) => void
+  /** Remove the record (the session is being deleted). */
+  remove: (id: string) => Promise<void>
+}
+
+/** A parsed record and the file identity it was read from. */
+interface Seen {
+  key: string
+  lease: SessionLease | undefined
+}
+
+export function createFileLeases(dir: string, fsync: boolean): FileLeases {
+  const seen = new Map<string, Seen>()
+  const leasePath = (id: string) => join(dir, `${id}.lease`)
+
+  /** The current record, read through the cache; `undefined` when there is none. */
+  function current(id: string): SessionLease | undefined {
+    const path = leasePath(id)
+    const stats = statSync(path, { bigint: true, throwIfNoEntry: false })
+    if (!stats) {
+      seen.delete(id)
+      return undefined
+    }
+    const key = `${stats.ino}:${stats.mtimeNs}:${stats.size}`
+    const cached = seen.get(id)
+    if (cached?.key === key)
+      return cached.lease
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    }
+    catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        return undefined
+      throw error
+    }
+    const lease = parseLease(id, text)
+    seen.set(id, { key, lease })
+    return lease
+  }
+
+  async function write(id: string, lease: SessionLease): Promise<void> {
+    const path = leasePath(id)
+    const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+    const { sessionId: _, previousOwner: __, ...record } = lease
+    const handle = await open(temp, 'wx')
+    try {
+      await handle.writeFile(`${JSON.stringify(record)}\n`)
+      if (fsync)
+        await handle.sync()
+    }
+    finally {
+      await handle.close()
+    }
+    try {
+      await rename(temp, path)
+    }
+    catch (error) {
+      await rm(temp, { force: true })
+      throw error
+    }
+    if (fsync)
+      await syncDirectory(dir)
+    // Refresh the cache now, so the owner's next write check costs only its stat.
+    current(id)
+  }
+
+  async function exists(id: string): Promise<void> {
+    try {
+      await stat(join(dir, `${id}.jsonl`))
+    }
+    catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new SessionStoreError(`No session "${id}" in this store`, 'not_found', { sessionId: id })
+      throw error
+    }
+  }
+
+  /** Run a read-decide-write of one record with the lock held. */
+  async function locked<T>(id: string, change: () => Promise<T>): Promise<T> {
+    const lock = `${leasePath(id)}.lock`
+    const deadline = Date.now() + LOCK_WAIT_MS
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const handle = await open(lock, 'wx')
+        try {
+          await handle.writeFile(JSON.stringify(thisProcess()))
+        }
+        finally {
+          await handle.close()
+        }
+        break
+      }
+      catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw error
+      }
+      if (await isStaleLock(lock)) {
+        await rm(lock, { force: true })
+        continue
+      }
+      if (Date.now() > deadline)
+        throw new SessionStoreError(`The lease lock of session "${id}" stayed taken for ${LOCK_WAIT_MS} ms`, 'io', { sessionId: id })
+      await delay(Math.min(50, 2 + attempt * 2))
+    }
+    try {
+      return await change()
+    }
+    finally {
+      await rm(lock, { force: true })
+    }
+  }
+
+  return {
+    acquire: (id, owner, ttlMs, origin = thisProcess()) => locked(id, async () => {
+      await exists(id)
+      const lease = grantLease(id, current(id), owner, ttlMs, origin, Date.now(), deadOnThisHost)
+      await write(id, lease)
+      return lease
+    }),
+    renew: (id, owner, ttlMs) => locked(id, async () => {
+      const lease = extendLease(id, current(id), owner, ttlMs, Date.now())
+      await write(id, lease)
+      return lease
+    }),
+    release: (id, owner) => locked(id, async () => {
+      const released = releasedLease(current(id), owner)
+      if (released)
+        await write(id, released)
+    }),
+    checkWrite: (id, owner) => checkWriter(id, current(id), owner, Date.now(), deadOnThisHost),
+    async remove(id) {
+      seen.delete(id)
+      await rm(leasePath(id), { force: true })
+    },
+  }
+}
+
+async function isStaleLock(lock: string): Promise<boolean> {
+  let text: string
+  let modified: number
+  try {
+    [text, modified] = await Promise.all([readFile(lock, 'utf8'), stat(lock).then(stats => stats.mtimeMs)])
+  }
+  catch (error) {
+    // Gone already: the holder finished, try again at once.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+  if (Date.now() - modified > STALE_LOCK_MS)
+    return true
+  try {
+    const origin = JSON.parse(text) as { pid?: unknown, hostname?: unknown }
+    return typeof origin.pid === 'number' && typeof origin.hostname === 'string' && processIsGone({ pid: origin.pid, hostname: origin.hostname })
+  }
+  catch {
+    // Not written yet: its creator is between creating and filling it.
+    return false
+  }
+}
+
+/** Make a renamed file's directory entry durable too (not possible on every platform). */
+export async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r')
+    try {
+      await handle.sync()
+    }
+    finally {
+      await handle.close()
+    }
+  }
+  catch {
+    // Windows and some file systems cannot sync a directory.
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms))
+}
