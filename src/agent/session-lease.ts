@@ -13,7 +13,9 @@
  * clock: a replay or test clock must not make a live lease look expired.
  */
 
+import type { Timer } from '../core/timer'
 import type { Session } from '../session/session'
+import { startTimer } from '../core/timer'
 import { AgentAbortedError, SessionLeaseError } from '../errors'
 import { DEFAULT_LEASE_RENEW_MS, LEASE_TTL_RENEWALS } from '../session/stores/lease'
 
@@ -129,30 +131,28 @@ function leaseRenewMs(value: number | undefined): number {
  */
 function startRenewals(session: Session, renewMs: number, onLost: (error: SessionLeaseError) => void): { stop: () => void } {
   let stopped = false
-  let timer: NodeJS.Timeout | undefined
+  let timer: Timer | undefined
   const schedule = (ms: number) => {
-    timer = setTimeout(() => void renew(), ms)
-    timer.unref()
+    timer = startTimer(ms, () => void renew()).unref()
   }
   async function renew(): Promise<void> {
     const expiresAt = session.lease?.expiresAt ?? 0
     // A renewal that never settles must not keep a run writing past its lease: the lease is lost when it ends.
     let settled = false
-    const watchdog = setTimeout(() => {
+    const watchdog = startTimer(Math.max(0, expiresAt - Date.now()), () => {
       if (!settled && !stopped)
         onLost(new SessionLeaseError(session.id, 'lost'))
-    }, Math.max(0, expiresAt - Date.now()))
-    watchdog.unref()
+    }).unref()
     try {
       await session.renewLease()
       settled = true
-      clearTimeout(watchdog)
+      watchdog.clear()
       if (!stopped)
         schedule(renewMs)
     }
     catch (error) {
       settled = true
-      clearTimeout(watchdog)
+      watchdog.clear()
       if (stopped)
         return
       if (error instanceof SessionLeaseError)
@@ -167,7 +167,7 @@ function startRenewals(session: Session, renewMs: number, onLost: (error: Sessio
   return {
     stop() {
       stopped = true
-      clearTimeout(timer)
+      timer?.clear()
     },
   }
 }

@@ -20,6 +20,7 @@ import type { SessionLeaseOrigin } from './lease'
 import { readFileSync, statSync } from 'node:fs'
 import { open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { delay } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
 import { checkWriter, deadOnThisHost, extendLease, grantLease, parseLease, processIsGone, releasedLease, thisProcess } from './lease'
 
@@ -207,8 +208,4 @@ export async function syncDirectory(dir: string): Promise<void> {
   catch {
     // Windows and some file systems cannot sync a directory.
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms))
 }
