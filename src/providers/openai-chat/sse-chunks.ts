@@ -39,7 +39,7 @@ export function readChatChunks(response: Response, provider: string): ChatChunks
 }
 
 async function* parseMessages(response: Response, provider: string, state: { done: boolean }): AsyncGenerator<unknown> {
-  for await (const message of readEventData(response.body)) {
+  for await (const message of readEventData(response.body, { provider })) {
     if (state.done)
       continue
     if (message.startsWith('[DONE]')) {
