@@ -9,7 +9,7 @@ import type { OutputSchema } from '../knobs/output-knobs'
 import type { ToolDef } from './types'
 import { isZod3Schema, isZodOutputSchema } from '../knobs/output-knobs'
 import { checkJsonSchema } from './json-schema'
-import { inputJsonSchema } from './tool'
+import { ignoreSettlement, inputJsonSchema } from './tool'
 
 /** The name of the tool the model gives its structured output through. */
 export const OUTPUT_TOOL_NAME = 'final_answer'
@@ -72,8 +72,11 @@ function compileZod(schema: OutputSchema & { '~standard': { validate: (value: un
   const standard = schema['~standard']
   return build(jsonSchema, (value) => {
     const result = standard.validate(value) as StandardResult | PromiseLike<StandardResult>
-    if (typeof (result as PromiseLike<unknown>).then === 'function')
-      return { ok: false, problems: [`${ROOT}: behavior.schema is an asynchronous zod schema; structured output needs a synchronous one`] }
+    if (typeof (result as PromiseLike<unknown>).then === 'function') {
+      // zod's asynchronous fallback may reject (a stack overflow on a deep value): never left unhandled.
+      ignoreSettlement(result as PromiseLike<StandardResult>)
+      return { ok: false, problems: [`${ROOT}: behavior.schema could not check the output synchronously (an asynchronous zod schema, or an output it cannot walk); structured output needs a synchronous schema`] }
+    }
     const settled = result as StandardResult
     if (!settled.issues)
       return { ok: true, value: settled.value }
