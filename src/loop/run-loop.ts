@@ -235,7 +235,6 @@ async function appendTurn(
   return turn
 }
 
-/** Sessions and hooks keep canonical tool names; the provider returned wire names. */
 /**
  * Inputs nested past the depth cap become invalid-input markers before the
  * turn is recorded or answered: providers already do this for the arguments
@@ -268,6 +267,7 @@ function boundedCallInputs(calls: readonly ToolCall[]): readonly ToolCall[] {
   return bounded ?? calls
 }
 
+/** Sessions and hooks keep canonical tool names; the provider returned wire names. */
 function canonicalToolNames(run: RunContext, content: SessionTurn['content']): SessionTurn['content'] {
   return content.map(block =>
     block.type === 'tool_call' && run.tools.toCanonical(block.name) !== block.name
