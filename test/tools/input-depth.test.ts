@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { tool } from '../../src'
 import { nestsDeeperThan } from '../../src/core/json-depth'
+import { textReply } from '../../src/providers/shared/decision-reply'
 import { invalidToolInput, MAX_TOOL_INPUT_DEPTH, parseToolInput, refuseOverDeepInput, TOO_DEEP_TOOL_INPUT, ToolJsonBuffer } from '../../src/providers/tool-json'
 import { compileOutputSchema } from '../../src/tools/output-schema'
 
@@ -88,6 +89,15 @@ describe('the tool-input depth cap', () => {
     expect(invalidToolInput(parseToolInput(raw))).toEqual({ raw, error: TOO_DEEP_TOOL_INPUT })
     const deep = JSON.parse(raw) as Record<string, unknown>
     expect(invalidToolInput(new ToolJsonBuffer().finish(deep))).toEqual({ raw: '', error: TOO_DEEP_TOOL_INPUT })
+  })
+})
+
+describe('a decision answered as text', () => {
+  it('is malformed when nested past the cap, and an answer at the cap is kept', () => {
+    const nested = (levels: number) => `{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`
+    expect(textReply(nested(MAX_TOOL_INPUT_DEPTH + 1), 'stop')).toEqual({ type: 'malformed', message: `the answer is nested more than ${MAX_TOOL_INPUT_DEPTH} levels deep` })
+    expect(textReply(nested(5_000), 'stop')).toMatchObject({ type: 'malformed' })
+    expect(textReply(nested(MAX_TOOL_INPUT_DEPTH), 'stop')).toMatchObject({ type: 'answers' })
   })
 })
 
