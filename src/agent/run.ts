@@ -23,7 +23,7 @@ import { DEFAULT_AGENT_CLOCK } from '../core/clock'
 import { definedOnly } from '../core/defined-only'
 import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
-import { callHookBounded, fireHook, registerHookMap } from '../hooks/bus'
+import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
 import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError, policyTools } from '../loop/policy-runner'
@@ -209,7 +209,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
     for (const policy of activated.withHooks)
-      detachers.push(registerHookMap(hooks, policy.hooks!(behavior, (name, ctx) => fireHook(hooks, name as AgentHookName, ctx as never)) as AgentHookMap))
+      detachers.push(registerHookMap(hooks, policy.hooks!(behavior, (name, ctx) => fireHook(hooks, name as AgentHookName, ctx as never), name => hasHookHandlers(hooks, name as AgentHookName)) as AgentHookMap))
     // Decisions the run's hooks make are bound to it and recorded on its `SessionRun`.
     const decisions: DecisionRecord[] = []
     if (env.bindDecisions)

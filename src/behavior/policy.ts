@@ -362,6 +362,9 @@ export interface ProviderErrorContext<S> extends PolicyPhaseContext<S> {
 /** Fire an event on the agent's hooks without waiting for its handlers (as streaming hooks fire). */
 export type PolicyHookEmit = (name: string, ctx: object) => void
 
+/** Whether an event has a handler now (handlers may come and go during a run), so work only a listener needs can be skipped. */
+export type PolicyHookListening = (name: string) => boolean
+
 /** Hook handlers by event name (checked against the known events when the run registers them). */
 export type PolicyHookHandlers = Readonly<Record<string, (ctx: any) => unknown>>
 
@@ -395,9 +398,10 @@ export interface BehaviorPolicy<S = any> {
    * Handlers this policy registers on the agent's hooks for one run (only
    * when enabled), removed when the run ends. For what a phase cannot see,
    * such as a stream in flight; `emit` lets a handler fire the policy's own
-   * events. Closure state here lives for one run and is never run state.
+   * events, and `listening` whether anyone would hear one. Closure state here
+   * lives for one run and is never run state.
    */
-  hooks?: (behavior: Readonly<AgentBehavior>, emit: PolicyHookEmit) => PolicyHookHandlers
+  hooks?: (behavior: Readonly<AgentBehavior>, emit: PolicyHookEmit, listening: PolicyHookListening) => PolicyHookHandlers
   /** Adjust the next model request (a patch of its fields). */
   request?: (ctx: RequestPhaseContext<S>) => PhaseReturn<RequestPatch, S>
   /** Gate a whole batch of tool calls before any of them runs (atomic budgets). */

@@ -2,28 +2,13 @@ import type { SessionTurn } from '../core/content'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { BehaviorPolicy, PolicyToolsView } from './policy'
 import { SHELL_TOOL_NUDGES_DEFAULTS } from '../knobs/nudge-knobs'
+import { isScriptedEdit } from './scripted-edit'
 import { parseShellReads, shellSegments } from './shell-read-parser'
 
 /** What a `shell` command did that a dedicated tool does better. */
 export type ShellNudgeKind = 'read' | 'search' | 'edit'
 
 const SEARCH_COMMANDS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack'])
-
-// Scripted edits: in-place stream editors, Python that writes files, heredocs into a file.
-const SED_IN_PLACE = /(?:^|[\s;&|(])sed\s(?:[^\n;&|]*?\s)?(?:-[A-Za-hj-z]*i\S*|--in-place\S*)(?=\s|$)/
-const PERL_IN_PLACE = /(?:^|[\s;&|(])perl\s(?:[^\n;&|]*?\s)?-[A-Za-hj-z]*i\S*(?=\s|$)/
-const PYTHON = /(?:^|[\s;&|(])python[\d.]*(?=\s|$)/
-const PYTHON_WRITE = /\.write\(|\.write_text\(|open\([^)]*,\s*(?:mode\s*=\s*)?['"][wax]b?\+?['"]/
-const CAT_HEREDOC = /(?:^|[\s;&|(])cat\s*(?:>>?\s*[^\s<>|;&]+\s*<<|<<-?\s*['"]?\w+['"]?\s*>>?\s*[^\s<>|;&]+)/
-const TEE_HEREDOC = /(?:^|[\s;&|(])tee\s+(?:-a\s+)?[^\s<>|;&]+\s*<</
-
-function isScriptedEdit(command: string): boolean {
-  return SED_IN_PLACE.test(command)
-    || PERL_IN_PLACE.test(command)
-    || (PYTHON.test(command) && PYTHON_WRITE.test(command))
-    || CAT_HEREDOC.test(command)
-    || TEE_HEREDOC.test(command)
-}
 
 function isPureSearch(command: string): boolean {
   const segments = shellSegments(command)

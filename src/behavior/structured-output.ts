@@ -114,10 +114,12 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
     return invalid(behavior, state, last, text, [`(output): the answer was text, not a call to ${OUTPUT_TOOL_NAME}`], true)
   },
 
-  hooks(behavior, emit) {
-    // The final-answer calls streaming now, by run and call: a view of the stream, not run state. Each keeps its
-    // text so far and an incremental reader, so reading the partial value on every delta stays linear in the text.
-    const open = new Map<string, { text: string, reader: PartialJsonReader }>()
+  hooks(behavior, emit, listening) {
+    // The final-answer calls streaming now, by run and call: a view of the stream, not run state. Each keeps
+    // the pieces not read yet, its text so far and an incremental reader. With no `output:partial` handler a
+    // piece is only kept; once one listens, the kept pieces are read, each once, so the work stays linear in
+    // the text whatever the nesting and whenever a handler comes.
+    const open = new Map<string, { unread: string[], text: string, reader: PartialJsonReader }>()
     return {
       'stream:tool-input': (ctx: StreamToolInputContext) => {
         if (ctx.name !== OUTPUT_TOOL_NAME)
@@ -125,11 +127,16 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
         const key = `${ctx.runId}\n${ctx.callId}`
         let call = open.get(key)
         if (!call) {
-          call = { text: '', reader: new PartialJsonReader() }
+          call = { unread: [], text: '', reader: new PartialJsonReader() }
           open.set(key, call)
         }
-        call.text += ctx.delta
-        call.reader.push(ctx.delta)
+        call.unread.push(ctx.delta)
+        if (!listening('output:partial'))
+          return
+        const fresh = call.unread.length === 1 ? call.unread[0] : call.unread.join('')
+        call.unread.length = 0
+        call.text += fresh
+        call.reader.push(fresh)
         const text = call.text
         // The value as of this delta, even when read after later ones; none once the text stopped being JSON.
         const mark = call.reader.mark()

@@ -9,7 +9,7 @@ import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
-import { invalidToolInput } from '../providers/tool-json'
+import { invalidToolInput, MAX_TOOL_INPUT_DEPTH, TOO_DEEP_TOOL_INPUT } from '../providers/tool-json'
 import { toolOutputByteLength } from '../session/tool-output'
 import { joinProblems } from '../text/problem-list'
 import { checkJsonSchema } from '../tools/json-schema'
@@ -228,7 +228,7 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
 
   const unparsed = invalidToolInput(base.input)
   if (unparsed)
-    return failure(`Invalid arguments for ${base.displayName}: ${unparsed.error}. Send the complete arguments as one JSON object.`)
+    return failure(`Invalid arguments for ${base.displayName}: ${unparsed.error}. ${invalidInputHint(unparsed.error)}`)
   const checked = validateInput(def, base.input)
   if (!checked.ok)
     return failure(`Invalid arguments for ${base.displayName}: ${checked.error}`)
@@ -425,6 +425,12 @@ function validateInput(def: ToolDef, input: Record<string, unknown>): { ok: true
   catch (error) {
     return { ok: false, error: `the input schema could not be checked (${errorMessage(error)})` }
   }
+}
+
+function invalidInputHint(error: string): string {
+  return error === TOO_DEEP_TOOL_INPUT
+    ? `The call was not run; send arguments with at most ${MAX_TOOL_INPUT_DEPTH} levels of nesting.`
+    : 'Send the complete arguments as one JSON object.'
 }
 
 function unknownToolMessage(run: RunContext, called: string): string {

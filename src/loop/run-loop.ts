@@ -9,6 +9,7 @@ import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { fillEstimatedCost } from '../providers/catalog/cost'
+import { refuseOverDeepInput } from '../providers/tool-json'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
@@ -89,7 +90,7 @@ async function loop(run: RunContext): Promise<StopReason> {
       streamDurationMs: streamed.streamDurationMs,
     }), run.provider.name, extendContext(run.catalogs, { requestedModel: run.model, cacheTtl: run.behavior.cacheTtl }))
     const hookOpts = { timeoutMs: hookTimeout(run), failClosed: false }
-    const content = canonicalToolNames(run, result.content)
+    const content = canonicalToolNames(run, boundedBlockInputs(result.content))
     // Each context is built only when someone listens: most hooks have no handler on most turns.
     if (hasHookHandlers(run.hooks, 'stream:end'))
       await callHookBounded(run.hooks, 'stream:end', extendContext(runIds(run), { turnId, content, usage, finishReason: result.finishReason }), hookOpts)
@@ -100,7 +101,7 @@ async function loop(run: RunContext): Promise<StopReason> {
     if (hasHookHandlers(run.hooks, 'usage'))
       await callHookBounded(run.hooks, 'usage', extendContext(runIds(run), { turnId, usage }), hookOpts)
 
-    const toolResults = await answerToolCalls(run, turnId, result.toolCalls)
+    const toolResults = await answerToolCalls(run, turnId, boundedCallInputs(result.toolCalls))
     if (run.session && (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns))
       await persistNewTurns(run)
     const facts = { turnId, turn: run.turnCount, assistant, toolResults, usage, finishReason: result.finishReason }
@@ -247,6 +248,38 @@ async function appendTurn(
   const turn: SessionTurn = { id, role, content, createdAt: await run.clock.now(), runId: run.runId, ...extra }
   run.turns.push(turn)
   return turn
+}
+
+/**
+ * Inputs nested past the depth cap become invalid-input markers before the
+ * turn is recorded or answered: providers already do this for the arguments
+ * they parse, but one that hands the loop ready-made objects is checked here,
+ * so no over-deep value reaches the session, the wire or a tool.
+ */
+function boundedBlockInputs(content: SessionTurn['content']): SessionTurn['content'] {
+  let bounded: SessionContentBlock[] | undefined
+  content.forEach((block, index) => {
+    if (block.type !== 'tool_call' && block.type !== 'server_tool_use')
+      return
+    const input = refuseOverDeepInput(block.input)
+    if (input !== block.input) {
+      bounded ??= [...content]
+      bounded[index] = { ...block, input }
+    }
+  })
+  return bounded ?? content
+}
+
+function boundedCallInputs(calls: readonly ToolCall[]): readonly ToolCall[] {
+  let bounded: ToolCall[] | undefined
+  calls.forEach((call, index) => {
+    const input = refuseOverDeepInput(call.input)
+    if (input !== call.input) {
+      bounded ??= [...calls]
+      bounded[index] = { ...call, input }
+    }
+  })
+  return bounded ?? calls
 }
 
 /** Sessions and hooks keep canonical tool names; the provider returned wire names. */

@@ -10,7 +10,24 @@
  * becomes a marker object that `invalidToolInput()` recognises: the loop
  * answers such a call with an error result instead of running the tool, and a
  * tool schema that forbids extra properties rejects it on its own.
+ *
+ * Arguments nested deeper than `MAX_TOOL_INPUT_DEPTH` get the same marker:
+ * kept as their text, they never become an object that the session's
+ * `JSON.stringify`, a schema check or a tool would walk recursively until
+ * the stack overflows.
  */
+
+import { nestsDeeperThan } from '../core/json-depth'
+
+/**
+ * How many levels of objects and arrays tool-call arguments may nest
+ * (`{ "a": [1] }` is 2). Real tool schemas use a handful; a value thousands
+ * of levels deep overflows recursive code (serializers, schema checkers).
+ */
+export const MAX_TOOL_INPUT_DEPTH = 100
+
+/** The marker error of arguments past `MAX_TOOL_INPUT_DEPTH`. */
+export const TOO_DEEP_TOOL_INPUT = `arguments are nested more than ${MAX_TOOL_INPUT_DEPTH} levels deep (objects and arrays inside one another)`
 
 /** The single key of a marker input. Chosen so it cannot clash with a real argument name. */
 export const INVALID_TOOL_INPUT_KEY = '__invalidToolInput'
@@ -40,7 +57,7 @@ export class ToolJsonBuffer {
   /** Parse the collected text once. No fragments means no arguments: `initial` (the block's own `input`) or `{}`. */
   finish(initial: unknown): Record<string, unknown> {
     if (this.fragments.length === 0)
-      return isJsonObject(initial) ? initial : {}
+      return isJsonObject(initial) ? refuseOverDeepInput(initial) : {}
     return parseToolInput(this.fragments.join(''))
   }
 }
@@ -56,7 +73,20 @@ export function parseToolInput(raw: string): Record<string, unknown> {
   }
   if (!isJsonObject(value))
     return markInvalid(raw, 'arguments are not a JSON object')
+  // `JSON.parse` itself does not recurse, so any depth parses; past the cap only the text is kept.
+  if (nestsDeeperThan(value, MAX_TOOL_INPUT_DEPTH))
+    return markInvalid(raw, TOO_DEEP_TOOL_INPUT)
   return value
+}
+
+/**
+ * `input` itself, or a marker when it nests past `MAX_TOOL_INPUT_DEPTH`: for
+ * arguments that reach the loop as an object (a provider that parsed them
+ * itself). The text of such arguments is not known and is not rebuilt
+ * (serializing them is what overflows), so the marker's `raw` is empty.
+ */
+export function refuseOverDeepInput(input: Record<string, unknown>): Record<string, unknown> {
+  return nestsDeeperThan(input, MAX_TOOL_INPUT_DEPTH) ? markInvalid('', TOO_DEEP_TOOL_INPUT) : input
 }
 
 /** The marker's details when a tool call's input could not be parsed, else `undefined`. */

@@ -10,7 +10,7 @@ import type { ToolDef } from './types'
 import { isZod3Schema, isZodOutputSchema } from '../knobs/output-knobs'
 import { joinProblems } from '../text/problem-list'
 import { checkJsonSchema } from './json-schema'
-import { inputJsonSchema } from './tool'
+import { ignoreSettlement, inputJsonSchema } from './tool'
 
 /** The name of the tool the model gives its structured output through. */
 export const OUTPUT_TOOL_NAME = 'final_answer'
@@ -73,8 +73,11 @@ function compileZod(schema: OutputSchema & { '~standard': { validate: (value: un
   const standard = schema['~standard']
   return build(jsonSchema, (value) => {
     const result = standard.validate(value) as StandardResult | PromiseLike<StandardResult>
-    if (typeof (result as PromiseLike<unknown>).then === 'function')
-      return { ok: false, problems: [`${ROOT}: behavior.schema is an asynchronous zod schema; structured output needs a synchronous one`] }
+    if (typeof (result as PromiseLike<unknown>).then === 'function') {
+      // zod's asynchronous fallback may reject (a stack overflow on a deep value): never left unhandled.
+      ignoreSettlement(result as PromiseLike<StandardResult>)
+      return { ok: false, problems: [`${ROOT}: behavior.schema could not check the output synchronously (an asynchronous zod schema, or an output it cannot walk); structured output needs a synchronous schema`] }
+    }
     const settled = result as StandardResult
     if (!settled.issues)
       return { ok: true, value: settled.value }
@@ -142,10 +145,14 @@ export function outputTool(schema: CompiledOutputSchema): ToolDef {
  * `undefined` when nothing usable has arrived. One pass over the text.
  */
 export function parsePartialJson(text: string): unknown {
-  const stack: string[] = []
+  // The closer of each open container, outermost first; the first `depth` are open. Entries past `depth` stay
+  // in place for the cut: one below the cut's depth is overwritten only by a container opening there, which
+  // moves the cut past it. So the closers are joined once, at the end, never per bracket.
+  const closers: string[] = []
+  let depth = 0
   // Points where everything before is whole members: just after `{` or `[`, or just before a `,`.
   let cut = -1
-  let cutClosers = ''
+  let cutDepth = 0
   let inString = false
   let escaped = false
   for (let i = 0; i < text.length; i++) {
@@ -165,33 +172,32 @@ export function parsePartialJson(text: string): unknown {
         break
       case '{':
       case '[':
-        stack.push(char === '{' ? '}' : ']')
+        closers[depth++] = char === '{' ? '}' : ']'
         cut = i + 1
-        cutClosers = closersOf(stack)
+        cutDepth = depth
         break
       case '}':
       case ']':
-        stack.pop()
+        if (depth > 0)
+          depth--
         break
       case ',':
         cut = i
-        cutClosers = closersOf(stack)
+        cutDepth = depth
         break
     }
   }
   // An open string is closed where it stops (a dangling backslash dropped), so text shows as it streams.
   const body = inString ? `${escaped ? text.slice(0, -1) : text}"` : text
-  const full = tryParse(`${body}${closersOf(stack)}`)
+  const full = tryParse(`${body}${closersOf(closers, depth)}`)
   if (full !== undefined)
     return full
-  return cut === -1 ? undefined : tryParse(`${text.slice(0, cut)}${cutClosers}`)
+  return cut === -1 ? undefined : tryParse(`${text.slice(0, cut)}${closersOf(closers, cutDepth)}`)
 }
 
-function closersOf(stack: readonly string[]): string {
-  let closers = ''
-  for (let i = stack.length - 1; i >= 0; i--)
-    closers += stack[i]
-  return closers
+/** The closers of the first `depth` containers, innermost first. */
+function closersOf(closers: readonly string[], depth: number): string {
+  return closers.slice(0, depth).reverse().join('')
 }
 
 function tryParse(text: string): unknown {

@@ -5,10 +5,17 @@
  * delta of a long answer costs time in the square of its length. This reader
  * consumes each delta once and keeps what it learnt: the containers still
  * open, the members they hold so far, and the token being written. A `mark()`
- * taken after a delta is a few references (one per open container); its
- * `value()` builds the same value `parsePartialJson` gives for the text up
- * to that delta, at a cost that depends on the open containers' members, not
- * on the text's length, and it stays valid however many deltas come after.
+ * taken after a delta is a few references, whatever the depth: each open
+ * container remembers its parent and how many members the parent had when
+ * it opened, which cannot change while it stays open, so only the innermost
+ * container's count is taken. Its `value()` builds the same value
+ * `parsePartialJson` gives for the text up to that delta, at a cost that
+ * depends on the open containers' members, not on the text's length, and it
+ * stays valid however many deltas come after.
+ *
+ * Text nested deeper than `MAX_PARTIAL_DEPTH` is not read further: its marks
+ * stand for no value (`undefined`), and the answer itself is refused by the
+ * tool-input depth cap when the call ends.
  *
  * The reader follows the JSON grammar. Text that leaves it (a model writing
  * something that is not JSON) makes `mark()` return `undefined` from then on,
@@ -18,8 +25,17 @@
  * each `value()`.
  */
 
+import { MAX_TOOL_INPUT_DEPTH } from '../providers/tool-json'
+
 /** One open object or array: the members finished so far, in order. */
 interface Frame {
+  /** The container this one is a member of, or none at the top. */
+  readonly parent: Frame | undefined
+  /** The parent's member count and key when this container opened: fixed while it is open. */
+  readonly parentCount: number
+  readonly parentKey: string | undefined
+  /** 1 at the top. */
+  readonly depth: number
   readonly array: boolean
   /** Object keys, parallel to `values`; unused for arrays. */
   readonly keys: string[]
@@ -42,6 +58,15 @@ export interface PartialJsonMark {
   value: () => unknown
 }
 
+/**
+ * Deepest nesting the reader follows: the output tool's whole input (its
+ * `value` wrapper included) may nest no deeper than any tool's arguments.
+ */
+export const MAX_PARTIAL_DEPTH = MAX_TOOL_INPUT_DEPTH
+
+/** The mark of a text nested past `MAX_PARTIAL_DEPTH`: no value. */
+const TOO_DEEP_MARK: PartialJsonMark = Object.freeze({ value: () => undefined })
+
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/i
 const HEX_DIGIT = /^[0-9a-f]$/i
 const LITERALS: Readonly<Record<string, unknown>> = { true: true, false: false, null: null }
@@ -52,14 +77,16 @@ const NOTHING = Symbol('nothing')
 
 /** Reads one JSON text delta by delta; see the module comment. */
 export class PartialJsonReader {
-  private readonly stack: Frame[] = []
+  /** The innermost open container. */
+  private top: Frame | undefined = undefined
   private token: Token = NONE
   private root: unknown = NOTHING
   private failed = false
+  private tooDeep = false
 
   /** Read the next piece of the text. */
   push(delta: string): void {
-    for (let i = 0; i < delta.length && !this.failed; i++) {
+    for (let i = 0; i < delta.length && !this.failed && !this.tooDeep; i++) {
       const token = this.token
       if (token.kind === 'string') {
         i = this.readString(token, delta, i)
@@ -83,18 +110,16 @@ export class PartialJsonReader {
   mark(): PartialJsonMark | undefined {
     if (this.failed)
       return undefined
-    // Flat (frame, member count, key) triples: one allocation per delta whatever the depth.
-    const stack = this.stack
-    const frames: (Frame | number | string | undefined)[] = []
-    for (const frame of stack)
-      frames.push(frame, frame.values.length, frame.key)
-    return new Mark(frames, this.pendingValue(), this.root)
+    if (this.tooDeep)
+      return TOO_DEEP_MARK
+    const top = this.top
+    return new Mark(top, top ? top.values.length : 0, top?.key, this.pendingValue(), this.root)
   }
 
   /** The value the token being written stands for, or `NOTHING`. */
   private pendingValue(): unknown {
     const token = this.token
-    const top = this.stack.at(-1)
+    const top = this.top
     if (top && top.expect !== 'value' && top.expect !== 'first')
       return NOTHING
     switch (token.kind) {
@@ -171,7 +196,7 @@ export class PartialJsonReader {
   private structural(char: string): void {
     if (char === ' ' || char === '\t' || char === '\n' || char === '\r')
       return
-    const top = this.stack.at(-1)
+    const top = this.top
     if (!top) {
       if (this.root !== NOTHING)
         this.fail()
@@ -223,7 +248,7 @@ export class PartialJsonReader {
     if (char === '"')
       this.token = { kind: 'string', key: false, decoded: '', escape: 'none', hex: '' }
     else if (char === '{' || char === '[')
-      this.stack.push({ array: char === '[', keys: [], values: [], key: undefined, expect: 'first' })
+      this.open(char === '[')
     else if (char === '-' || (char >= '0' && char <= '9'))
       this.token = { kind: 'number', raw: char }
     else if (char >= 'a' && char <= 'z')
@@ -242,15 +267,25 @@ export class PartialJsonReader {
       this.fail()
   }
 
+  private open(array: boolean): void {
+    const parent = this.top
+    const depth = parent ? parent.depth + 1 : 1
+    if (depth > MAX_PARTIAL_DEPTH) {
+      this.tooDeep = true
+      return
+    }
+    this.top = { parent, parentCount: parent ? parent.values.length : 0, parentKey: parent?.key, depth, array, keys: [], values: [], key: undefined, expect: 'first' }
+  }
+
   private keyDone(key: string): void {
-    const top = this.stack.at(-1)!
+    const top = this.top!
     top.key = key
     top.expect = 'colon'
   }
 
   /** A finished value: a member of the open container, or the whole text's value. */
   private valueDone(value: unknown): void {
-    const top = this.stack.at(-1)
+    const top = this.top
     if (!top) {
       this.root = value
       return
@@ -262,7 +297,8 @@ export class PartialJsonReader {
   }
 
   private close(): void {
-    const frame = this.stack.pop()!
+    const frame = this.top!
+    this.top = frame.parent
     this.valueDone(build(frame, frame.values.length, NOTHING, undefined))
   }
 
@@ -274,22 +310,31 @@ export class PartialJsonReader {
 }
 
 /**
- * The open containers as they were at a mark, as flat triples: the frame, its
- * member count then, and its key then. A class rather than a closure per
- * delta: marks are made on every delta and most are never read.
+ * The open containers as they were at a mark: the innermost one with its
+ * member count and key then; the outer ones are reached through `parent`
+ * with the counts and keys they had when their child opened. A class rather
+ * than a closure per delta: marks are made on every delta and most are never
+ * read.
  */
 class Mark implements PartialJsonMark {
-  constructor(private readonly frames: readonly (Frame | number | string | undefined)[], private readonly pending: unknown, private readonly root: unknown) {}
+  constructor(
+    private readonly top: Frame | undefined,
+    private readonly count: number,
+    private readonly key: string | undefined,
+    private readonly pending: unknown,
+    private readonly root: unknown,
+  ) {}
 
   value(): unknown {
-    const frames = this.frames
-    if (frames.length === 0)
+    if (!this.top)
       return this.root !== NOTHING ? this.root : this.pending === NOTHING ? undefined : this.pending
     let inner = this.pending
-    for (let at = frames.length - 3; at >= 0; at -= 3) {
-      const frame = frames[at] as Frame
-      const key = frames[at + 2] as string | undefined
-      inner = build(frame, frames[at + 1] as number, !frame.array && key === undefined ? NOTHING : inner, key)
+    let count = this.count
+    let key = this.key
+    for (let frame: Frame | undefined = this.top; frame; frame = frame.parent) {
+      inner = build(frame, count, !frame.array && key === undefined ? NOTHING : inner, key)
+      count = frame.parentCount
+      key = frame.parentKey
     }
     return inner
   }

@@ -43,8 +43,12 @@ export function tool<Schema extends ZodSchemaLike>(options: ToolFromSchemaOption
     isConcurrencySafe: options.isConcurrencySafe,
     validate(input) {
       const result = standard.validate(input)
-      if (isPromiseLike(result))
-        return { ok: false, error: `(input): the schema of tool "${options.name}" is asynchronous; tool() needs a synchronous schema` }
+      if (isPromiseLike(result)) {
+        // zod falls back to its asynchronous parser when the synchronous one throws (an async refinement, or
+        // a stack overflow on a deep value); that promise may reject, and is never left without a handler.
+        ignoreSettlement(result)
+        return { ok: false, error: `(input): the schema of tool "${options.name}" could not check the input synchronously (an asynchronous schema, or an input it cannot walk); tool() needs a synchronous schema` }
+      }
       if (!result.issues)
         return { ok: true, value: result.value as ZodSchemaOutput<Schema> }
       return { ok: false, error: formatIssues(result.issues) }
@@ -138,6 +142,16 @@ function copyOwnMetadata(schema: unknown, target: Record<string, unknown>): void
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+}
+
+/** Settle a result nobody waits for without an unhandled rejection; a throwing `then` is ignored too. */
+export function ignoreSettlement(result: PromiseLike<unknown>): void {
+  try {
+    result.then(undefined, () => {})
+  }
+  catch {
+    // A thenable whose `then` throws has nothing left to settle.
+  }
 }
 
 function formatIssues(issues: readonly StandardIssue[]): string {

@@ -3,8 +3,9 @@ import type { LocalServer } from '../support/local-http'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ClassifiedError } from '../../src/errors'
+import { readAnthropicBody } from '../../src/providers/anthropic/body-events'
 import { openaiCompat } from '../../src/providers/openai-compat'
-import { readEventData, readEventStream } from '../../src/providers/shared/event-stream'
+import { MAX_EVENT_STREAM_LINE_CHARS, readEventData, readEventStream } from '../../src/providers/shared/event-stream'
 import { startLocalServer } from '../support/local-http'
 import { chatOptions, recordCallbacks, rejectionOf } from './openai-chat-fixtures'
 import { noFinishReasonStream } from './openai-chat-vendor-fixtures'
@@ -226,6 +227,97 @@ describe('the event-stream reader', () => {
     expect(seen).toEqual(['more', 'more'])
     expect(endless.cancelled()).toBe(true)
   })
+})
+
+/** Every message of `chunks` as `readEventStream` hands them out, or the error it rejected with. */
+async function eventsOf(chunks: readonly Uint8Array[], options?: { maxLineChars?: number }): Promise<{ event: string, data: string }[] | { error: unknown }> {
+  const out: { event: string, data: string }[] = []
+  try {
+    await readEventStream(bodyOf(chunks), (event, data) => void out.push({ event, data }), options)
+  }
+  catch (error) {
+    return { error }
+  }
+  return out
+}
+
+/** A body of `total` characters of one line that never ends, in reads of `read` characters, and whether it was cancelled. */
+function endlessLine(read: number): { body: ReadableStream<Uint8Array>, cancelled: () => boolean, sent: () => number } {
+  const piece = encoder.encode('x'.repeat(read))
+  let sent = 0
+  let cancelled = false
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode('event: content_block_delta\ndata: '))
+    },
+    pull(controller) {
+      sent += piece.length
+      controller.enqueue(piece)
+    },
+    cancel() {
+      cancelled = true
+    },
+  })
+  return { body, cancelled: () => cancelled, sent: () => sent }
+}
+
+describe('the event-stream reader on hostile bodies', () => {
+  // Pieces that make every line-end style, fields, comments and multi-byte characters meet at random points.
+  const piece = fc.constantFrom('data:', 'data: ', 'event:', 'event: x', ':', 'id: 1', '\r', '\n', '\r\n', '\n\n', 'x', ' ', 'é', '😀', '{"a":1}')
+  const anyBody = fc.array(piece, { maxLength: 60 }).map(pieces => pieces.join(''))
+
+  it('hands out the same messages, or the same error, for any cutting of the same bytes', async () => {
+    await fc.assert(fc.asyncProperty(anyBody, fc.array(fc.nat(), { maxLength: 16 }), fc.constantFrom(undefined, 8), async (text, cuts, maxLineChars) => {
+      const whole = await eventsOf([encoder.encode(text)], { maxLineChars })
+      expect(await eventsOf(cutAt(text, cuts), { maxLineChars })).toEqual(whole)
+      // One byte per read: every boundary at once.
+      const bytes = encoder.encode(text)
+      expect(await eventsOf(Array.from(bytes, byte => Uint8Array.of(byte)), { maxLineChars })).toEqual(whole)
+    }), { numRuns: 300 })
+  })
+
+  it('reads a line of many MiB sent in small reads in time linear in its length', async () => {
+    // 8 MiB in 1 KiB reads: rescanning or re-joining what is pending on every read would copy about
+    // 32 GiB here (minutes); read once, it is a few hundred milliseconds of work.
+    const long = 'y'.repeat(8 * 1024 * 1024)
+    const text = `event: big\ndata: ${long}\n\ndata: after\n\n`
+    const cuts = Array.from({ length: Math.ceil(text.length / 1024) }, (_, n) => (n + 1) * 1024)
+    const events = await eventsOf(cutAt(text, cuts))
+    expect(events).toEqual([{ event: 'big', data: long }, { event: '', data: 'after' }])
+  }, 60_000)
+
+  it('refuses a line longer than the limit, whole or in pieces, and accepts one exactly at it', async () => {
+    const limit = 100
+    const at = `data: ${'a'.repeat(limit - 'data: '.length)}`
+    expect(await eventsOf([encoder.encode(`${at}\n\n`)], { maxLineChars: limit })).toEqual([{ event: '', data: 'a'.repeat(limit - 6) }])
+    for (const cuts of [[], [10, 50, 99]]) {
+      const over = await eventsOf(cutAt(`${at}a\n\n`, cuts), { maxLineChars: limit })
+      expect(over).toMatchObject({ error: expect.any(ClassifiedError) })
+      expect((over as { error: ClassifiedError }).error).toMatchObject({ kind: 'server', retryable: false })
+      expect((over as { error: ClassifiedError }).error.message).toContain('line longer than')
+    }
+  })
+
+  it('refuses a message whose data lines add up past the limit, line feeds counted', async () => {
+    const limit = 20
+    // Two lines of 10 characters and the line feed between them: 21 characters.
+    const over = await eventsOf([encoder.encode(`data: ${'b'.repeat(10)}\ndata: ${'c'.repeat(10)}\n\n`)], { maxLineChars: limit })
+    expect((over as { error: ClassifiedError }).error).toBeInstanceOf(ClassifiedError)
+    expect((over as { error: ClassifiedError }).error.message).toContain('message longer than')
+    expect(await eventsOf([encoder.encode(`data: ${'b'.repeat(10)}\ndata: ${'c'.repeat(9)}\n\n`)], { maxLineChars: limit })).toEqual([{ event: '', data: `${'b'.repeat(10)}\n${'c'.repeat(9)}` }])
+  })
+
+  it('ends a line that never ends at the default limit, naming the provider, and lets the body go', async () => {
+    const endless = endlessLine(256 * 1024)
+    const turn = { handle: () => {} } as unknown as Parameters<typeof readAnthropicBody>[1]
+    const error = await readAnthropicBody(new Response(endless.body), turn).then(() => undefined, (error: unknown) => error)
+    expect(error).toBeInstanceOf(ClassifiedError)
+    expect(error).toMatchObject({ kind: 'server', retryable: false, provider: 'anthropic' })
+    expect(endless.cancelled()).toBe(true)
+    // Read just past the limit, not beyond: the memory a line may take is bounded.
+    expect(endless.sent()).toBeGreaterThan(MAX_EVENT_STREAM_LINE_CHARS - 256 * 1024)
+    expect(endless.sent()).toBeLessThan(MAX_EVENT_STREAM_LINE_CHARS + 2 * 256 * 1024)
+  }, 60_000)
 })
 
 /** A Chat Completions endpoint that writes the given pieces one by one, a few milliseconds apart, so each arrives as its own read. */

@@ -16,6 +16,7 @@ import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages
 import type { AnthropicTurnReader } from './stream'
 import { APIError } from '@anthropic-ai/sdk/core/error'
 import { readEventStream } from '../shared/event-stream'
+import { PROVIDER_NAME } from './errors'
 
 /** Read `response`'s body to its end into `turn`. */
 export function readAnthropicBody(response: Response, turn: AnthropicTurnReader): Promise<void> {
@@ -26,7 +27,7 @@ export function readAnthropicBody(response: Response, turn: AnthropicTurnReader)
       throw streamedError(data, response.headers)
     if (data)
       turn.handle(JSON.parse(data) as RawMessageStreamEvent)
-  })
+  }, { provider: PROVIDER_NAME })
 }
 
 function streamedError(data: string, headers: Headers): APIError {

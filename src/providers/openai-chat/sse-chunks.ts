@@ -68,7 +68,7 @@ function readEnergyComment(text: string, state: ChunkState): void {
 }
 
 async function* parseMessages(response: Response, provider: string, state: ChunkState): AsyncGenerator<unknown> {
-  for await (const message of readEventData(response.body, text => readEnergyComment(text, state))) {
+  for await (const message of readEventData(response.body, { provider, onComment: text => readEnergyComment(text, state) })) {
     if (state.done)
       continue
     if (message.startsWith('[DONE]')) {

@@ -23,22 +23,47 @@
  *
  * Bytes are decoded as UTF-8 across read boundaries; invalid bytes become
  * U+FFFD, as in both SDKs.
+ *
+ * Work is linear in the body: each read is searched once, and the pieces of a
+ * line that spans many reads are kept in a list and joined once, when the
+ * line ends. A line, or a message's data, longer than `MAX_EVENT_STREAM_LINE_CHARS`
+ * ends the read with a `ClassifiedError` instead of growing without bound.
  */
+
+import { ClassifiedError } from '../../errors'
 
 const LF = 0x0A
 const CR = 0x0D
 const SPACE = 0x20
 
+/**
+ * The longest line, and the longest data of one message, a body may send
+ * (64 Mi UTF-16 code units, 64 MiB of ASCII): far above any real event
+ * (a tool call writing a large file is a few MiB), far below what a string
+ * can hold.
+ */
+export const MAX_EVENT_STREAM_LINE_CHARS = 64 * 1024 * 1024
+
 /** Called once per message, with its `event:` name (`''` when it had none) and its data. */
 export type EventStreamHandler = (event: string, data: string) => void
+
+/** Who sent the body (named in errors), and the size limit (tests lower it). */
+export interface EventStreamOptions {
+  provider?: string
+  /** Default: `MAX_EVENT_STREAM_LINE_CHARS`. */
+  maxLineChars?: number
+  /** Sees each comment line's text. */
+  onComment?: EventStreamCommentHandler
+}
 
 /**
  * Read `body` to its end (none reads as an empty stream), calling `onMessage`
  * for each message as soon as its closing empty line arrives. A throw from
- * `onMessage` stops the read, lets the connection go, and rejects.
+ * `onMessage` stops the read, lets the connection go, and rejects; so does a
+ * line or a message over the size limit.
  */
-export async function readEventStream(body: ReadableStream<Uint8Array> | null, onMessage: EventStreamHandler): Promise<void> {
-  const parser = new EventStreamParser(onMessage)
+export async function readEventStream(body: ReadableStream<Uint8Array> | null, onMessage: EventStreamHandler, options: EventStreamOptions = {}): Promise<void> {
+  const parser = new EventStreamParser(onMessage, options)
   for await (const bytes of readsOf(body))
     parser.feed(bytes)
   parser.feed(undefined)
@@ -49,15 +74,15 @@ export type EventStreamCommentHandler = (text: string) => void
 
 /**
  * The data of each message of `body`, in order: `readEventStream` as an
- * iterator. `onComment` sees the comment lines, which some servers use for
- * data outside the messages (Neuralwatt's `: energy {…}`).
+ * iterator. `options.onComment` sees the comment lines, which some servers
+ * use for data outside the messages (Neuralwatt's `: energy {…}`).
  */
-export async function* readEventData(body: ReadableStream<Uint8Array> | null, onComment?: EventStreamCommentHandler): AsyncGenerator<string> {
+export async function* readEventData(body: ReadableStream<Uint8Array> | null, options: EventStreamOptions = {}): AsyncGenerator<string> {
   // Messages of one network read, handed out before the next read.
   const batch: string[] = []
   const parser = new EventStreamParser((_event, data) => {
     batch.push(data)
-  }, onComment)
+  }, options)
   for await (const bytes of readsOf(body)) {
     parser.feed(bytes)
     yield* batch.splice(0)
@@ -93,48 +118,82 @@ async function* readsOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator
 /** The line and message state between two network reads. */
 class EventStreamParser {
   private readonly decoder = new TextDecoder()
-  /** Text after the last complete line, searched already. */
-  private rest = ''
+  private readonly maxChars: number
+  /** The pieces of a line begun in earlier reads (no line end in them), joined once the line ends. */
+  private readonly pending: string[] = []
+  private pendingChars = 0
+  /** The last read ended with a CR: an LF starting the next one belongs to that line end. */
+  private afterCR = false
+  /** The message's first data line, and the later ones (most messages have one). */
   private data: string | undefined = undefined
+  private moreData: string[] | undefined = undefined
+  private dataChars = 0
   private event = ''
   // Most servers end lines with LF alone, which the native search finds fastest; one CR anywhere switches for good.
   private lfOnly = true
 
-  constructor(private readonly onMessage: EventStreamHandler, private readonly onComment?: EventStreamCommentHandler) {}
+  constructor(private readonly onMessage: EventStreamHandler, private readonly options: EventStreamOptions) {
+    this.maxChars = options.maxLineChars ?? MAX_EVENT_STREAM_LINE_CHARS
+  }
 
   /** Take the bytes of one read; `undefined` once the body is over. */
   feed(bytes: Uint8Array | undefined): void {
-    const ended = bytes === undefined
-    // Bytes the decoder still holds at the end are an unfinished character, hence an unfinished line: dropped with it.
-    const fresh = ended ? '' : this.decoder.decode(bytes, { stream: true })
-    const text = this.rest + fresh
-    if (this.lfOnly && fresh.includes('\r'))
+    // At the end, bytes the decoder still holds are an unfinished character, hence an unfinished line: dropped
+    // with the rest of that line.
+    if (bytes === undefined)
+      return
+    const text = this.decoder.decode(bytes, { stream: true })
+    if (text.length === 0)
+      return
+    if (this.lfOnly && text.includes('\r'))
       this.lfOnly = false
-    // `rest` holds no line end, except a final CR kept back for its LF: searching it again on every read
-    // would make one long line (a big tool call in a single chunk) quadratic.
     let start = 0
-    for (let end = lineEnd(text, Math.max(0, this.rest.length - 1), this.lfOnly); end !== -1; end = lineEnd(text, start, this.lfOnly)) {
-      let next = end + 1
-      if (text.charCodeAt(end) === CR) {
-        // A CR that ends the text may be the first half of a CRLF: wait for the next read.
-        if (next === text.length && !ended)
-          break
-        if (text.charCodeAt(next) === LF)
-          next++
+    if (this.afterCR) {
+      this.afterCR = false
+      if (text.charCodeAt(0) === LF)
+        start = 1
+    }
+    // Only this read's text is searched: what earlier reads left is known to hold no line end.
+    for (let end = lineEnd(text, start, this.lfOnly); end !== -1; end = lineEnd(text, start, this.lfOnly)) {
+      let line = text.slice(start, end)
+      if (this.pending.length > 0) {
+        this.holdLinePiece(line)
+        line = this.pending.join('')
+        this.pending.length = 0
+        this.pendingChars = 0
       }
-      const line = text.slice(start, end)
-      start = next
+      else if (line.length > this.maxChars) {
+        throw this.tooLarge('line')
+      }
+      start = end + 1
+      if (text.charCodeAt(end) === CR) {
+        // A CR that ends the read may be the first half of a CRLF: the next read says.
+        if (start === text.length)
+          this.afterCR = true
+        else if (text.charCodeAt(start) === LF)
+          start++
+      }
       this.line(line)
     }
-    this.rest = text.slice(start)
+    if (start < text.length)
+      this.holdLinePiece(start === 0 ? text : text.slice(start))
+  }
+
+  private holdLinePiece(piece: string): void {
+    this.pendingChars += piece.length
+    if (this.pendingChars > this.maxChars)
+      throw this.tooLarge('line')
+    this.pending.push(piece)
   }
 
   private line(line: string): void {
     if (line === '') {
       if (this.data !== undefined || this.event !== '') {
         const event = this.event
-        const data = this.data ?? ''
+        const data = this.moreData ? [this.data, ...this.moreData].join('\n') : this.data ?? ''
         this.data = undefined
+        this.moreData = undefined
+        this.dataChars = 0
         this.event = ''
         this.onMessage(event, data)
       }
@@ -142,17 +201,37 @@ class EventStreamParser {
     }
     const colon = line.indexOf(':')
     if (colon === 0) {
-      this.onComment?.(line.slice(line.charCodeAt(1) === SPACE ? 2 : 1))
+      this.options.onComment?.(line.slice(line.charCodeAt(1) === SPACE ? 2 : 1))
       return
     }
     const field = colon === -1 ? line : line.slice(0, colon)
     if (field !== 'data' && field !== 'event')
       return
     const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1)
-    if (field === 'data')
-      this.data = this.data === undefined ? value : `${this.data}\n${value}`
-    else
+    if (field === 'event') {
       this.event = value
+      return
+    }
+    if (this.data === undefined) {
+      this.data = value
+      this.dataChars = value.length
+      return
+    }
+    // Joined with a line feed each: counted with it.
+    this.dataChars += 1 + value.length
+    if (this.dataChars > this.maxChars)
+      throw this.tooLarge('message')
+    this.moreData ??= []
+    this.moreData.push(value)
+  }
+
+  private tooLarge(what: 'line' | 'message'): ClassifiedError {
+    const provider = this.options.provider
+    const limit = `${Math.round(this.maxChars / (1024 * 1024) * 100) / 100} Mi characters`
+    return new ClassifiedError(
+      `${provider ?? 'the server'} streamed an event-stream ${what} longer than ${limit}; the response was not read further`,
+      { kind: 'server', retryable: false, provider },
+    )
   }
 }
 

@@ -11,6 +11,7 @@ import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../../de
 import { clientBuilds, textReply } from '../../shared/decision-reply'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
+import { readResponsesEvents } from './sse-events'
 import { consumeResponsesStream } from './stream'
 import { buildResponsesRequest } from './wire'
 
@@ -35,11 +36,11 @@ async function decideOnResponses(client: () => OpenAI, call: DecisionCall, provi
   let api: OpenAI | undefined
   try {
     api = client()
-    const events = await api.responses.create(
+    const response = await api.responses.create(
       { ...rest, input: input as ResponseInputItem[], text: { format: { type: 'json_schema', name: 'decision_answers', strict: true, schema: call.schema } }, stream: true },
       { signal: call.signal },
-    )
-    const turn = await consumeResponsesStream(events, { onText: IGNORE, onThinking: IGNORE }, { model: call.model, provider, signal: call.signal })
+    ).asResponse()
+    const turn = await consumeResponsesStream(readResponsesEvents(response, provider), { onText: IGNORE, onThinking: IGNORE }, { model: call.model, provider, signal: call.signal })
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }
     const text = turn.content.map(block => block.type === 'text' ? block.text : '').join('')
     return { body: textReply(text, turn.finishReason), model: turn.usage.modelId ?? call.model, usage }

@@ -15,6 +15,7 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
+import { readResponsesEvents } from './sse-events'
 import { consumeResponsesStream } from './stream'
 import { buildResponsesRequest } from './wire'
 
@@ -35,11 +36,11 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
   const { input, ...rest } = buildResponsesRequest(options, settings)
   try {
     // The narrowed input items are a subset of what the SDK accepts; its types also describe output-only fields.
-    const events = await client.responses.create(
+    const response = await client.responses.create(
       { ...rest, input: input as ResponseInputItem[], stream: true },
       { signal: options.signal },
-    )
-    return await consumeResponsesStream(events, callbacks, { model: options.model, provider, signal: options.signal })
+    ).asResponse()
+    return await consumeResponsesStream(readResponsesEvents(response, provider), callbacks, { model: options.model, provider, signal: options.signal })
   }
   catch (error) {
     throw classifyResponsesError(error, provider, options.signal, endpointUrl(client.baseURL, '/responses'))
