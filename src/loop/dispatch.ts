@@ -20,14 +20,6 @@ import { hookTimeout } from './stream-turn'
 import { checkToolOutput } from './tool-output-check'
 import { wallThatEnded } from './wall-deadline'
 
-/** When, relative to the call, the run was aborted: what its error result says. */
-type AbortedAt = 'before' | 'while' | 'after'
-const CALL_STAGE: Record<AbortedAt, string> = {
-  before: 'before this tool call started',
-  while: 'while this tool was running',
-  after: 'before this tool\'s result was processed',
-}
-
 /**
  * Answer every tool call of one assistant turn, in call order. Each call gets
  * exactly one result, whatever happens: unknown tools, invalid arguments,
@@ -367,9 +359,14 @@ async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answ
       ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome, answer: answer.answer }, result => checkToolOutput(result, base.displayName)))
     }
     catch (error) {
-      // A call that ran lost its result to the cut; one that never ran says so, as it would have.
-      if (error instanceof PhaseInterruptedError)
-        return { output: abortedMessage(run, answer.answer.kind === 'ran' ? 'after' : false), isError: true, metadata: attached }
+      // Cut by an abort or the wall: a call that ran keeps its real result as
+      // the transforms left it (nothing it did is lost; the phases' changes
+      // are not made); one that never ran says so, as it would have.
+      if (error instanceof PhaseInterruptedError) {
+        return answer.answer.kind === 'ran'
+          ? { output, isError, metadata: attached }
+          : { output: abortedMessage(run, false), isError: true, metadata: attached }
+      }
       return { output: `Error: a policy's result phase failed (${errorMessage(error)})`, isError: true, metadata: attached }
     }
   }
@@ -451,8 +448,8 @@ function failure(message: string, by: CallAnswer = LOOP_REFUSED): Answer {
 }
 
 /** What an aborted call answers: a budget stop names its knob, so the model (and a reader) can tell it from a cancel. */
-function abortedMessage(run: RunContext, started: boolean | AbortedAt): string {
-  const stage = CALL_STAGE[started === true ? 'while' : started === false ? 'before' : started]
+function abortedMessage(run: RunContext, started: boolean): string {
+  const stage = started ? 'while this tool was running' : 'before this tool call started'
   const wall = wallThatEnded(run)
   return wall ? `Aborted: the run's time budget (${wall.knob}) ran out ${stage}.` : `Aborted: the run was cancelled ${stage}.`
 }

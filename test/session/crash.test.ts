@@ -3,13 +3,12 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { createSession, loadSession } from '../../src/session'
 import { createFileStore } from '../../src/session/stores'
 import { scriptedProvider } from '../../src/testing'
+import { bundleChildScript } from '../support/child-bundle'
 
 // A process killed with SIGKILL at a random point must leave a session that
 // loads, resumes to completion, keeps every tool call paired with its result,
@@ -21,18 +20,7 @@ let childScript: string
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'zidane-crash-'))
-  childScript = join(workDir, 'crash-child.mjs')
-  // Bundled once so each trial starts a plain Node process in milliseconds.
-  await build({
-    entryPoints: [fileURLToPath(new URL('../support/crash-child.ts', import.meta.url))],
-    outfile: childScript,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-    banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
-  })
+  childScript = await bundleChildScript('crash-child', workDir)
 })
 
 afterAll(async () => {

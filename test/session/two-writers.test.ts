@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { SessionLeaseError } from '../../src/errors'
@@ -15,6 +14,7 @@ import { createSession, loadSession } from '../../src/session'
 import { createSqliteStore } from '../../src/session/sqlite'
 import { createFileStore } from '../../src/session/stores'
 import { scriptedProvider } from '../../src/testing'
+import { bundleChildScript } from '../support/child-bundle'
 
 // Two processes running agents on one stored session: exactly one writes it,
 // the other gets SessionLeaseError, and the session holds the winner's whole
@@ -48,18 +48,7 @@ let childScript: string
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'zidane-two-writers-'))
-  childScript = join(workDir, 'lease-child.mjs')
-  await build({
-    entryPoints: [fileURLToPath(new URL('../support/lease-child.ts', import.meta.url))],
-    outfile: childScript,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-    external: ['better-sqlite3'],
-    banner: { js: 'import { createRequire as requireFrom } from "node:module"; const require = requireFrom(import.meta.url);' },
-  })
+  childScript = await bundleChildScript('lease-child', workDir, ['better-sqlite3'])
 })
 
 afterAll(async () => {
