@@ -306,6 +306,9 @@ describe('file store lease', () => {
     const dir = freshDir()
     const store = createFileStore({ dir })
     await store.create({ id: 's1', createdAt: 1000 })
+    // A record exists (the lock guards changing one; a first record is created without it).
+    await store.acquireLease!('s1', 'owner-0', 60_000)
+    await store.releaseLease!('s1', 'owner-0')
     const lock = join(dir, 's1.lease.lock')
     writeFileSync(lock, JSON.stringify({ pid: await deadPid(), hostname: hostname() }))
     expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
@@ -314,7 +317,9 @@ describe('file store lease', () => {
     writeFileSync(lock, JSON.stringify({ pid: process.ppid, hostname: 'another-host' }))
     const minuteAgo = new Date(Date.now() - 60_000)
     utimesSync(lock, minuteAgo, minuteAgo)
-    expect(await store.renewLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
+    // Another store instance did not write the lease, so it renews under the lock.
+    expect(await createFileStore({ dir }).renewLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
+    expect(existsSync(lock)).toBe(false)
   })
 
   it('treats a lease file that is not a lease record as no lease', async () => {

@@ -17,7 +17,7 @@
 
 import type { SessionLease } from '../../errors'
 import type { SessionLeaseOrigin } from './lease'
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { delay } from '../../core/timer'
@@ -79,12 +79,17 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
     return lease
   }
 
-  async function write(id: string, lease: SessionLease): Promise<void> {
+  /**
+   * Replace the record whole: written to a temporary file, then renamed over
+   * it, or, with `create`, linked into place only when there is no record
+   * yet (`false` then, when another process created one first). A few
+   * hundred bytes: written synchronously, which costs a run far less than a
+   * round trip through the thread pool per step.
+   */
+  async function write(id: string, lease: SessionLease, create = false): Promise<boolean> {
     const path = leasePath(id)
     const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
     const { sessionId: _, previousOwner: __, ...record } = lease
-    // A few hundred bytes: written synchronously, which costs a run far less
-    // than a round trip through the thread pool per step.
     const fd = openSync(temp, 'wx')
     try {
       writeFileSync(fd, `${JSON.stringify(record)}\n`)
@@ -95,16 +100,30 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       closeSync(fd)
     }
     try {
-      renameSync(temp, path)
+      if (create)
+        linkSync(temp, path)
+      else
+        renameSync(temp, path)
     }
     catch (error) {
       rmSync(temp, { force: true })
+      if (create && (error as NodeJS.ErrnoException).code === 'EEXIST')
+        return false
       throw error
     }
+    if (create)
+      rmSync(temp, { force: true })
     if (fsync)
       await syncDirectory(dir)
     // Refresh the cache now, so the owner's next write check costs only its stat.
     current(id)
+    return true
+  }
+
+  /** Whether this process wrote the lease `owner` holds and it is still far from expiry. */
+  function trusted(id: string, owner: string): boolean {
+    const lease = held.get(id)
+    return lease?.owner === owner && Date.now() < lease.trustedUntil
   }
 
   function exists(id: string): void {
@@ -147,31 +166,59 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
   }
 
   return {
-    acquire: (id, owner, ttlMs, origin = thisProcess()) => locked(id, async () => {
+    async acquire(id, owner, ttlMs, origin = thisProcess()) {
       exists(id)
-      const now = Date.now()
-      const lease = grantLease(id, current(id), owner, ttlMs, origin, now, deadOnThisHost)
-      await write(id, lease)
-      trust(id, owner, now, ttlMs, origin)
-      return lease
-    }),
-    renew: (id, owner, ttlMs) => locked(id, async () => {
-      const now = Date.now()
-      held.delete(id)
-      const lease = extendLease(id, current(id), owner, ttlMs, now)
-      await write(id, lease)
-      trust(id, owner, now, ttlMs, thisProcess())
-      return lease
-    }),
-    release: (id, owner) => locked(id, async () => {
-      held.delete(id)
-      const released = releasedLease(current(id), owner)
-      if (released)
-        await write(id, released)
-    }),
+      // A session nobody ever leased (a new conversation): the record is
+      // created in one atomic step, no lock needed; a lost race falls through.
+      if (!statSync(leasePath(id), { throwIfNoEntry: false })) {
+        const now = Date.now()
+        const lease = grantLease(id, undefined, owner, ttlMs, origin, now, deadOnThisHost)
+        if (await write(id, lease, true)) {
+          trust(id, owner, now, ttlMs, origin)
+          return lease
+        }
+      }
+      return locked(id, async () => {
+        const now = Date.now()
+        const found = current(id)
+        let lease = grantLease(id, found, owner, ttlMs, origin, now, deadOnThisHost)
+        // No record yet: created only if still none, so a lockless creator is never overwritten.
+        if (!found && !(await write(id, lease, true))) {
+          lease = grantLease(id, current(id), owner, ttlMs, origin, now, deadOnThisHost)
+          await write(id, lease)
+        }
+        else if (found) {
+          await write(id, lease)
+        }
+        trust(id, owner, now, ttlMs, origin)
+        return lease
+      })
+    },
+    // While this process's own lease is far from expiry nobody else may
+    // change the record (a takeover waits for expiry), so its holder renews
+    // and releases without the lock.
+    renew(id, owner, ttlMs) {
+      const change = async () => {
+        const now = Date.now()
+        held.delete(id)
+        const lease = extendLease(id, current(id), owner, ttlMs, now)
+        await write(id, lease)
+        trust(id, owner, now, ttlMs, thisProcess())
+        return lease
+      }
+      return trusted(id, owner) ? change() : locked(id, change)
+    },
+    release(id, owner) {
+      const change = async () => {
+        held.delete(id)
+        const released = releasedLease(current(id), owner)
+        if (released)
+          await write(id, released)
+      }
+      return trusted(id, owner) ? change() : locked(id, change)
+    },
     checkWrite: (id, owner) => {
-      const trusted = held.get(id)
-      if (owner !== undefined && trusted?.owner === owner && Date.now() < trusted.trustedUntil)
+      if (owner !== undefined && trusted(id, owner))
         return
       checkWriter(id, current(id), owner, Date.now(), deadOnThisHost)
     },
