@@ -15,12 +15,12 @@
 
 import type { Timer } from '../core/timer'
 import type { Session } from '../session/session'
-import { startTimer } from '../core/timer'
+import { MAX_TIMER_DELAY_MS, startTimer } from '../core/timer'
 import { AgentAbortedError, SessionLeaseError } from '../errors'
 import { DEFAULT_LEASE_RENEW_MS, LEASE_TTL_RENEWALS } from '../session/stores/lease'
 
 /** Largest renew interval: what one `setTimeout` can wait. */
-const MAX_RENEW_MS = 2 ** 31 - 1
+const MAX_RENEW_MS = MAX_TIMER_DELAY_MS
 
 /** Handles a top-level run of this process is writing through right now. */
 const topLevelRuns = new WeakSet<Session>()

@@ -182,12 +182,12 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
         const now = Date.now()
         const found = current(id)
         let lease = grantLease(id, found, owner, ttlMs, origin, now, deadOnThisHost)
-        // No record yet: created only if still none, so a lockless creator is never overwritten.
-        if (!found && !(await write(id, lease, true))) {
-          lease = grantLease(id, current(id), owner, ttlMs, origin, now, deadOnThisHost)
+        if (found) {
           await write(id, lease)
         }
-        else if (found) {
+        // No record yet: created only if still none, so a lockless creator is never overwritten.
+        else if (!(await write(id, lease, true))) {
+          lease = grantLease(id, current(id), owner, ttlMs, origin, now, deadOnThisHost)
           await write(id, lease)
         }
         trust(id, owner, now, ttlMs, origin)
