@@ -14,7 +14,6 @@ export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
 export type * from './agent/stream-events'
-export type * from './behavior/policy'
 export type { SandboxProvider } from './contexts/sandbox'
 export type {
   BackgroundTaskStatus,
@@ -100,8 +99,8 @@ export type {
   WorkingDirectoryError,
 } from './errors'
 export { CONTEXT_EXCEEDED_MESSAGE_PATTERNS, matchesContextExceeded } from './errors'
-
 export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
+
 export type * from './hooks/hook-map'
 export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, OutputSchema, OutputZodSchema, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
@@ -113,6 +112,7 @@ export type { ProgressNudgeKind, ProgressNudgeMessage, ProgressNudgesConfig, She
 export type { McpElicitationContext } from './mcp/elicitation-form'
 export type { ConnectMcpServersOptions, McpAuthRequiredContext, McpCloseContext, McpConnection, McpOAuthClientConfig, McpServerConfig, McpServerInfo, McpServerStatus, McpToolSchema, McpToolsFilterContext } from './mcp/types'
 export type { McpIdentityProviderConfig, McpIdentityTokenContext } from './mcp/types'
+export type * from './policies/policy'
 export type { Preset } from './presets'
 export type { AnthropicParams } from './providers/anthropic'
 export type { ModelCatalog, ModelInfo, ModelPricing } from './providers/catalog/types'

@@ -4,8 +4,6 @@
  * @module zidane/agent
  */
 
-export { continueWith, definePolicy, nudge } from '../behavior/policy'
-export type * from '../behavior/policy'
 export type { AgentClock } from '../core/clock'
 export { DEFAULT_AGENT_CLOCK } from '../core/clock'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, TurnFinishReason, TurnUsage } from '../core/stats'
@@ -13,6 +11,8 @@ export type { StopReason } from '../core/stop-reason'
 export type { AgentHookBus, AgentHookRegistration } from '../hooks/bus'
 export type * from '../hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig } from '../knobs/behavior'
+export { continueWith, definePolicy, nudge } from '../policies/policy'
+export type * from '../policies/policy'
 export { createAgent } from './create-agent'
 export type { Agent } from './create-agent'
 export type { AgentOptions, AgentRunOptions } from './options'

@@ -1,7 +1,7 @@
-import type { BehaviorPolicy } from '../behavior/policy'
 import type { ExecutionContext } from '../contexts/types'
 import type { SessionTurn } from '../core/content'
 import type { RunContext } from '../loop/run-context'
+import type { BehaviorPolicy } from '../policies/policy'
 import type { ContextBreakdown } from './context-breakdown'
 import type { AgentOptions } from './options'
 import { DEFAULT_AGENT_CLOCK } from '../core/clock'

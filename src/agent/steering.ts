@@ -1,6 +1,6 @@
-import type { BehaviorPolicy, SteerDecision } from '../behavior/policy'
 import type { PromptPart, SystemNoteText } from '../core/content'
 import type { PendingTurn, RunContext } from '../loop/run-context'
+import type { BehaviorPolicy, SteerDecision } from '../policies/policy'
 import type { MessageQueue } from './message-queue'
 import { promptContent } from './prompt-content'
 

@@ -7,7 +7,7 @@
  * @module zidane/chat
  */
 
-/** Whether a turn's input has crossed the auto-compaction threshold of a window (the loop's own trigger). */
-export { shouldAutoCompact } from '../behavior/compact-summary'
 /** Context-loading tools to leave out of `toolOutputBudget` (`behavior.toolOutputBudgetExcludeTools`). */
 export { DEFAULT_BUDGET_EXCLUDE_TOOLS } from '../knobs/budget-knobs'
+/** Whether a turn's input has crossed the auto-compaction threshold of a window (the loop's own trigger). */
+export { shouldAutoCompact } from '../policies/compact-summary'

@@ -40,7 +40,7 @@ export interface OutputBudgetExceededContext extends RunHookContext {
 }
 
 /**
- * Events of the budget policies (`src/behavior/tool-budgets.ts`,
+ * Events of the budget policies (`src/policies/tool-budgets.ts`,
  * `tool-output-budget.ts`). Declared here, beside the run's own events,
  * because the policies sit above the bus.
  */

@@ -4,11 +4,11 @@
  * the session's and MCP's. Subagent events come back as `child:<event>`.
  */
 
-import type { RepeatGuardHooks } from '../behavior/repeat-guard/hooks'
 import type { HookHandler } from '../core/hook-context'
 import type { DecisionHooks } from '../decisions/hooks'
 import type { DecideHookContext } from '../decisions/types'
 import type { McpHooks } from '../mcp/hooks'
+import type { RepeatGuardHooks } from '../policies/repeat-guard/hooks'
 import type { ProviderHooks } from '../providers/hooks'
 import type { SessionHooks } from '../session/hooks'
 import type { ToolHooks } from '../tools/hooks'
@@ -18,10 +18,10 @@ import type { BudgetHooks } from './budget-hooks'
 import type { CompactionHooks } from './compaction-hooks'
 import type { RunHooks } from './run-hooks'
 
-export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../behavior/repeat-guard/hooks'
 export type { RunHookContext, StreamHookContext } from '../core/hook-context'
 export type { DecisionHooks } from '../decisions/hooks'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
+export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../policies/repeat-guard/hooks'
 export type { ProviderInputTransformationsContext } from '../providers/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'

@@ -1,7 +1,7 @@
 /**
  * The budget knobs: per-tool call budgets, the per-turn tool-output budget,
  * per-tool argument deduplication and stale-read elision. Each is read by
- * its own policy in `src/behavior/`; the types live here, below them.
+ * its own policy in `src/policies/`; the types live here, below them.
  */
 
 import type { KnobCheck } from './define'

@@ -1,7 +1,7 @@
-import type { CompletionRequest, CompletionResult } from '../behavior/policy'
 import type { SessionMessage } from '../core/content'
 import type { TurnUsage } from '../core/stats'
 import type { AgentHookName, HookContext } from '../hooks/hook-map'
+import type { CompletionRequest, CompletionResult } from '../policies/policy'
 import type { RunContext } from './run-context'
 import type { TurnRequest } from './stream-turn'
 import { AgentAbortedError } from '../errors'

@@ -1,6 +1,6 @@
-import type { BatchCall, CallAnswer, CallDecision, GatedCall } from '../behavior/policy'
 import type { ToolResultBlock, ToolResultMetadata } from '../core/content'
 import type { McpToolAfterContext, McpToolTransformContext, ToolGateContext, ToolHookContext, ToolTransformContext } from '../hooks/hook-map'
+import type { BatchCall, CallAnswer, CallDecision, GatedCall } from '../policies/policy'
 import type { ToolCall } from '../providers/types'
 import type { ToolStateView } from '../tool-state/types'
 import type { ToolContext, ToolDef, ToolEnvelopeTarget, ToolOutcome, ToolOutput } from '../tools/types'

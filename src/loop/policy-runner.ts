@@ -1,3 +1,6 @@
+import type { SessionContentBlock } from '../core/content'
+import type { ToolOutcome, ToolOutput } from '../core/tool-io'
+import type { AgentBehavior } from '../knobs/behavior'
 import type {
   BatchCall,
   BehaviorPolicy,
@@ -16,10 +19,7 @@ import type {
   StopResult,
   TurnDecision,
   TurnPhaseContext,
-} from '../behavior/policy'
-import type { SessionContentBlock } from '../core/content'
-import type { ToolOutcome, ToolOutput } from '../core/tool-io'
-import type { AgentBehavior } from '../knobs/behavior'
+} from '../policies/policy'
 import type { ToolMap } from '../tools/types'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'

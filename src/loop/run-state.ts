@@ -1,4 +1,4 @@
-import type { PolicyState } from '../behavior/policy'
+import type { PolicyState } from '../policies/policy'
 import { AgentPolicyError } from '../errors'
 import { describeNonJson } from '../tool-state/json-value'
 

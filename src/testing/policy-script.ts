@@ -1,3 +1,12 @@
+import type { ExecutionContext } from '../contexts/types'
+import type { AgentClock } from '../core/clock'
+import type { SessionContentBlock, SessionTurn } from '../core/content'
+import type { ChildRunStats, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
+import type { StopReason } from '../core/stop-reason'
+import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
+import type { AgentContextExceededError, AgentProviderError } from '../errors'
+import type { AgentBehavior } from '../knobs/behavior'
+import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
 import type {
   BehaviorPolicy,
   CallAnswer,
@@ -10,16 +19,7 @@ import type {
   PolicyToolsView,
   PromptSource,
   StopResult,
-} from '../behavior/policy'
-import type { ExecutionContext } from '../contexts/types'
-import type { AgentClock } from '../core/clock'
-import type { SessionContentBlock, SessionTurn } from '../core/content'
-import type { ChildRunStats, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
-import type { StopReason } from '../core/stop-reason'
-import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
-import type { AgentContextExceededError, AgentProviderError } from '../errors'
-import type { AgentBehavior } from '../knobs/behavior'
-import type { PatchableRequest, PolicyHost } from '../loop/policy-runner'
+} from '../policies/policy'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'

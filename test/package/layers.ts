@@ -19,9 +19,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   // 5. MCP: turns servers into tools.
   ['mcp/'],
   // 6. The hook bus and the event map composed from every domain below.
-  ['hooks/', 'behavior/repeat-guard/hooks.ts'],
+  ['hooks/', 'policies/repeat-guard/hooks.ts'],
   // 7. The policy interface and the built-in policies (phases that return decisions).
-  ['behavior/'],
+  ['policies/'],
   // 8. The loop and its run state.
   ['loop/'],
   // 9. The agent: options, createAgent, run.

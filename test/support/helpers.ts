@@ -1,6 +1,5 @@
 import type { AgentOptions, AgentRunOptions } from '../../src/agent/options'
 import type { QueuedUserMessage } from '../../src/agent/steering'
-import type { BehaviorPolicy } from '../../src/behavior/policy'
 /**
  * Small helpers shared by the offline agent tests. Nothing here talks to a
  * network or reads a clock for assertions: timing comes from the script.
@@ -9,6 +8,7 @@ import type { AgentClock } from '../../src/core/clock'
 import type { SessionContentBlock, SessionMessage, SessionTurn } from '../../src/core/content'
 import type { AgentStats } from '../../src/core/stats'
 import type { PendingTurn, RunContext } from '../../src/loop/run-context'
+import type { BehaviorPolicy } from '../../src/policies/policy'
 import type { ScriptedTurn } from '../../src/testing'
 import type { ToolDef } from '../../src/tools/types'
 import { MessageQueue } from '../../src/agent/message-queue'

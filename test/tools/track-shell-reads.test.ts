@@ -1,7 +1,7 @@
 import type { ScriptedTurn } from '../../src/testing'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseShellReads } from '../../src/behavior/shell-read-parser'
+import { parseShellReads } from '../../src/policies/shell-read-parser'
 import { scriptedProvider } from '../../src/testing'
 import { edit } from '../../src/tools/edit'
 import { readFile } from '../../src/tools/read-file'

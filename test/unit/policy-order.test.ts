@@ -1,4 +1,4 @@
-import type { BehaviorPolicy } from '../../src/behavior/policy'
+import type { BehaviorPolicy } from '../../src/policies/policy'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AgentPolicyError } from '../../src/errors'

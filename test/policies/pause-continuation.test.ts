@@ -1,6 +1,6 @@
 import type { AfterTurnStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { pauseContinuation } from '../../src/behavior/pause-continuation'
+import { pauseContinuation } from '../../src/policies/pause-continuation'
 import { runPolicyScript } from '../../src/testing'
 
 const emptyPause: AfterTurnStep = { phase: 'afterTurn', finishReason: 'pause' }

@@ -1,6 +1,6 @@
 import type { AfterTurnStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { maxTurnsWarning } from '../../src/behavior/max-turns-warning'
+import { maxTurnsWarning } from '../../src/policies/max-turns-warning'
 import { runPolicyScript } from '../../src/testing'
 
 const turn: AfterTurnStep = { phase: 'afterTurn', toolResults: [{ callId: 'c', output: 'ok', isError: false }] }

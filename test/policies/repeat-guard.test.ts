@@ -1,7 +1,7 @@
 import type { AgentBehavior, CallDecision, RepeatGuardConfig } from '../../src'
 import type { GateBatchStep, PolicyScriptStep, ScriptedCall } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { repeatGuard } from '../../src/behavior/repeat-guard'
+import { repeatGuard } from '../../src/policies/repeat-guard'
 import { runPolicyScript } from '../../src/testing'
 
 const sh = (command: string): ScriptedCall => ({ name: 'shell', input: { command } })

@@ -1,8 +1,8 @@
-import type { PolicyRunView } from '../../src/behavior/policy'
+import type { PolicyRunView } from '../../src/policies/policy'
 import { describe, expect, it } from 'vitest'
-import { imageDownscale, mediaAgeing } from '../../src/behavior/media'
-import { persistResults } from '../../src/behavior/persist-results'
 import { encodePng, pngSize } from '../../src/media/png'
+import { imageDownscale, mediaAgeing } from '../../src/policies/media'
+import { persistResults } from '../../src/policies/persist-results'
 import { runPolicyScript } from '../../src/testing'
 
 const png = (width: number, height: number) => Buffer.from(encodePng({ width, height, data: new Uint8Array(width * height * 4).fill(255) })).toString('base64')

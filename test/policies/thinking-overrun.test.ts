@@ -1,6 +1,6 @@
 import type { PolicyScriptStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { thinkingOverrunPolicy } from '../../src/behavior/thinking-overrun'
+import { thinkingOverrunPolicy } from '../../src/policies/thinking-overrun'
 import { runPolicyScript } from '../../src/testing'
 
 const result = [{ callId: 'c', output: 'ok' }]

@@ -3,7 +3,7 @@ import type { PolicyScriptStep, ScriptedTurn } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createAgent, tool } from '../../src'
-import { progressNudges } from '../../src/behavior/progress-nudges'
+import { progressNudges } from '../../src/policies/progress-nudges'
 import { runPolicyScript, scriptedProvider } from '../../src/testing'
 import { injectedTexts } from '../support/helpers'
 

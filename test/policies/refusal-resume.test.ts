@@ -1,6 +1,6 @@
 import type { AfterTurnStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { refusalResume } from '../../src/behavior/refusal-resume'
+import { refusalResume } from '../../src/policies/refusal-resume'
 import { runPolicyScript } from '../../src/testing'
 
 const refusal: AfterTurnStep = { phase: 'afterTurn', finishReason: 'content-filter' }

@@ -1,7 +1,7 @@
 import type { AfterTurnStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { lengthResume } from '../../src/behavior/length-resume'
 import { AgentLengthResumeExhaustedError } from '../../src/errors'
+import { lengthResume } from '../../src/policies/length-resume'
 import { runPolicyScript } from '../../src/testing'
 
 const cut = (text: string): AfterTurnStep => ({ phase: 'afterTurn', text, finishReason: 'length' })

@@ -1,8 +1,8 @@
 import type { AfterTurnStep, PolicyScriptStep } from '../../src/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findTextToolCall } from '../../src/behavior/text-tool-call-parser'
-import { MAX_CONSECUTIVE_TEXT_CALL_RESCUES, textToolCallRescue } from '../../src/behavior/text-tool-call-rescue'
+import { findTextToolCall } from '../../src/policies/text-tool-call-parser'
+import { MAX_CONSECUTIVE_TEXT_CALL_RESCUES, textToolCallRescue } from '../../src/policies/text-tool-call-rescue'
 import { runPolicyScript } from '../../src/testing'
 
 const TOOLS = ['read_file', 'grep', 'edit']

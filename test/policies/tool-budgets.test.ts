@@ -1,7 +1,7 @@
 import type { ToolBudgetExceededContext } from '../../src'
 import type { GateBatchStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { toolBudgets } from '../../src/behavior/tool-budgets'
+import { toolBudgets } from '../../src/policies/tool-budgets'
 import { runPolicyScript } from '../../src/testing'
 import { probeTool, runOnFakeAnthropic, textsOf } from './budget-support'
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isScriptedEdit } from '../../src/behavior/scripted-edit'
-import { classifyShellCommand } from '../../src/behavior/shell-tool-nudges'
+import { isScriptedEdit } from '../../src/policies/scripted-edit'
+import { classifyShellCommand } from '../../src/policies/shell-tool-nudges'
 
 // The scripted-edit check of `shellToolNudges` reads a command in linear time and says what the patterns it
 // replaced said: those patterns are kept here as the reference, on commands short enough for them.

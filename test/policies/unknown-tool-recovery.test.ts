@@ -1,7 +1,7 @@
 import type { PolicyScriptStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { suggestToolNames } from '../../src/behavior/tool-name-suggestions'
-import { unknownToolRecovery } from '../../src/behavior/unknown-tool-recovery'
+import { suggestToolNames } from '../../src/policies/tool-name-suggestions'
+import { unknownToolRecovery } from '../../src/policies/unknown-tool-recovery'
 import { runPolicyScript } from '../../src/testing'
 
 const TOOLS = ['read_file', 'write_file', 'edit', 'multi_edit', 'grep', 'shell']

@@ -1,6 +1,6 @@
 import type { AfterTurnStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { LAST_TURN_NOTE, structuredOutput } from '../../src/behavior/structured-output'
+import { LAST_TURN_NOTE, structuredOutput } from '../../src/policies/structured-output'
 import { runPolicyScript } from '../../src/testing'
 
 const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }
