@@ -31,11 +31,19 @@ export function turnAfterContext(
 
 /*
  * Tool hook contexts carry `depth` only inside a subagent: the contract omits
- * it at the top level. It is written last, onto the literal, so the top-level
- * shape never has the key.
+ * it at the top level. Likewise `parentToolCallId` and `scriptLine` only on a
+ * nested call (`ToolContext.callTool`). They are written last, onto the
+ * literal, so the common shape never has the keys.
  */
 
-export function toolHookContext(run: RunContext, turnId: string, call: ToolCall, name: string, displayName: string): ToolHookContext {
+export function toolHookContext(
+  run: RunContext,
+  turnId: string,
+  call: ToolCall,
+  name: string,
+  displayName: string,
+  nested?: { readonly parentToolCallId: string, readonly line?: number },
+): ToolHookContext {
   const ctx: ToolHookContext = {
     runId: run.runId,
     parentRunId: run.parentRunId,
@@ -48,7 +56,21 @@ export function toolHookContext(run: RunContext, turnId: string, call: ToolCall,
   }
   if (run.depth > 0)
     ctx.depth = run.depth
+  if (nested) {
+    ctx.parentToolCallId = nested.parentToolCallId
+    if (nested.line !== undefined)
+      ctx.scriptLine = nested.line
+  }
   return ctx
+}
+
+/** Copy the nested-call keys of a tool hook context onto another context built from it. */
+function copyNested(from: ToolHookContext, to: { parentToolCallId?: string, scriptLine?: number }): void {
+  if (from.parentToolCallId === undefined)
+    return
+  to.parentToolCallId = from.parentToolCallId
+  if (from.scriptLine !== undefined)
+    to.scriptLine = from.scriptLine
 }
 
 export function toolAfterContext(
@@ -74,6 +96,7 @@ export function toolAfterContext(
     ctx.metadata = after.metadata
   if (base.depth !== undefined)
     ctx.depth = base.depth
+  copyNested(base, ctx)
   return ctx
 }
 
@@ -93,5 +116,6 @@ export function mcpToolHookContext(base: ToolHookContext, origin: { server: stri
   }
   if (base.depth !== undefined)
     ctx.depth = base.depth
+  copyNested(base, ctx)
   return ctx
 }

@@ -21,6 +21,10 @@ export interface McpToolHookContext {
   name: string
   displayName: string
   input: Record<string, unknown>
+  /** Set on a nested call (`ToolContext.callTool`): the id of the calling tool's call (see `ToolHookContext.parentToolCallId`). */
+  parentToolCallId?: string
+  /** On a nested call: the caller's script line that made it, when the caller tracks lines. */
+  scriptLine?: number
 }
 
 /** `mcp:tool:transform`: assign `result` to change what the model reads (runs after `tool:transform`). */

@@ -14,6 +14,15 @@ export interface ToolHookContext extends Omit<StreamHookContext, 'depth'> {
   /** Name the model sees (the alias when one is set). */
   displayName: string
   input: Record<string, unknown>
+  /**
+   * Set on a nested call, one a tool made through `ToolContext.callTool`: the
+   * id of the calling tool's call. Such a call is no turn of the session and
+   * the model never reads its result; a host that mirrors the model's tool
+   * calls skips it.
+   */
+  parentToolCallId?: string
+  /** On a nested call: the caller's script line that made it (`NestedToolCallOptions.line`), when the caller tracks lines. */
+  scriptLine?: number
 }
 
 /** `tool:gate`: decide whether a call runs, is refused, or is answered without running. */

@@ -1,4 +1,5 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
+import type { ToolResultMetadata } from '../core/content'
 import type { ChildRunStats } from '../core/stats'
 import type { ToolOutcome, ToolOutput, ValidationResult } from '../core/tool-io'
 import type { AgentBehavior } from '../knobs/behavior'
@@ -46,6 +47,52 @@ export interface ToolContext {
   state: ToolStateView
   /** Record what a mutating call did; shows up as `outcome` on `tool:after`. */
   reportOutcome: (outcome: ToolOutcome) => void
+  /** Set when this call is itself a nested call: the id of the call whose tool made it. */
+  parentToolCallId?: string
+  /**
+   * Call another tool of the run from inside this one. The call takes the
+   * path a model's call takes: the policies' batch gate (as a batch of one)
+   * and per-call gate, the host's `tool:gate`, input validation, the tool,
+   * `tool:transform` and the result phase, with every tool hook seeing
+   * `parentToolCallId`. Names resolve as the model's do (canonical or wire
+   * name, `call_tool` envelopes, lazily disclosed tools only once loaded).
+   * Budgets, guards and dedup count it. It is recorded on this call's
+   * `tool_result` (`calls`), never as a turn; the model reads only what this
+   * tool returns. Never throws: a refusal or failure comes back as a result
+   * (`blocked` says the tool did not run). Calls nest at most 8
+   * deep, and are cut when this call ends.
+   */
+  callTool: (name: string, input: Record<string, unknown>, options?: NestedToolCallOptions) => Promise<NestedToolCallResult>
+}
+
+/** Options of one nested call (`ToolContext.callTool`). */
+export interface NestedToolCallOptions {
+  /** The caller's script line that makes the call (a positive integer); shown to hooks as `scriptLine` and recorded. */
+  line?: number
+  /** Cancels this call alone (a script's timeout, say); the run goes on. The run's own abort always applies. */
+  signal?: AbortSignal
+}
+
+/** What a nested call answered: the result the model would have read, had it made the call. */
+export interface NestedToolCallResult {
+  /** The nested call's id (its hooks' `callId`): the calling call's id, a dot, and a counter. */
+  callId: string
+  /** Canonical name of the tool that answered (the tool inside a `call_tool` envelope). */
+  name: string
+  /** The result after `tool:transform` and the result phase. */
+  output: ToolOutput
+  isError: boolean
+  /**
+   * The tool did not run: a policy, the host's `tool:gate` or the loop (an
+   * unknown tool, invalid input, the depth cap, an abort) refused it.
+   * `blockedBy` says which. A result a gate substituted is not blocked.
+   */
+  blocked: boolean
+  blockedBy?: 'policy' | 'host' | 'loop'
+  outcome?: ToolOutcome
+  /** What the transform hooks attached to the result. */
+  metadata?: ToolResultMetadata
+  durationMs: number
 }
 
 /**

@@ -73,6 +73,7 @@ export function toolContext(options: { execution: ExecutionContext, behavior?: R
     reportOutcome: () => {},
     execution: options.execution,
     subagents: { emit: () => {}, reportChild: () => {}, nextChildLabel: () => 'child-1' },
+    callTool: () => Promise.reject(new Error('a tool run outside an agent run cannot call other tools')),
   }
   return ctx
 }

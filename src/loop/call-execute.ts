@@ -1,0 +1,134 @@
+import type { ToolHookContext } from '../hooks/hook-map'
+import type { ToolStateView } from '../tool-state/types'
+import type { ToolContext, ToolDef, ToolOutcome } from '../tools/types'
+import type { Answer } from './call-answer'
+import type { PreparedCall } from './call-resolve'
+import type { RunContext } from './run-context'
+import { debugLog } from '../debug'
+import { callHookBounded, hasHookHandlers } from '../hooks/bus'
+import { extendContext } from '../hooks/context'
+import { abortedMessage, errorMessage, failure, LOOP_REFUSED, RAN } from './call-answer'
+import { hookTimeout } from './stream-turn'
+import { checkToolOutput } from './tool-output-check'
+
+/**
+ * Run a call's tool, once every gate and the input check have passed:
+ * `tool:before`, then the tool body (`runToolBody`), then its staged state is
+ * kept or dropped. `callTool` is what the tool's context offers for nested
+ * calls. A throw, a failing `tool:before` or an abort becomes an error answer.
+ */
+export async function executeTool(run: RunContext, call: PreparedCall, def: ToolDef, input: unknown, callTool: ToolContext['callTool']): Promise<Answer> {
+  const { base, signal } = call
+  const startedAt = Date.now()
+  let outcome: ToolOutcome | undefined
+  let view: ToolStateView | undefined
+  const ctx: ToolContext = {
+    callId: base.callId,
+    turnId: base.turnId,
+    runId: run.runId,
+    name: base.name,
+    displayName: base.displayName,
+    signal,
+    depth: run.depth,
+    parentRunId: run.parentRunId,
+    parentCallId: run.parentCallId,
+    behavior: run.behavior,
+    session: run.session,
+    execution: run.execution,
+    onBackgroundStall: run.onBackgroundStall,
+    subagents: run.subagents,
+    // Created on first use: most tools never touch state.
+    get state() {
+      view ??= run.toolState.begin(base.callId)
+      return view
+    },
+    reportOutcome: (value) => {
+      outcome = value
+    },
+    callTool,
+  }
+  if (base.parentToolCallId !== undefined)
+    ctx.parentToolCallId = base.parentToolCallId
+  let started = false
+  try {
+    run.firstSignalAtMs ??= Date.now()
+    if (signal.aborted)
+      return failure(abortedMessage(run, false))
+    if (hasHookHandlers(run.hooks, 'tool:before'))
+      await callHookBounded(run.hooks, 'tool:before', base, { timeoutMs: hookTimeout(run), failClosed: true })
+    // Checked again right before the call, and the tool started synchronously
+    // after the check: an aborted run never starts a tool (a gate, a hook or a
+    // sibling call may have aborted it while this call was being prepared).
+    if (signal.aborted)
+      return failure(abortedMessage(run, false))
+    started = true
+    const output = await runToolBody(def, input, ctx)
+    if (view)
+      await settleToolState(run, base, view, true)
+    const checked = checkToolOutput(output, base.displayName)
+    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: Date.now() - startedAt, answer: RAN }
+  }
+  catch (error) {
+    if (view)
+      await settleToolState(run, base, view, false)
+    const durationMs = Date.now() - startedAt
+    if (signal.aborted)
+      return { output: abortedMessage(run, started), isError: true, outcome, durationMs, answer: started ? RAN : LOOP_REFUSED }
+    await callHookBounded(run.hooks, 'tool:error', extendContext(base, { error }), { timeoutMs: hookTimeout(run), failClosed: false })
+      .catch(hookError => debugLog('tool:error hook failed', hookError))
+    return { output: `Error: ${errorMessage(error)}`, isError: true, outcome, durationMs, answer: started ? RAN : LOOP_REFUSED }
+  }
+}
+
+/**
+ * The one point where a tool's own code runs, for a model's call and a
+ * nested call alike. It rejects as soon as the call's signal aborts, even if
+ * the tool ignores it.
+ */
+function runToolBody(def: ToolDef, input: unknown, ctx: ToolContext): Promise<unknown> {
+  const work = (async () => def.execute(input, ctx))()
+  return raceAbort(work, ctx.signal)
+}
+
+/**
+ * A call's state writes take effect only if the call succeeded: a tool that
+ * threw or was aborted may have staged half of a change. A store that fails
+ * to commit does not fail the call (its work is done); the loss is reported
+ * on `tool-state:commit-failed`, or on stderr when nobody listens.
+ */
+async function settleToolState(run: RunContext, base: ToolHookContext, view: ToolStateView | undefined, succeeded: boolean): Promise<void> {
+  if (!view)
+    return
+  if (!succeeded) {
+    run.toolState.discard(base.callId)
+    return
+  }
+  const result = await run.toolState.commit(base.callId)
+  if (result.ok)
+    return
+  if (hasHookHandlers(run.hooks, 'tool-state:commit-failed')) {
+    await callHookBounded(run.hooks, 'tool-state:commit-failed', extendContext(base, { error: result.error, ops: result.ops }), { timeoutMs: hookTimeout(run), failClosed: false })
+      .catch(hookError => debugLog('tool-state:commit-failed hook failed', hookError))
+    return
+  }
+  console.error(`[zidane] tool state of ${base.name} (${base.callId}) was not saved: ${errorMessage(result.error)}`)
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    // The tool may still settle later (it aborted the run itself); its failure must not go unhandled.
+    work.catch(error => debugLog('tool failed after the run was aborted', error))
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then((value) => {
+      signal.removeEventListener('abort', onAbort)
+      resolve(value)
+    }, (error) => {
+      signal.removeEventListener('abort', onAbort)
+      reject(error)
+    })
+  })
+}
