@@ -77,5 +77,5 @@ export { createMemoryToolStateStore, createToolStateController, DEFAULT_MAX_VALU
 export type { AgentToolState, StagedToolState, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state'
 export { OUTPUT_TOOL_NAME, parsePartialJson } from './tools/output-schema'
 export { tool } from './tools/tool'
-export type { ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput } from './tools/types'
+export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput } from './tools/types'
 export { filterUnresolvedToolUses, repairToolPairing, SYNTHETIC_TOOL_RESULT_PLACEHOLDER } from './wire/pairing'

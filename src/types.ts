@@ -144,4 +144,4 @@ export type { ToolDescriptionOverride, ToolDescriptions, ToolDescriptionTarget, 
 export type { ReadStateEntry, ReadStateMap } from './tools/read-state'
 export type { ChildAgent, SpawnedChild, SpawnTool, SpawnToolOptions, SpawnToolState } from './tools/spawn'
 export type { ToolCatalogEntry } from './tools/tool-search'
-export type { ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'
+export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'

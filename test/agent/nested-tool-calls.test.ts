@@ -1,0 +1,250 @@
+import type { AgentHookMap, BehaviorPolicy, NestedToolCallResult, ToolDef } from '../../src'
+import type { ToolResultBlock } from '../../src/core/content'
+import type { ToolAfterContext, ToolHookContext } from '../../src/hooks/hook-map'
+import { describe, expect, it } from 'vitest'
+import { createAgent } from '../../src'
+import { createSession } from '../../src/session'
+import { scriptedProvider } from '../../src/testing'
+import { createCallTool } from '../../src/tools'
+import { deferred } from '../support/helpers'
+
+// `ToolContext.callTool`: a tool calls another tool through the path a model's
+// call takes. The calling tool here is `router`: it makes the nested calls its
+// input lists, in order, and answers with what each returned (as JSON).
+
+interface Planned { name: string, input: Record<string, unknown>, line?: number }
+
+/** `echo { text }`: answers `echo:<text>`, and counts its runs. */
+function echoTool(): { def: ToolDef, runs: () => number } {
+  let runs = 0
+  const def: ToolDef = {
+    spec: { name: 'echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false } },
+    execute: (input: { text: string }) => {
+      runs++
+      return `echo:${input.text}`
+    },
+  }
+  return { def, runs: () => runs }
+}
+
+/** `router { calls }`: makes each planned nested call and keeps what it got back. */
+function routerTool(answers: NestedToolCallResult[]): ToolDef {
+  return {
+    spec: { name: 'router', description: 'router', inputSchema: { type: 'object' } },
+    async execute(input: { calls: Planned[] }, ctx) {
+      for (const call of input.calls)
+        answers.push(await ctx.callTool(call.name, call.input, call.line === undefined ? {} : { line: call.line }))
+      return JSON.stringify(answers.map(answer => answer.output))
+    },
+  }
+}
+
+/** Run one model turn that calls `router` with `calls`, then a text turn; return what each nested call answered. */
+async function route(calls: Planned[], options: { tools?: Record<string, ToolDef>, behavior?: object, hooks?: AgentHookMap, policies?: BehaviorPolicy[], toolAliases?: Record<string, string> } = {}) {
+  const answers: NestedToolCallResult[] = []
+  const echo = echoTool()
+  const provider = scriptedProvider([{ toolCalls: [{ id: 'call_r', name: 'router', input: { calls } }] }, { text: 'done' }])
+  const session = await createSession()
+  const agent = createAgent({
+    provider,
+    session,
+    tools: { router: routerTool(answers), echo: echo.def, ...options.tools },
+    behavior: options.behavior,
+    hooks: options.hooks,
+    policies: options.policies,
+    toolAliases: options.toolAliases,
+  })
+  const stats = await agent.run({ prompt: 'go' })
+  const results = session.turns.flatMap(turn => turn.content.filter((block): block is ToolResultBlock => block.type === 'tool_result'))
+  return { answers, echo, stats, session, provider, results }
+}
+
+describe('toolContext.callTool', () => {
+  it('answers a nested call through the tools, hooks and transforms, and records it on the outer result only', async () => {
+    const before: ToolHookContext[] = []
+    const after: ToolAfterContext[] = []
+    const { answers, results, session, provider } = await route([{ name: 'echo', input: { text: 'hi' }, line: 3 }], {
+      hooks: {
+        'tool:before': ctx => void before.push({ ...ctx }),
+        'tool:after': ctx => void after.push({ ...ctx }),
+        'tool:transform': (ctx) => {
+          if (ctx.parentToolCallId !== undefined)
+            ctx.result = `${String(ctx.result)} (transformed)`
+        },
+      },
+    })
+    expect(answers).toEqual([{ callId: 'call_r.1', name: 'echo', output: 'echo:hi (transformed)', isError: false, blocked: false, durationMs: expect.any(Number) }])
+    // The hooks see the nested call with its parent and its script line; the model's call has neither.
+    expect(before.map(ctx => [ctx.name, ctx.callId, ctx.parentToolCallId, ctx.scriptLine])).toEqual([
+      ['router', 'call_r', undefined, undefined],
+      ['echo', 'call_r.1', 'call_r', 3],
+    ])
+    expect(after.map(ctx => [ctx.name, ctx.parentToolCallId, ctx.scriptLine, ctx.result])).toEqual([
+      ['echo', 'call_r', 3, 'echo:hi (transformed)'],
+      ['router', undefined, undefined, '["echo:hi (transformed)"]'],
+    ])
+    expect('parentToolCallId' in before[0]).toBe(false)
+    // One result in the session, the router's, carrying its nested call; no turn holds the nested call.
+    expect(results).toHaveLength(1)
+    expect(results[0]).toMatchObject({ callId: 'call_r', calls: [{ id: 'call_r.1', name: 'echo', input: { text: 'hi' }, line: 3, durationMs: expect.any(Number) }] })
+    expect(results[0].calls![0].isError).toBeUndefined()
+    const toolCalls = session.turns.flatMap(turn => turn.content.filter(block => block.type === 'tool_call'))
+    expect(toolCalls).toHaveLength(1)
+    // The model reads the router's answer, never the nested result on its own.
+    const sent = provider.requests[1].messages.at(-1)!.content as ToolResultBlock[]
+    expect(sent.map(block => block.callId)).toEqual(['call_r'])
+  })
+
+  it('resolves names as the model does: a wire alias, and a call_tool envelope opened to the tool inside', async () => {
+    const seen: string[] = []
+    const { answers, echo } = await route([
+      { name: 'say', input: { text: 'alias' } },
+      { name: 'call_tool', input: { name: 'say', arguments: { text: 'envelope' } } },
+    ], {
+      tools: { call_tool: createCallTool() },
+      toolAliases: { echo: 'say' },
+      hooks: { 'tool:before': ctx => void seen.push(`${ctx.name}/${ctx.displayName}`) },
+    })
+    expect(answers.map(answer => [answer.name, answer.output, answer.isError])).toEqual([
+      ['echo', 'echo:alias', false],
+      ['echo', 'echo:envelope', false],
+    ])
+    expect(echo.runs()).toBe(2)
+    expect(seen).toEqual(['router/router', 'echo/say', 'echo/say'])
+  })
+
+  it('is refused by the batch gate, as a batch of one: the tool budget counts the model\'s and the nested calls', async () => {
+    const echo = echoTool()
+    const answers: NestedToolCallResult[] = []
+    const provider = scriptedProvider([
+      { toolCalls: [{ id: 'call_e', name: 'echo', input: { text: 'direct' } }] },
+      { toolCalls: [{ id: 'call_r', name: 'router', input: { calls: [{ name: 'echo', input: { text: 'nested' } }] } }] },
+      { text: 'done' },
+    ])
+    const agent = createAgent({ provider, tools: { echo: echo.def, router: routerTool(answers) }, behavior: { toolBudgets: { echo: { max: 1, onExceed: 'block' } } } })
+    await agent.run({ prompt: 'go' })
+    expect(echo.runs()).toBe(1)
+    expect(answers).toEqual([expect.objectContaining({ blocked: true, blockedBy: 'policy', isError: true, output: expect.stringContaining('Blocked: echo has used its budget of 1 call') })])
+  })
+
+  it('the repeat guard counts nested calls: the fourth same call is refused', async () => {
+    const same = { name: 'echo', input: { text: 'same' } }
+    const { answers, echo } = await route([same, same, same, same], { behavior: { repeatGuard: { tools: ['echo'] } } })
+    expect(echo.runs()).toBe(3)
+    expect(answers.map(answer => answer.blocked)).toEqual([false, false, false, true])
+    expect(answers[3]).toMatchObject({ blockedBy: 'policy', output: expect.stringMatching(/^Blocked: /) })
+  })
+
+  it('dedup replays a repeated nested call without running it (a substitute, not a refusal)', async () => {
+    const same = { name: 'echo', input: { text: 'once' } }
+    const { answers, echo } = await route([same, same], { behavior: { dedupTools: { echo: (input: Record<string, unknown>) => String(input.text) } } })
+    expect(echo.runs()).toBe(1)
+    expect(answers.map(answer => [answer.output, answer.blocked])).toEqual([['echo:once', false], ['echo:once', false]])
+  })
+
+  it('is refused by a policy\'s per-call gate', async () => {
+    const noEcho: BehaviorPolicy = { name: 'no-echo', gateCall: ({ call }) => call.name === 'echo' ? { decision: { type: 'block', reason: 'echo is switched off' } } : undefined }
+    const { answers, echo } = await route([{ name: 'echo', input: { text: 'x' } }], { policies: [noEcho] })
+    expect(echo.runs()).toBe(0)
+    expect(answers).toEqual([expect.objectContaining({ blocked: true, blockedBy: 'policy', output: 'Blocked: echo is switched off' })])
+  })
+
+  it('is refused by the host\'s tool:gate, which sees it as nested', async () => {
+    const { answers, echo } = await route([{ name: 'echo', input: { text: 'x' } }], {
+      hooks: { 'tool:gate': (ctx) => {
+        if (ctx.parentToolCallId === 'call_r') {
+          ctx.block = true
+          ctx.reason = 'no nested echo'
+        }
+      } },
+    })
+    expect(echo.runs()).toBe(0)
+    expect(answers).toEqual([expect.objectContaining({ blocked: true, blockedBy: 'host', output: 'Blocked: no nested echo' })])
+  })
+
+  it('is refused by input validation, and by the loop for an unknown tool', async () => {
+    const { answers, echo, results } = await route([{ name: 'echo', input: { text: 7 } }, { name: 'nope', input: {} }])
+    expect(echo.runs()).toBe(0)
+    expect(answers[0]).toMatchObject({ blocked: true, blockedBy: 'loop', isError: true, output: expect.stringMatching(/^Invalid arguments for echo: .*text/) })
+    expect(answers[1]).toMatchObject({ blocked: true, blockedBy: 'loop', output: expect.stringContaining('there is no tool named "nope"') })
+    expect(results[0].calls!.map(call => [call.id, call.name, call.isError])).toEqual([['call_r.1', 'echo', true], ['call_r.2', 'nope', true]])
+  })
+
+  it('a tool that calls itself ends at the depth cap with a clear error, every level recorded', async () => {
+    const recurse: ToolDef = {
+      spec: { name: 'recurse', description: 'recurse', inputSchema: { type: 'object' } },
+      async execute(_input, ctx) {
+        const inner = await ctx.callTool('recurse', {})
+        return inner.isError ? inner.output : `ok(${String(inner.output)})`
+      },
+    }
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'c', name: 'recurse', input: {} }] }, { text: 'done' }])
+    const session = await createSession()
+    const stats = await createAgent({ provider, session, tools: { recurse } }).run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    const result = session.turns.flatMap(turn => turn.content).find((block): block is ToolResultBlock => block.type === 'tool_result')!
+    // The model's call and eight nested levels ran; the ninth level was refused before it started,
+    // and the eighth passed the refusal up as it got it.
+    expect(result.output).toBe(`${'ok('.repeat(8)}Error: recurse was not run: tools calling tools nest at most 8 deep, and this call would be 9 deep.${')'.repeat(8)}`)
+    expect(result.calls!.map(call => call.id)).toEqual(Array.from({ length: 9 }, (_, index) => `c${'.1'.repeat(index + 1)}`))
+    expect(result.calls!.map(call => call.isError === true)).toEqual([...Array.from({ length: 8 }).fill(false), true])
+  })
+
+  it('a nested call the caller cancels ends alone; the run goes on', async () => {
+    const started = deferred()
+    const slow: ToolDef = {
+      spec: { name: 'slow', description: 'slow', inputSchema: { type: 'object' } },
+      execute: (_input, ctx) => new Promise((_resolve, reject) => {
+        started.resolve()
+        ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))
+      }),
+    }
+    const caller: ToolDef = {
+      spec: { name: 'caller', description: 'caller', inputSchema: { type: 'object' } },
+      async execute(_input, ctx) {
+        const controller = new AbortController()
+        const pending = ctx.callTool('slow', {}, { signal: controller.signal })
+        await started.promise
+        controller.abort()
+        const answered = await pending
+        return `${answered.isError}:${String(answered.output)}`
+      },
+    }
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'c', name: 'caller', input: {} }] }, { text: 'done' }])
+    const stats = await createAgent({ provider, tools: { caller, slow } }).run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    const sent = provider.requests[1].messages.at(-1)!.content as ToolResultBlock[]
+    expect(sent[0].output).toBe('true:Aborted: the tool that made this call cancelled it while this tool was running.')
+  })
+
+  it('honours the run\'s abort: the nested call in flight ends, and the run ends as aborted', async () => {
+    const started = deferred()
+    let nestedSignal: AbortSignal | undefined
+    const slow: ToolDef = {
+      spec: { name: 'slow', description: 'slow', inputSchema: { type: 'object' } },
+      execute: (_input, ctx) => {
+        nestedSignal = ctx.signal
+        started.resolve()
+        return new Promise(() => {})
+      },
+    }
+    const caller: ToolDef = {
+      spec: { name: 'caller', description: 'caller', inputSchema: { type: 'object' } },
+      async execute(_input, ctx) {
+        await ctx.callTool('slow', {})
+        return 'never read'
+      },
+    }
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'c', name: 'caller', input: {} }] }, { text: 'done' }])
+    const session = await createSession()
+    const agent = createAgent({ provider, session, tools: { caller, slow } })
+    const run = agent.run({ prompt: 'go' })
+    await started.promise
+    agent.abort()
+    expect((await run).stopReason).toBe('aborted')
+    expect(nestedSignal!.aborted).toBe(true)
+    const result = session.turns.flatMap(turn => turn.content).find((block): block is ToolResultBlock => block.type === 'tool_result')!
+    expect(result).toMatchObject({ callId: 'c', isError: true, output: 'Aborted: the run was cancelled while this tool was running.', calls: [{ id: 'c.1', name: 'slow', isError: true }] })
+    expect(provider.requests).toHaveLength(1)
+  })
+})
