@@ -8,7 +8,7 @@ import type { NestedToolCallRecord } from '../core/content'
  * later is refused and one still in flight is recorded as cut (an error).
  */
 export class NestedCallLog {
-  private records: { record: NestedToolCallRecord, settled: boolean }[] | undefined
+  private entries: NestedCallEntry[] | undefined
   private closed = false
 
   get isClosed(): boolean {
@@ -20,8 +20,8 @@ export class NestedCallLog {
     if (this.closed)
       return undefined
     const record: NestedToolCallRecord = line === undefined ? { id, name, input } : { id, name, input, line }
-    const entry = { record, settled: false }
-    ;(this.records ??= []).push(entry)
+    const entry: NestedCallEntry = { record, settled: false }
+    ;(this.entries ??= []).push(entry)
     return entry
   }
 
@@ -38,7 +38,7 @@ export class NestedCallLog {
   /** Close the log and take its records (`undefined` when no nested call was made). */
   close(): NestedToolCallRecord[] | undefined {
     this.closed = true
-    return this.records?.map(({ record, settled }) => settled ? record : { ...record, isError: true })
+    return this.entries?.map(({ record, settled }) => settled ? record : { ...record, isError: true })
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AgentHookMap, BehaviorPolicy, NestedToolCallResult, ToolDef } from '../../src'
+import type { AgentHookMap, BehaviorPolicy, NestedToolCallResult, ToolContext, ToolDef } from '../../src'
 import type { ToolResultBlock } from '../../src/core/content'
 import type { ToolAfterContext, ToolHookContext } from '../../src/hooks/hook-map'
 import { describe, expect, it } from 'vitest'
@@ -14,17 +14,19 @@ import { deferred } from '../support/helpers'
 
 interface Planned { name: string, input: Record<string, unknown>, line?: number }
 
-/** `echo { text }`: answers `echo:<text>`, and counts its runs. */
-function echoTool(): { def: ToolDef, runs: () => number } {
+/** `echo { text }`: answers `echo:<text>`, counts its runs and notes the calling call its context names. */
+function echoTool(): { def: ToolDef, runs: () => number, parents: (string | undefined)[] } {
   let runs = 0
+  const parents: (string | undefined)[] = []
   const def: ToolDef = {
     spec: { name: 'echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false } },
-    execute: (input: { text: string }) => {
+    execute: (input: { text: string }, ctx) => {
       runs++
+      parents.push(ctx.parentToolCallId)
       return `echo:${input.text}`
     },
   }
-  return { def, runs: () => runs }
+  return { def, runs: () => runs, parents }
 }
 
 /** `router { calls }`: makes each planned nested call and keeps what it got back. */
@@ -63,7 +65,7 @@ describe('toolContext.callTool', () => {
   it('answers a nested call through the tools, hooks and transforms, and records it on the outer result only', async () => {
     const before: ToolHookContext[] = []
     const after: ToolAfterContext[] = []
-    const { answers, results, session, provider } = await route([{ name: 'echo', input: { text: 'hi' }, line: 3 }], {
+    const { answers, results, session, provider, echo } = await route([{ name: 'echo', input: { text: 'hi' }, line: 3 }], {
       hooks: {
         'tool:before': ctx => void before.push({ ...ctx }),
         'tool:after': ctx => void after.push({ ...ctx }),
@@ -74,6 +76,7 @@ describe('toolContext.callTool', () => {
       },
     })
     expect(answers).toEqual([{ callId: 'call_r.1', name: 'echo', output: 'echo:hi (transformed)', isError: false, blocked: false, durationMs: expect.any(Number) }])
+    expect(echo.parents).toEqual(['call_r'])
     // The hooks see the nested call with its parent and its script line; the model's call has neither.
     expect(before.map(ctx => [ctx.name, ctx.callId, ctx.parentToolCallId, ctx.scriptLine])).toEqual([
       ['router', 'call_r', undefined, undefined],
@@ -215,6 +218,42 @@ describe('toolContext.callTool', () => {
     expect(stats.stopReason).toBe('completed')
     const sent = provider.requests[1].messages.at(-1)!.content as ToolResultBlock[]
     expect(sent[0].output).toBe('true:Aborted: the tool that made this call cancelled it while this tool was running.')
+  })
+
+  it('a nested call still in flight when its caller finishes is cut and recorded as an error; a later one is refused', async () => {
+    let slowSignal: AbortSignal | undefined
+    const slow: ToolDef = {
+      spec: { name: 'slow', description: 'slow', inputSchema: { type: 'object' } },
+      execute: (_input, ctx) => {
+        slowSignal = ctx.signal
+        return new Promise(() => {})
+      },
+    }
+    let kept: ToolContext | undefined
+    const hasty: ToolDef = {
+      spec: { name: 'hasty', description: 'hasty', inputSchema: { type: 'object' } },
+      execute: (_input, ctx) => {
+        kept = ctx
+        void ctx.callTool('slow', {})
+        return 'left early'
+      },
+    }
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'h', name: 'hasty', input: {} }] }, { text: 'done' }])
+    const session = await createSession()
+    const stats = await createAgent({ provider, session, tools: { hasty, slow } }).run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    expect(slowSignal!.aborted).toBe(true)
+    const result = session.turns.flatMap(turn => turn.content).find((block): block is ToolResultBlock => block.type === 'tool_result')!
+    expect(result).toMatchObject({ output: 'left early', calls: [{ id: 'h.1', name: 'slow', isError: true }] })
+    expect(await kept!.callTool('slow', {})).toEqual({
+      callId: 'h.2',
+      name: 'slow',
+      output: 'Error: slow was not run: the tool that called it (h) has already finished.',
+      isError: true,
+      blocked: true,
+      blockedBy: 'loop',
+      durationMs: 0,
+    })
   })
 
   it('honours the run\'s abort: the nested call in flight ends, and the run ends as aborted', async () => {
