@@ -286,7 +286,11 @@ export interface BatchCall extends GatedCall {
   readonly decided?: CallDecision
 }
 
-/** The batch gate: every tool call of one assistant turn, before any of them runs. */
+/**
+ * The batch gate: every tool call of one assistant turn, before any of them
+ * runs; a call a tool makes (`ToolContext.callTool`) comes alone, as a batch
+ * of one, with its turn's id.
+ */
 export interface BatchGateContext<S> extends PolicyPhaseContext<S> {
   readonly turnId: string
   readonly calls: readonly BatchCall[]
