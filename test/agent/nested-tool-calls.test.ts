@@ -98,6 +98,19 @@ describe('toolContext.callTool', () => {
     expect(sent.map(block => block.callId)).toEqual(['call_r'])
   })
 
+  it('agent.stream() shows only the model\'s call and its result, not the nested call', async () => {
+    const answers: NestedToolCallResult[] = []
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'call_r', name: 'router', input: { calls: [{ name: 'echo', input: { text: 'hi' } }] } }] }, { text: 'done' }])
+    const agent = createAgent({ provider, tools: { router: routerTool(answers), echo: echoTool().def } })
+    const seen: string[] = []
+    for await (const event of agent.stream({ prompt: 'go' })) {
+      if (event.type === 'tool-call' || event.type === 'tool-result')
+        seen.push(`${event.type} ${event.callId}`)
+    }
+    expect(answers).toHaveLength(1)
+    expect(seen).toEqual(['tool-call call_r', 'tool-result call_r'])
+  })
+
   it('resolves names as the model does: a wire alias, and a call_tool envelope opened to the tool inside', async () => {
     const seen: string[] = []
     const { answers, echo } = await route([
