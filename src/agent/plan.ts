@@ -16,10 +16,10 @@ import { resolveBehavior } from '../knobs/behavior'
 import { activatePolicies, policyTools } from '../loop/policy-runner'
 import { resolveModelTargets } from '../providers/model-targets'
 import { composeSystemPrompt } from '../session/system-freeze'
-import { mcpInstructionsSection } from './mcp-loader'
+import { MCP_INSTRUCTIONS_SECTION, mcpInstructionsSection } from './mcp-loader'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
 import { prepareRunTools } from './run-tools'
-import { planToolDisclosure } from './tool-disclosure'
+import { planToolDisclosure, TOOL_CATALOG_SECTION } from './tool-disclosure'
 
 /**
  * The run plan: everything a run is set up from, decided once before its first
@@ -127,6 +127,9 @@ export function activatePlan(plan: RunPlan, view: PolicyRunView, restored?: RunS
   return activatePolicies(plan.policies, plan.behavior, view, restored)
 }
 
+/** Names of the sections the plan itself may add, refused to policies even in a run that has none of them. */
+const BUILT_IN_SECTIONS: ReadonlySet<string> = new Set([TOOL_CATALOG_SECTION, MCP_INSTRUCTIONS_SECTION])
+
 /**
  * The built-in sections, then each policy's (`BehaviorPolicy.sections`) in
  * policy order. A name already taken is a `TypeError`: one section would
@@ -142,8 +145,8 @@ function withPolicySections(builtIn: FrozenPromptSections, policies: readonly Be
     for (const [name, text] of Object.entries(own)) {
       if (typeof text !== 'string')
         throw new TypeError(`Policy "${policy.name}" gives prompt section "${name}" a ${typeof text}; a section is a string`)
-      if (Object.hasOwn(sections, name))
-        throw new TypeError(`Policy "${policy.name}" adds a prompt section named "${name}", but the run already has a section of that name; rename one of them`)
+      if (Object.hasOwn(sections, name) || BUILT_IN_SECTIONS.has(name))
+        throw new TypeError(`Policy "${policy.name}" adds a prompt section named "${name}", but the run already has (or may have) a section of that name; rename one of them`)
       sections[name] = text
     }
   }

@@ -110,6 +110,9 @@ describe('a policy\'s prompt section', () => {
     const provider = scriptedProvider([{ text: 'never' }])
     const twice = createAgent({ provider, policies: [houseRules('a'), { name: 'copycat', sections: () => ({ 'house-rules': 'b' }) }] })
     await expect(twice.run({ prompt: 'go' })).rejects.toThrow(/Policy "copycat" adds a prompt section named "house-rules"/)
+    // A built-in section's name is taken even in a run without that section (no MCP server here).
+    const builtIn = createAgent({ provider, policies: [{ name: 'squatter', sections: () => ({ 'mcp-instructions': 'mine' }) }] })
+    await expect(builtIn.run({ prompt: 'go' })).rejects.toThrow(/Policy "squatter" adds a prompt section named "mcp-instructions"/)
     expect(provider.requests).toHaveLength(0)
     expect(() => createAgent({ provider, policies: [{ name: 'bad', sections: 'text' as never }] })).toThrow(AgentPolicyError)
   })
