@@ -396,8 +396,9 @@ export interface BehaviorPolicy<S = any> {
   tools?: (behavior: Readonly<AgentBehavior>) => ToolMap | undefined
   /**
    * Named sections this policy appends to the system prompt (a catalog of
-   * skills, say), asked once when the run is planned, whatever `enabled`
-   * says, with the run's tools as the model will be offered them. They join
+   * skills, say), asked whenever a run is planned (once at its start, and by
+   * the context breakdown between runs), whatever `enabled` says, with the
+   * run's tools as the model will be offered them. They join
    * the built-in sections (tool catalog, MCP instructions), in policy order,
    * inside the prompt a run sends on every turn and a host freezes, so the
    * text must not change from one run to the next unless what it describes
