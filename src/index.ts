@@ -10,7 +10,7 @@ export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize
 export { createAgent } from './agent/create-agent'
 export type { Agent } from './agent/create-agent'
 export type { AgentDecisionsOptions } from './agent/decide'
-export type { AgentOptions, AgentRunOptions } from './agent/options'
+export type { AgentOptions, AgentProfile, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export { DEFAULT_STREAM_HIGH_WATER_MARK } from './agent/stream'

@@ -9,7 +9,7 @@
 export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export type { Agent } from './agent/create-agent'
 export type { AgentDecisionsOptions } from './agent/decide'
-export type { AgentOptions, AgentRunOptions } from './agent/options'
+export type { AgentOptions, AgentProfile, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
 export type { QueuedUserMessage } from './agent/steering'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'

@@ -26,7 +26,8 @@ import { attachContextDecide, createDecisionEngine } from './decide'
 import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
 import { idleBreakdown, liveBreakdown } from './next-request'
-import { agentPolicies, executeRun, providerList } from './run'
+import { providerList } from './plan'
+import { agentPolicies, executeRun } from './run'
 import { streamRun } from './stream'
 
 /** An agent: a provider, tools and behavior, run one conversation at a time. */

@@ -159,6 +159,9 @@ function connectBound(behavior: AgentBehavior): number {
   return boundByWall(behavior.mcpConnectTimeoutMs ?? BEHAVIOR_DEFAULTS.mcpConnectTimeoutMs, behavior)
 }
 
+/** The name of the section that carries the MCP servers' instructions. */
+export const MCP_INSTRUCTIONS_SECTION = 'mcp-instructions'
+
 /**
  * The servers' own instructions as a system-prompt section, in config order,
  * so the model learns what a server expects (and the prompt stays
@@ -169,5 +172,5 @@ export function mcpInstructionsSection(connection: McpConnection | undefined, be
   if (!connection || !(behavior.surfaceMcpInstructions ?? BEHAVIOR_DEFAULTS.surfaceMcpInstructions))
     return {}
   const parts = connection.servers.flatMap(server => server.instructions && !server.lazyConnect ? [`## ${server.name}\n\n${server.instructions}`] : [])
-  return parts.length === 0 ? {} : { 'mcp-instructions': `# MCP Server Instructions\n\n${parts.join('\n\n')}` }
+  return parts.length === 0 ? {} : { [MCP_INSTRUCTIONS_SECTION]: `# MCP Server Instructions\n\n${parts.join('\n\n')}` }
 }

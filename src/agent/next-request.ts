@@ -5,17 +5,11 @@ import type { BehaviorPolicy } from '../policies/policy'
 import type { ContextBreakdown } from './context-breakdown'
 import type { AgentOptions } from './options'
 import { DEFAULT_AGENT_CLOCK } from '../core/clock'
-import { resolveBehavior } from '../knobs/behavior'
-import { activatePolicies } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { nextStageContext, previewMessages } from '../loop/wire-pipeline'
-import { resolveModelTargets } from '../providers/model-targets'
-import { composeSystemPrompt } from '../session/system-freeze'
 import { measureContext } from './context-breakdown'
-import { DEFAULT_SYSTEM_PROMPT } from './options'
-import { providerList, resumableTurns } from './run'
-import { prepareRunTools } from './run-tools'
-import { planToolDisclosure } from './tool-disclosure'
+import { activatePlan, planRun } from './plan'
+import { resumableTurns } from './run'
 
 /**
  * The breakdown of a running run's next request: its system prompt and
@@ -33,17 +27,15 @@ export function liveBreakdown(run: RunContext): ContextBreakdown {
 
 /**
  * The breakdown of the request a run with no options of its own would start
- * with: the agent's system prompt, tools and first model, and the session's
- * turns through the stages of the agent's policies. MCP tools are left out
- * (their servers connect when a run starts).
+ * with: planned as that run plans it (the agent's system prompt and its
+ * sections, the agent's and the policies' tools, the first model), with the
+ * session's turns through the stages of the agent's policies. MCP tools are
+ * left out (their servers connect when a run starts).
  */
 export function idleBreakdown(options: AgentOptions, policies: readonly BehaviorPolicy[], execution: ExecutionContext): ContextBreakdown {
-  const behavior = resolveBehavior(options.behavior, undefined)
   const turns = options.session ? resumableTurns(options.session.turns) : []
-  const disclosure = planToolDisclosure(options.tools, options.toolAliases, undefined, behavior, turns)
-  const tools = prepareRunTools(disclosure.tools, options.toolAliases, behavior, execution, disclosure.disclosure)
-  const catalogs = { agent: behavior.modelCatalog }
-  const targets = resolveModelTargets(providerList(options.provider), undefined, catalogs)
+  const plan = planRun({ agent: options, history: turns, policies, execution })
+  const { behavior, tools, targets } = plan
   const { provider, model } = targets[0]
   const contextWindow = servingContextWindow({ behavior, targets, targetIndex: 0 })
   const view = {
@@ -70,8 +62,7 @@ export function idleBreakdown(options: AgentOptions, policies: readonly Behavior
     },
     emit: async () => {},
   }
-  const { wireStages } = activatePolicies(policies, behavior, view)
+  const { wireStages } = activatePlan(plan, view)
   const messages = previewMessages({ turns, wireStages, ctx: { turn: 1, providerName: provider.name, model, toolWireName: tools.toWire } })
-  const system = composeSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT, disclosure.sections)
-  return measureContext({ system, tools: tools.specs, messages, contextWindow })
+  return measureContext({ system: plan.system, tools: tools.specs, messages, contextWindow })
 }

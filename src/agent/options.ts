@@ -106,10 +106,16 @@ export interface AgentRunOptions {
   system?: string
   /** Reasoning effort. Default `'off'`. */
   thinking?: ThinkingLevel
-  /** Behavior overrides, merged over the agent's (`extensions` merged key by key). */
+  /** Behavior overrides, merged over the profile's and the agent's (`extensions` merged key by key). */
   behavior?: AgentBehavior
-  /** Replace the agent's tools for this run; `{}` means no tools. */
+  /** Replace the agent's (and the profile's) tools for this run, MCP tools included; `{}` means no tools. */
   tools?: ToolMap
+  /**
+   * Run as this profile: a layer between the agent and the run. Its system
+   * prompt and tools replace the agent's, its behavior merges over the
+   * agent's; the run's own `system`, `tools` and `behavior` still win.
+   */
+  profile?: AgentProfile
   /** Handlers attached for this run only and removed when it ends. */
   hooks?: RunHookMap
   /** Aborts the run like `agent.abort()`. */
@@ -156,6 +162,26 @@ export interface AgentRunOptions {
 }
 
 export type { SystemNoteText }
+
+/**
+ * A named set of settings a run can take on (`run({ profile })`): a chat
+ * product's "plan" or "build" mode, say, on one agent and one session. It is
+ * one layer of the run's plan, resolved agent → profile → run: each setting
+ * it gives replaces the agent's (behavior knobs merge, as a run's do), and the
+ * run's own settings replace it. MCP tools still join a profile's tools.
+ */
+export interface AgentProfile {
+  /** What the host calls it. */
+  readonly name: string
+  /** For people choosing a profile; the model never sees it. */
+  readonly description?: string
+  /** Replaces the agent's system prompt. */
+  readonly system?: string
+  /** Replaces the agent's tools (the MCP servers' tools still join them). */
+  readonly tools?: ToolMap
+  /** Merged over the agent's behavior, under the run's. */
+  readonly behavior?: AgentBehavior
+}
 
 /** What `agent.steer` and `agent.followUp` take besides the prompt. */
 export interface QueuedMessageOptions {

@@ -7,12 +7,11 @@ import type { AgentHookBus } from '../hooks/bus'
 import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
-import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
-import type { SubagentHost, SubagentParent, ToolMap } from '../tools/types'
+import type { SubagentHost, SubagentParent } from '../tools/types'
 import type { DecisionBinding } from './decide'
 import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
@@ -23,26 +22,21 @@ import { definedOnly } from '../core/defined-only'
 import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
-import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
+import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
-import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError, policyTools } from '../loop/policy-runner'
+import { adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
 import { createRunState } from '../loop/run-state'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '../loop/wall-deadline'
 import { BUILT_IN_POLICIES } from '../policies'
-import { resolveModelTargets } from '../providers/model-targets'
-import { composeSystemPrompt } from '../session/system-freeze'
 import { filterUnresolvedToolUses } from '../wire/pairing'
-import { mcpInstructionsSection } from './mcp-loader'
-import { DEFAULT_SYSTEM_PROMPT } from './options'
+import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
-import { prepareRunTools } from './run-tools'
 import { holdRunLease } from './session-lease'
 import { onAbort } from './signal-fanout'
 import { queuePolicies, seedQueuedMessages } from './steering'
-import { planToolDisclosure } from './tool-disclosure'
 
 /** What an agent hands each of its runs. */
 export interface RunEnvironment {
@@ -108,7 +102,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   const { agent, hooks, controller } = env
   const session = agent.session
   const seed = seedTurns(env, options)
-  const behavior = resolveBehavior(agent.behavior, options.behavior)
+  const behavior = planBehavior(agent, options)
   const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
   const startedAt = await clock.now()
 
@@ -135,17 +129,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
 
     const bounds = { signal: controller.signal, wall, hardWall }
     const mcp = await untilWall(env.mcp ? env.mcp.load(behavior) : Promise.resolve(undefined), bounds)
-    // A run's own `tools` replace everything, MCP tools included; explicit aliases win over generated ones.
-    const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
-    const toolSet = options.tools ?? (mcp ? { ...agent.tools, ...mcp.tools } : agent.tools)
-    const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, seed)
-    const policies = env.policies ?? agentPolicies(env.queues)
-    const ownTools = policyTools(policies, behavior, toolNames(disclosure.tools))
-    const tools = prepareRunTools(ownTools ? { ...disclosure.tools, ...ownTools } : disclosure.tools, aliases, behavior, env.execution, disclosure.disclosure)
-    const catalogs = { run: options.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog }
-    const targets = resolveModelTargets(providerList(agent.provider), options.model, catalogs)
-    const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
-    const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
+    const plan = planRun({ agent, run: options, mcp, history: seed, policies: env.policies ?? agentPolicies(env.queues), execution: env.execution })
+    const { aliases, toolSet, tools, catalogs, targets, sections, system: freshSystem } = plan
 
     const children: ChildRunStats[] = []
     const run: RunContext = {
@@ -204,7 +189,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
 
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.
-    const activated = activatePolicies(policies, behavior, run)
+    const activated = activatePlan(plan, run)
     Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages, sentStages: activated.sentStages })
     env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
@@ -546,16 +531,6 @@ function finalText(turns: readonly SessionTurn[]): string {
       return turn.content.map(block => block.type === 'text' ? block.text : '').join('')
   }
   return ''
-}
-
-/** The names the run's own tools are called by (their `spec.name`). */
-function toolNames(tools: ToolMap | undefined): Set<string> {
-  return new Set(Object.values(tools ?? {}).map(def => def.spec.name))
-}
-
-/** The agent's providers as a list. */
-export function providerList(provider: AgentOptions['provider']): readonly Provider[] {
-  return Array.isArray(provider) ? provider : [provider as Provider]
 }
 
 function describeError(error: unknown): { name: string, message: string } {

@@ -9,6 +9,9 @@ import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { TOOL_SEARCH_DEFAULTS } from '../knobs/mcp-knobs'
 import { CALL_TOOL_NAME, createCallTool, createToolSearchTool, renderCatalogSection, TOOL_SEARCH_NAME, unlockSetOf } from '../tools/tool-search'
 
+/** The name of the section that lists lazily disclosed tools. */
+export const TOOL_CATALOG_SECTION = 'tool-catalog'
+
 /** What lazy disclosure changes in one run: extra tools, the registry's disclosure, a prompt section. */
 export interface DisclosurePlan {
   tools: ToolMap | undefined
@@ -85,7 +88,7 @@ export function planToolDisclosure(
         ? `Error: "${wire}" is a searchable tool whose schema is not loaded yet. Load it with ${searchWire} first${callWire ? `, then call it through ${callWire}` : ' (it becomes callable on the next turn)'}.`
         : `Error: "${wire}" is a searchable tool that has not been loaded in this run.`,
     },
-    sections: { 'tool-catalog': section },
+    sections: { [TOOL_CATALOG_SECTION]: section },
   }
 }
 

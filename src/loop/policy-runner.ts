@@ -166,7 +166,7 @@ function checkShape(policy: BehaviorPolicy, index: number): void {
     throw new AgentPolicyError(`#${index}`, 'invalid', `Policy #${index} has no name; every policy needs a non-empty string name`)
   if (policy.after !== undefined && (!Array.isArray(policy.after) || policy.after.some(name => typeof name !== 'string')))
     throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`after\` must be a list of policy names`)
-  for (const key of [...PHASES, 'enabled', 'initialState', 'wireStages', 'tools', 'hooks'] as const) {
+  for (const key of [...PHASES, 'enabled', 'initialState', 'wireStages', 'tools', 'sections', 'hooks'] as const) {
     if (policy[key] !== undefined && typeof policy[key] !== 'function')
       throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`${key}\` must be a function`)
   }

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
-import type { InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
+import type { FrozenPromptSections, InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
 import type { ChildRunStats, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
@@ -398,6 +398,17 @@ export interface BehaviorPolicy<S = any> {
    * not inherit them.
    */
   tools?: (behavior: Readonly<AgentBehavior>) => ToolMap | undefined
+  /**
+   * Named sections this policy appends to the system prompt (a catalog of
+   * skills, say), asked whenever a run is planned (once at its start, and by
+   * the context breakdown between runs), whatever `enabled` says, with the
+   * run's tools as the model will be offered them. They join
+   * the built-in sections (tool catalog, MCP instructions), in policy order,
+   * inside the prompt a run sends on every turn and a host freezes, so the
+   * text must not change from one run to the next unless what it describes
+   * did. A name another section already has is refused with a `TypeError`.
+   */
+  sections?: (behavior: Readonly<AgentBehavior>, tools: PolicyToolsView) => FrozenPromptSections | undefined
   /**
    * Handlers this policy registers on the agent's hooks for one run (only
    * when enabled), removed when the run ends. For what a phase cannot see,

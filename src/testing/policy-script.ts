@@ -16,18 +16,19 @@ import type {
   GatedCall,
   InjectedMessage,
   PolicyState,
-  PolicyToolsView,
   PromptSource,
   StopResult,
 } from '../policies/policy'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
+import type { FrozenPromptSections } from '../session/system-freeze'
+import type { ToolMap } from '../tools/types'
 import type { PolicyWireStage } from '../wire/stage'
+import { activatePlan, planRun } from '../agent/plan'
 import { createProcessContext } from '../contexts/process'
 import { createHookBus } from '../hooks/bus'
-import { resolveBehavior } from '../knobs/behavior'
-import { activatePolicies, adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
+import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { createRunState } from '../loop/run-state'
 import { checkToolOutput } from '../loop/tool-output-check'
@@ -162,7 +163,11 @@ export interface PolicyScriptOptions {
   readonly children?: readonly ChildRunStats[]
   /** The serving model's window the provider side knows; the `contextWindow` knob wins over it, as in a run. */
   readonly contextWindow?: number
-  /** Names of the tools the run registers and advertises (what `run.tools` says). Default: none. */
+  /**
+   * Names of the tools the run registers and advertises (what `run.tools`
+   * says), each with an empty schema; the policy's own tools
+   * (`BehaviorPolicy.tools`) join them, as in a run. Default: none.
+   */
   readonly tools?: readonly string[]
   /** What `run.thinking` says. Default `'off'`, as a run without a level. */
   readonly thinking?: ThinkingLevel
@@ -176,6 +181,8 @@ export interface PolicyScriptOptions {
 export interface PolicyScriptResult {
   /** What the policy's `enabled` said; a disabled policy plays no step. */
   readonly enabled: boolean
+  /** The system-prompt sections the policy adds (`BehaviorPolicy.sections`), asked as a run's plan asks, enabled or not. */
+  readonly sections: FrozenPromptSections
   readonly wireStages: readonly PolicyWireStage[]
   readonly steps: readonly PolicyScriptStepResult[]
   /** The state after the last step (`undefined` when disabled). */
@@ -196,7 +203,10 @@ export interface PolicyScriptResult {
  * state the policy returns must be plain JSON (the runner checks it).
  */
 export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScriptOptions): Promise<PolicyScriptResult> {
-  const behavior = resolveBehavior(options.behavior, undefined)
+  const execution = options.execution ?? createProcessContext()
+  // Planned as a run is: the same knobs, the policy's own tools and sections.
+  const plan = planRun({ agent: { behavior: options.behavior, tools: scriptTools(options.tools ?? []) }, policies: [policy], execution })
+  const { behavior, sections } = plan
   let elapsedMs = 0
   const clock: AgentClock = options.clock ?? { now: () => elapsedMs, randomUUID: (() => {
     let n = 0
@@ -223,10 +233,10 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     children: options.children ?? [],
     startedAt: options.clock ? await options.clock.now() : 0,
     session: options.session,
-    execution: options.execution ?? createProcessContext(),
+    execution,
     model: options.model ?? 'scripted',
     contextWindow: servingContextWindow({ behavior, targets: [{ contextWindow: options.contextWindow }], targetIndex: 0 }),
-    tools: scriptTools(options.tools ?? []),
+    tools: plan.tools,
     thinking: options.thinking ?? 'off',
     provider: options.provider,
     behavior,
@@ -251,9 +261,9 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     },
   } satisfies PolicyHost
   const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
-  const activated = activatePolicies([policy], behavior, host, restored)
+  const activated = activatePlan(plan, host, restored)
   if (!Object.hasOwn(activated.state.policies, policy.name))
-    return { enabled: false, wireStages: [], steps: [], events: allEvents, completions }
+    return { enabled: false, sections, wireStages: [], steps: [], events: allEvents, completions }
   Object.assign(host, { policyPhases: activated.phases, state: activated.state })
 
   const results: PolicyScriptStepResult[] = []
@@ -277,6 +287,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   }
   return {
     enabled: true,
+    sections,
     wireStages: [...activated.wireStages, ...activated.sentStages],
     steps: results,
     events: allEvents,
@@ -349,13 +360,12 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
   }
 }
 
-/** A registry view over plain names: each advertised under its own name, with an empty schema. */
-function scriptTools(names: readonly string[]): PolicyToolsView {
-  return {
-    specs: names.map(name => ({ name, description: '', inputSchema: { type: 'object' } })),
-    names: [...names],
-    toCanonical: name => name,
+/** Tools for plain names: each advertised under its own name, with an empty schema. A script plays phases; it never runs a tool. */
+function scriptTools(names: readonly string[]): ToolMap {
+  const execute = () => {
+    throw new Error('runPolicyScript never runs a tool: give the call\'s result in a `result` step')
   }
+  return Object.fromEntries(names.map(name => [name, { spec: { name, description: '', inputSchema: { type: 'object' } }, execute }]))
 }
 
 /** A gate's abort aborts the run, as the dispatcher does when it answers the call. */

@@ -92,6 +92,18 @@ describe('agent.getContextBreakdown()', () => {
     expect(after.messages.user.bytes).toBe(utf8('look'))
   })
 
+  it('between runs: planned as the run plans, so the policies\' tools count', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }
+    const provider = scriptedProvider([{ toolCalls: [{ name: 'final_answer', input: { city: 'Oslo' } }] }])
+    const agent = createAgent({ provider, tools: { screenshot }, behavior: { schema } })
+    const idle = agent.getContextBreakdown()
+    await agent.run({ prompt: 'Which city?' })
+    const sent = provider.requests[0]
+    expect(sent.tools.map(spec => spec.name)).toEqual(['screenshot', 'final_answer'])
+    expect(idle.tools.count).toBe(2)
+    expect(idle.tools.bytes).toBe(sent.tools.reduce((sum, spec) => sum + utf8(JSON.stringify({ name: spec.name, description: spec.description, input_schema: spec.inputSchema })), 0))
+  })
+
   it('is zero everywhere but the system prompt for an agent with nothing yet', () => {
     const agent = createAgent({ provider: scriptedProvider([]), system: 'abcd' })
     const breakdown = agent.getContextBreakdown()

@@ -33,24 +33,24 @@ function lookup(catalog: ModelCatalog, provider: string, modelId: string): Parti
 
 /**
  * Everything known about `(provider, modelId)`. Each field comes from the
- * first layer that sets it: run → agent → `setModelCatalog()` → bundled data →
+ * first layer that sets it: run → profile → agent → `setModelCatalog()` → bundled data →
  * fallbacks. Within a layer the exact id is tried before its undated and
  * variant-free forms (see `modelIdCandidates`). Fields no layer sets are
  * absent; an unknown model resolves to `{}`.
  */
 export function resolveModelInfo(provider: string, modelId: string, layers: ModelCatalogLayers = {}): ModelInfo {
-  return resolveFrom([layers.run, layers.agent, processCatalog, BUNDLED_MODEL_CATALOG, FALLBACK_MODEL_CATALOG], provider, modelId)
+  return resolveFrom([layers.run, layers.profile, layers.agent, processCatalog, BUNDLED_MODEL_CATALOG, FALLBACK_MODEL_CATALOG], provider, modelId)
 }
 
 /**
- * What the host's own layers (run → agent → `setModelCatalog()`) say about
+ * What the host's own layers (run → profile → agent → `setModelCatalog()`) say about
  * `(provider, modelId)`, without the bundled data and fallbacks. Wire
  * decisions read this: a host entry overrides a provider's model-driven
  * default (the output ceiling, whether to ask for reasoning), while the
  * bundled data alone never changes what a request carries.
  */
 export function resolveModelOverrides(provider: string, modelId: string, layers: ModelCatalogLayers = {}): ModelInfo {
-  return resolveFrom([layers.run, layers.agent, processCatalog], provider, modelId)
+  return resolveFrom([layers.run, layers.profile, layers.agent, processCatalog], provider, modelId)
 }
 
 function resolveFrom(catalogs: readonly (ModelCatalog | undefined)[], provider: string, modelId: string): ModelInfo {

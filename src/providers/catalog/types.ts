@@ -47,10 +47,12 @@ export interface ModelCatalogSource {
 /** Model metadata overrides: a table keyed `'<provider>:<modelId>'` or a source object. */
 export type ModelCatalog = ModelCatalogTable | ModelCatalogSource
 
-/** The per-agent and per-run catalogs; the process-wide and bundled layers are implicit. */
+/** The per-agent, per-profile and per-run catalogs; the process-wide and bundled layers are implicit. */
 export interface ModelCatalogLayers {
   /** `run({ behavior: { modelCatalog } })`. Wins over every other layer. */
   run?: ModelCatalog
+  /** `run({ profile: { behavior: { modelCatalog } } })`. Wins over the agent's. */
+  profile?: ModelCatalog
   /** `createAgent({ behavior: { modelCatalog } })`. */
   agent?: ModelCatalog
 }
