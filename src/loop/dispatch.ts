@@ -245,7 +245,7 @@ function gatedCall(base: ToolHookContext): GatedCall {
 }
 
 async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown): Promise<Answer> {
-  const startedAt = Date.now()
+  const startedAt = run.effects.now()
   let outcome: ToolOutcome | undefined
   let view: ToolStateView | undefined
   const ctx: ToolContext = {
@@ -271,10 +271,11 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     reportOutcome: (value) => {
       outcome = value
     },
+    effects: run.effects,
   }
   let started = false
   try {
-    run.firstSignalAtMs ??= Date.now()
+    run.firstSignalAtMs ??= run.effects.now()
     if (run.signal.aborted)
       return failure(abortedMessage(run, false))
     if (hasHookHandlers(run.hooks, 'tool:before'))
@@ -285,17 +286,17 @@ async function execute(run: RunContext, base: ToolHookContext, def: ToolDef, inp
     if (run.signal.aborted)
       return failure(abortedMessage(run, false))
     started = true
-    const work = (async () => def.execute(input, ctx))()
+    const work = run.effects.tool({ runId: run.runId, turnId: base.turnId, callId: base.callId, name: base.name, input }, async () => def.execute(input, ctx))
     const output = await raceAbort(work, run.signal)
     if (view)
       await settleToolState(run, base, view, true)
     const checked = checkToolOutput(output, base.displayName)
-    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: Date.now() - startedAt, answer: RAN }
+    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: run.effects.now() - startedAt, answer: RAN }
   }
   catch (error) {
     if (view)
       await settleToolState(run, base, view, false)
-    const durationMs = Date.now() - startedAt
+    const durationMs = run.effects.now() - startedAt
     if (run.signal.aborted)
       return { output: abortedMessage(run, started), isError: true, outcome, durationMs, answer: started ? RAN : LOOP_REFUSED }
     await callHookBounded(run.hooks, 'tool:error', extendContext(base, { error }), { timeoutMs: hookTimeout(run), failClosed: false })

@@ -1,4 +1,5 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
+import type { RunEffects } from '../core/effects'
 import type { ChildRunStats } from '../core/stats'
 import type { ToolOutcome, ToolOutput, ValidationResult } from '../core/tool-io'
 import type { AgentBehavior } from '../knobs/behavior'
@@ -46,6 +47,12 @@ export interface ToolContext {
   state: ToolStateView
   /** Record what a mutating call did; shows up as `outcome` on `tool:after`. */
   reportOutcome: (outcome: ToolOutcome) => void
+  /**
+   * The run's effects (`RunEffects`): a tool that reads the time, makes an
+   * id, draws a random number or waits should do it here, so a journaled,
+   * traced or test run sees it the way it sees the run's own.
+   */
+  effects: RunEffects
 }
 
 /**

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
+import { defaultRunEffects } from '../../src/core/effects'
 
 /** A fresh temporary directory per call, all removed when the test file is done. */
 export function tempDirs(prefix: string): () => string {
@@ -73,6 +74,7 @@ export function toolContext(options: { execution: ExecutionContext, behavior?: R
     reportOutcome: () => {},
     execution: options.execution,
     subagents: { emit: () => {}, reportChild: () => {}, nextChildLabel: () => 'child-1' },
+    effects: defaultRunEffects(),
   }
   return ctx
 }
