@@ -76,6 +76,9 @@ export interface Agent {
   getContextBreakdown: () => ContextBreakdown
 }
 
+/** Agents created in this process: numbers each one's key in a shared MCP pool (a pool lives in one process). */
+let agentsCreated = 0
+
 /**
  * Create an agent. Configuration mistakes (duplicate tool names, colliding
  * aliases, unknown hook names, invalid behavior knobs, a bad policy list)
@@ -98,7 +101,7 @@ export function createAgent(options: AgentOptions): Agent {
   // What the agent does outside a run (`agent.decide`) uses the agent's clock and effects.
   const clock = resolveClock(options.clock, options.effects)
   const effects = resolveEffects(options.effects, options.clock)
-  const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${effects.id()}` })
+  const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${++agentsCreated}` })
   // The bundled model data is not on the import path: start loading it now,
   // so it is there for the first run (which awaits it) and, very likely, for
   // a context breakdown asked for before any run. A failure surfaces there.
