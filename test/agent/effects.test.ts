@@ -7,12 +7,12 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { createAgent, defaultRunEffects, tool } from '../../src'
+import { createAgent, defaultRunEffects, definePolicy, tool } from '../../src'
 import { createProcessContext } from '../../src/contexts'
 import { anthropic } from '../../src/providers/anthropic'
 import { createSession, loadSession } from '../../src/session'
 import { createFileStore } from '../../src/session/stores'
-import { scriptedProvider, testEffects } from '../../src/testing'
+import { runPolicyScript, scriptedProvider, testEffects } from '../../src/testing'
 import { createSpawnTool } from '../../src/tools/spawn'
 import { bundleChildScript } from '../support/child-bundle'
 import { startFakeAnthropic } from '../support/fake-anthropic'
@@ -214,6 +214,48 @@ describe('a host\'s effects', () => {
     // Every turn of the session, the child's included, was named by the effects' counted ids.
     expect(agent.session!.turns.every(turn => turn.id.startsWith('00000000-0000-4000-8000-'))).toBe(true)
     expect(agent.session!.runs).toHaveLength(2)
+  })
+
+  it('of the agent see agent.decide outside a run', async () => {
+    fake.enqueue(decisionAnswer)
+    const models: { kind: ModelCallKind, request: ModelCallRequest }[] = []
+    const agent = createAgent({
+      provider: anthropic({ apiKey: 'test-key', baseURL: fake.url, defaultModel: 'claude-haiku-4-5' }),
+      effects: {
+        ...defaultRunEffects(),
+        model: (kind, request, exec) => {
+          models.push({ kind, request })
+          return exec()
+        },
+      },
+    })
+    const outcome = await agent.decide({ input: 'ls', questions: { safe: { kind: 'predicate', question: 'Is the command safe to run?' } } })
+    expect(outcome.ok).toBe(true)
+    expect(models).toEqual([{ kind: 'decision', request: expect.objectContaining({ provider: 'anthropic', model: 'claude-haiku-4-5', id: outcome.decisionId, attempt: 1 }) }])
+    expect(models[0].request.runId).toBeUndefined()
+  })
+
+  it('reach a policy under runPolicyScript, whose steps go through the effects it is given', async () => {
+    const steps: string[] = []
+    const writes: string[] = []
+    const journaling = definePolicy<null>({
+      name: 'journaling',
+      result: async ({ run, call }) => {
+        await run.effects.step('journaling:write', async () => {
+          writes.push(call.name)
+        })
+        return undefined
+      },
+    })
+    await runPolicyScript(journaling, {
+      effects: { ...testEffects(), step: (name, exec) => {
+        steps.push(name)
+        return exec()
+      } },
+      steps: [{ phase: 'result', call: { name: 'read_file' }, result: 'text' }],
+    })
+    expect(steps).toEqual(['journaling:write'])
+    expect(writes).toEqual(['read_file'])
   })
 
   it('reach tools as ctx.effects', async () => {
