@@ -56,7 +56,10 @@ describe('testEffects: two runs of one script in two processes', () => {
     expect(stats.turnUsage[0].timeToFirstTokenMs).toBeGreaterThan(0)
     const turns = JSON.parse(first.recorded).turns as { id: string, createdAt: number, content: { type: string, durationMs?: number }[] }[]
     const results = turns.flatMap(turn => turn.content.filter(block => block.type === 'tool_result'))
-    expect(results).toHaveLength(2)
+    expect(results).toHaveLength(3)
+    // The compaction's side call was made and recorded, its time included.
+    const summary = turns.flatMap(turn => turn.content).find(block => block.type === 'compact-summary') as { compactedAt: number } | undefined
+    expect(summary?.compactedAt).toBeGreaterThan(1_764_633_600_000)
     for (const result of results)
       expect(result.durationMs).toBeGreaterThan(0)
     // Turn ids and timestamps come from the effects: counted ids, time from `start`.

@@ -24,9 +24,18 @@ const provider = scriptedProvider([
   // A retryable failure: the retry waits a jittered delay drawn from the effects.
   { error: { kind: 'server', message: 'overloaded for a moment', retryable: true } },
   { text: 'Looking.', toolCalls: [{ name: 'look', input: { thing: 'left' } }, { name: 'look', input: { thing: 'right' } }] },
-  { thinking: 'Both seen.', text: ['Left and ', 'right: done.'], usage: { input: 40, output: 12 } },
+  // A turn that fills the window: the compaction after it makes a side call, answered next.
+  { toolCalls: [{ name: 'look', input: { thing: 'up' } }], usage: { input: 950, output: 8 } },
+  { text: 'SUMMARY: looked left, right and up.' },
+  { thinking: 'All seen.', text: ['Left, right ', 'and up: done.'], usage: { input: 40, output: 12 } },
 ])
-const agent = createAgent({ provider, tools: { look }, session, effects, behavior: { retry: { maxAttempts: 3, initialDelayMs: 20_000, maxDelayMs: 60_000 } } })
+const agent = createAgent({
+  provider,
+  tools: { look },
+  session,
+  effects,
+  behavior: { retry: { maxAttempts: 3, initialDelayMs: 20_000, maxDelayMs: 60_000 }, autoCompact: { contextWindow: 1000, keepTurns: 2, restore: false } },
+})
 const retryDelays: number[] = []
 agent.hooks.hook('stream:retry', (ctx) => {
   retryDelays.push(ctx.delayMs)
