@@ -33,6 +33,7 @@ export type {
 export type { AgentClock } from './core/clock'
 export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type * from './core/content'
+export type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRequest } from './core/effects'
 export type { MaybePromise } from './core/maybe-promise'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export { flattenTurns, statsByModel } from './core/stats'

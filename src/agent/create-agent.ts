@@ -11,9 +11,8 @@ import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './opti
 import type { RunEnvironment } from './run'
 import type { SteeringQueues } from './steering'
 import type { AgentStream, AgentStreamOptions } from './stream'
-import { randomUUID } from 'node:crypto'
 import { createProcessContext } from '../contexts/process'
-import { DEFAULT_AGENT_CLOCK } from '../core/clock'
+import { resolveClock, resolveEffects } from '../core/effects'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
@@ -78,6 +77,9 @@ export interface Agent {
   getContextBreakdown: () => ContextBreakdown
 }
 
+/** Agents created in this process: numbers each one's key in a shared MCP pool (a pool lives in one process). */
+let agentsCreated = 0
+
 /**
  * Create an agent. Configuration mistakes (duplicate tool names, colliding
  * aliases, unknown hook names, invalid behavior knobs, a bad policy list)
@@ -97,7 +99,10 @@ export function createAgent(options: AgentOptions): Agent {
   const policies = agentPolicies(queues, options.policies)
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()
-  const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${randomUUID()}` })
+  // What the agent does outside a run (`agent.decide`) uses the agent's clock and effects.
+  const clock = resolveClock(options.clock, options.effects)
+  const effects = resolveEffects(options.effects, options.clock)
+  const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${++agentsCreated}` })
   // The bundled model data is not on the import path: start loading it now,
   // so it is there for the first run (which awaits it) and, very likely, for
   // a context breakdown asked for before any run. A failure surfaces there.
@@ -115,7 +120,8 @@ export function createAgent(options: AgentOptions): Agent {
     providers,
     options: options.decisions,
     hooks,
-    clock: options.clock ?? DEFAULT_AGENT_CLOCK,
+    clock,
+    effects,
     catalogs: { agent: options.behavior?.modelCatalog },
     hookTimeoutMs: options.behavior?.hookTimeoutMs,
   })

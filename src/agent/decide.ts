@@ -7,6 +7,7 @@
  */
 
 import type { AgentClock } from '../core/clock'
+import type { RunEffects } from '../core/effects'
 import type { AgentDecide, DecideOptions, DecisionAnswer, DecisionEndHookContext, DecisionFailure, DecisionOutcome, DecisionRecord, DecisionReply, DecisionRequest, DecisionStartHookContext, DecisionUsage, ProviderDecisions } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
@@ -42,6 +43,8 @@ export interface DecisionBinding {
   runId: string
   /** The run's signal: aborting the run cancels its decisions. */
   signal: AbortSignal
+  /** The run's effects: its decisions are model calls of the run. */
+  effects: RunEffects
   /** Called once per finished decision, in order, so the run can record it. */
   record: (entry: DecisionRecord) => void
 }
@@ -51,6 +54,8 @@ export interface DecisionEngineOptions {
   options?: AgentDecisionsOptions
   hooks: AgentHookBus
   clock: AgentClock
+  /** The agent's effects, for decisions made outside a run. */
+  effects: RunEffects
   catalogs?: ModelCatalogLayers
   /** Per-handler bound of the decision hooks. Default: the hook watchdog's default. */
   hookTimeoutMs?: number
@@ -99,9 +104,10 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
   }
 
   async function run(raw: DecisionRequest, binding: DecisionBinding | undefined): Promise<DecisionOutcome> {
+    const effects = binding?.effects ?? engine.effects
     const decisionId = engine.clock.randomUUID()
     const startedAt = await engine.clock.now()
-    const began = performance.now()
+    const began = effects.now()
     // The caller's request is read once, here; everything below uses the copy.
     const read = readDecisionRequest(raw)
     const questionNames = read.ok ? Object.keys(read.request.questions) : read.questionNames
@@ -113,7 +119,7 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
       startedAt,
     }
     const finish = async (outcome: DecisionOutcome): Promise<DecisionOutcome> => {
-      const durationMs = Math.max(0, performance.now() - began)
+      const durationMs = Math.max(0, effects.now() - began)
       const end: DecisionEndHookContext = outcome.ok
         ? { ...start, ok: true, durationMs, answers: outcome.answers, usage: outcome.usage, provider: outcome.provider, model: outcome.model }
         : { ...start, ok: false, durationMs, reason: outcome.reason, message: outcome.message }
@@ -148,15 +154,16 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
     try {
       if (call.signal.aborted)
         return await finish(fail(call.timedOut() ? 'timeout' : 'aborted', call.message()))
+      const body = {
+        model,
+        system: DECISION_SYSTEM_PROMPT,
+        messages: [{ role: 'user' as const, content: decisionContent(request.input, request.questions) }],
+        schema: answerSchema(request.questions),
+        maxTokens: answerTokenBudget(questionNames.length),
+      }
+      const modelCall = { provider: selected.provider.name, model, ...(binding ? { runId: binding.runId } : {}), id: decisionId, attempt: 1, body }
       const reply = await Promise.race([
-        selected.decisions.decide({
-          model,
-          system: DECISION_SYSTEM_PROMPT,
-          messages: [{ role: 'user', content: decisionContent(request.input, request.questions) }],
-          schema: answerSchema(request.questions),
-          maxTokens: answerTokenBudget(questionNames.length),
-          signal: call.signal,
-        }),
+        effects.model('decision', modelCall, async () => selected.decisions.decide({ ...body, signal: call.signal })),
         call.aborted,
       ])
       // Pricing the reply reads the bundled model data, loaded on first use.

@@ -4,7 +4,7 @@ import type { RunContext } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
 import type { ContextBreakdown } from './context-breakdown'
 import type { AgentOptions } from './options'
-import { DEFAULT_AGENT_CLOCK } from '../core/clock'
+import { resolveClock, resolveEffects } from '../core/effects'
 import { servingContextWindow } from '../loop/run-context'
 import { nextStageContext, previewMessages } from '../loop/wire-pipeline'
 import { measureContext } from './context-breakdown'
@@ -40,7 +40,8 @@ export function idleBreakdown(options: AgentOptions, policies: readonly Behavior
   const contextWindow = servingContextWindow({ behavior, targets, targetIndex: 0 })
   const view = {
     runId: 'context-breakdown',
-    clock: options.clock ?? DEFAULT_AGENT_CLOCK,
+    clock: resolveClock(options.clock, options.effects),
+    effects: resolveEffects(options.effects, options.clock),
     // No run, nothing to cancel: a signal that never aborts.
     signal: new AbortController().signal,
     turnCount: 0,

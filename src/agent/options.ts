@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { PromptPart, ResolveContentRef, SystemNoteText } from '../core/content'
+import type { RunEffects } from '../core/effects'
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { McpCredentialStore } from '../mcp/oauth/types'
@@ -30,8 +31,16 @@ export interface AgentOptions {
   system?: string
   /** Behavior for every run; a run's `behavior` is merged over it. */
   behavior?: AgentBehavior
-  /** Time and id source for recorded metadata. Default `DEFAULT_AGENT_CLOCK`. */
+  /** Time and id source for recorded metadata. Default: the `effects`' time and ids when given, else `DEFAULT_AGENT_CLOCK`. */
   clock?: AgentClock
+  /**
+   * The seam of every run's effects: time and ids the runs measure with,
+   * retry jitter, waits, each model call, each tool execution and the I/O of
+   * policy phases (see `RunEffects`). Default: real time, random ids and
+   * jitter, everything run as given. `testEffects()` (`zidane/testing`)
+   * makes runs repeat byte for byte.
+   */
+  effects?: RunEffects
   /**
    * Wire names for tools, keyed by canonical name: the model sees the alias,
    * sessions and hooks keep the canonical name.
@@ -122,6 +131,8 @@ export interface AgentRunOptions {
   signal?: AbortSignal
   /** Time and id source for this run only. */
   clock?: AgentClock
+  /** Effects of this run only (a durable engine's per-invocation journal, say); wins over `AgentOptions.effects`. */
+  effects?: RunEffects
   /** Subagent depth; 0 at the top level. */
   depth?: number
   /** Host data about this run; the agent never reads it. */

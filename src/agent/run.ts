@@ -17,9 +17,10 @@ import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { SteeringQueues } from './steering'
 import { setMaxListeners } from 'node:events'
-import { DEFAULT_AGENT_CLOCK } from '../core/clock'
 import { definedOnly } from '../core/defined-only'
+import { resolveClock, resolveEffects } from '../core/effects'
 import { withTimeout } from '../core/timeout'
+import { timerNow } from '../core/timer'
 import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
@@ -95,15 +96,19 @@ export async function executeRun(env: RunEnvironment, runOptions: AgentRunOption
 
 async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
   // The run starts now, before MCP servers connect: `elapsed`, time to first
-  // token and the wall-clock bounds (`maxWallMs`, `hardWallMs`) all count from here.
-  const startedAtMs = Date.now()
+  // token and the wall-clock bounds (`maxWallMs`, `hardWallMs`) all count from
+  // here; the first two on the effects' time, the bounds' timers in real time.
+  const hostEffects = runOptions.effects ?? env.agent.effects
+  const effects = resolveEffects(hostEffects, runOptions.clock ?? env.agent.clock)
+  const startedAtMs = effects.now()
+  const wallStartedAtMs = timerNow()
   // A blank prompt is no prompt: the run continues the session, or is refused when there is nothing to continue.
   const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? { ...runOptions, prompt: undefined } : runOptions
   const { agent, hooks, controller } = env
   const session = agent.session
   const seed = seedTurns(env, options)
   const behavior = planBehavior(agent, options)
-  const clock = options.clock ?? agent.clock ?? DEFAULT_AGENT_CLOCK
+  const clock = resolveClock(options.clock ?? agent.clock, hostEffects)
   const startedAt = await clock.now()
 
   // Everything attached below is detached in `finally`, in reverse order,
@@ -120,10 +125,10 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     }
     // The run's own signal: tools, SDKs and subagents all listen on it, and it never outlives the run.
     setMaxListeners(0, controller.signal)
-    const wall = startWallDeadline(behavior, startedAtMs, error => controller.abort(error))
+    const wall = startWallDeadline(behavior, wallStartedAtMs, error => controller.abort(error))
     if (wall)
       detachers.push(wall.clear)
-    const hardWall = startHardDeadline(behavior, startedAtMs, error => controller.abort(error))
+    const hardWall = startHardDeadline(behavior, wallStartedAtMs, error => controller.abort(error))
     if (hardWall)
       detachers.push(hardWall.clear)
 
@@ -157,6 +162,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       resolveContentRef: agent.resolveContentRef,
       onBackgroundStall: env.onBackgroundStall,
       clock,
+      effects,
       signal: controller.signal,
       abort: reason => controller.abort(reason ?? new AgentAbortedError()),
       turns: [...seed],
@@ -198,7 +204,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     // Decisions the run's hooks make are bound to it and recorded on its `SessionRun`.
     const decisions: DecisionRecord[] = []
     if (env.bindDecisions)
-      detachers.push(env.bindDecisions({ runId: run.runId, signal: controller.signal, record: entry => decisions.push(entry) }))
+      detachers.push(env.bindDecisions({ runId: run.runId, signal: controller.signal, effects, record: entry => decisions.push(entry) }))
     detachers.push(registerHookMap(hooks, options.hooks))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
@@ -491,7 +497,7 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     totalOut,
     totalCacheRead,
     totalCacheCreation,
-    elapsed: Date.now() - run.startedAtMs,
+    elapsed: run.effects.now() - run.startedAtMs,
     turnUsage: [...run.usage],
     text: finalText(run.turns),
     stopReason,

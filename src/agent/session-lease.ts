@@ -9,13 +9,13 @@
  * the run renews while it lives but leaves held. Two top-level runs of one
  * process on one handle are refused like two processes.
  *
- * Expiry is judged on wall-clock time (`Date.now()`), never on the run's
- * clock: a replay or test clock must not make a live lease look expired.
+ * Expiry is judged on real time (`timerNow()`), never on the run's
+ * clock or effects: a replay or test clock must not make a live lease look expired.
  */
 
 import type { Timer } from '../core/timer'
 import type { Session } from '../session/session'
-import { MAX_TIMER_DELAY_MS, startTimer } from '../core/timer'
+import { MAX_TIMER_DELAY_MS, startTimer, timerNow } from '../core/timer'
 import { AgentAbortedError, SessionLeaseError } from '../errors'
 import { DEFAULT_LEASE_RENEW_MS, LEASE_TTL_RENEWALS } from '../session/stores/lease'
 
@@ -139,7 +139,7 @@ function startRenewals(session: Session, renewMs: number, onLost: (error: Sessio
     const expiresAt = session.lease?.expiresAt ?? 0
     // A renewal that never settles must not keep a run writing past its lease: the lease is lost when it ends.
     let settled = false
-    const watchdog = startTimer(Math.max(0, expiresAt - Date.now()), () => {
+    const watchdog = startTimer(Math.max(0, expiresAt - timerNow()), () => {
       if (!settled && !stopped)
         onLost(new SessionLeaseError(session.id, 'lost'))
     }).unref()
@@ -157,7 +157,7 @@ function startRenewals(session: Session, renewMs: number, onLost: (error: Sessio
         return
       if (error instanceof SessionLeaseError)
         onLost(error)
-      else if (Date.now() >= expiresAt)
+      else if (timerNow() >= expiresAt)
         onLost(new SessionLeaseError(session.id, 'lost', { cause: error }))
       else
         schedule(Math.max(1, Math.floor(renewMs / 4)))

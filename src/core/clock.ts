@@ -1,7 +1,8 @@
 /**
  * Source of timestamps and ids for everything the loop records (turn ids,
- * `createdAt`, run ids). Live measurements such as `elapsed` use `Date.now()`
- * directly, because they must track real time even under a replay clock.
+ * `createdAt`, run ids). Live measurements such as `elapsed` read the run's
+ * effects instead (`RunEffects.now`, real time by default), so they track
+ * real time even under a replay clock.
  */
 export interface AgentClock {
   /** Epoch milliseconds; may be async (a durable runtime journals it). */

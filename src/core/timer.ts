@@ -9,6 +9,16 @@
 /** The longest delay one `setTimeout` honours, in milliseconds. */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1
 
+/**
+ * Real time (epoch ms), the time timers count in. For deadlines of real
+ * waits only (stream watchdogs, the wall-clock bounds, a session lease's
+ * expiry): a timer fires in real time whatever clock a run records with.
+ * What a run measures and records reads its effects (`RunEffects.now`).
+ */
+export function timerNow(): number {
+  return Date.now()
+}
+
 /** A started timer. */
 export interface Timer {
   /** Cancel it; harmless after it fired. */

@@ -23,9 +23,10 @@ export function resolveRetry(config: RetryConfig | undefined): ResolvedRetry {
 /**
  * Delay before retry number `retry` (1 for the first retry). A server's
  * `retry-after` wins when present; otherwise exponential backoff with full
- * jitter. Both are capped by `maxDelayMs`.
+ * jitter drawn from `random` (the run's `effects.random`). Both are capped
+ * by `maxDelayMs`.
  */
-export function backoffDelay(retry: number, config: ResolvedRetry, retryAfterMs?: number, random: () => number = Math.random): number {
+export function backoffDelay(retry: number, config: ResolvedRetry, retryAfterMs: number | undefined, random: () => number): number {
   if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0)
     return Math.min(retryAfterMs, config.maxDelayMs)
   const ceiling = Math.min(config.maxDelayMs, config.initialDelayMs * 2 ** (retry - 1))

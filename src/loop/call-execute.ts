@@ -19,7 +19,7 @@ import { checkToolOutput } from './tool-output-check'
  */
 export async function executeTool(run: RunContext, call: PreparedCall, def: ToolDef, input: unknown, callTool: ToolContext['callTool']): Promise<Answer> {
   const { base, signal } = call
-  const startedAt = Date.now()
+  const startedAt = run.effects.now()
   let outcome: ToolOutcome | undefined
   let view: ToolStateView | undefined
   const ctx: ToolContext = {
@@ -46,12 +46,13 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
       outcome = value
     },
     callTool,
+    effects: run.effects,
   }
   if (base.parentToolCallId !== undefined)
     ctx.parentToolCallId = base.parentToolCallId
   let started = false
   try {
-    run.firstSignalAtMs ??= Date.now()
+    run.firstSignalAtMs ??= run.effects.now()
     if (signal.aborted)
       return failure(abortedMessage(run, false))
     if (hasHookHandlers(run.hooks, 'tool:before'))
@@ -62,16 +63,16 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     if (signal.aborted)
       return failure(abortedMessage(run, false))
     started = true
-    const output = await runToolBody(def, input, ctx)
+    const output = await runToolBody(run, base, def, input, ctx)
     if (view)
       await settleToolState(run, base, view, true)
     const checked = checkToolOutput(output, base.displayName)
-    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: Date.now() - startedAt, answer: RAN }
+    return { output: checked.output, isError: checked.isError === true, outcome, durationMs: run.effects.now() - startedAt, answer: RAN }
   }
   catch (error) {
     if (view)
       await settleToolState(run, base, view, false)
-    const durationMs = Date.now() - startedAt
+    const durationMs = run.effects.now() - startedAt
     if (signal.aborted)
       return { output: abortedMessage(run, started), isError: true, outcome, durationMs, answer: started ? RAN : LOOP_REFUSED }
     await callHookBounded(run.hooks, 'tool:error', extendContext(base, { error }), { timeoutMs: hookTimeout(run), failClosed: false })
@@ -82,11 +83,12 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
 
 /**
  * The one point where a tool's own code runs, for a model's call and a
- * nested call alike. It rejects as soon as the call's signal aborts, even if
+ * nested call alike, through the run's effects (`effects.tool`). It rejects as soon as the call's signal aborts, even if
  * the tool ignores it.
  */
-function runToolBody(def: ToolDef, input: unknown, ctx: ToolContext): Promise<unknown> {
-  const work = (async () => def.execute(input, ctx))()
+function runToolBody(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown, ctx: ToolContext): Promise<unknown> {
+  const call = { runId: run.runId, turnId: base.turnId, callId: base.callId, name: base.name, input }
+  const work = run.effects.tool(call, async () => def.execute(input, ctx))
   return raceAbort(work, ctx.signal)
 }
 

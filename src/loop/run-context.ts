@@ -1,6 +1,7 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { ResolveContentRef, SessionTurn } from '../core/content'
+import type { RunEffects } from '../core/effects'
 import type { ChildRunStats, SideCallUsage, TurnUsage } from '../core/stats'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
@@ -56,6 +57,8 @@ export interface RunContext {
   /** The agent's tool state; each call gets its own staging view. */
   readonly toolState: ToolStateController
   readonly clock: AgentClock
+  /** Time, ids, randomness, waits, model calls, tool executions and policy I/O of the run (see `RunEffects`). */
+  readonly effects: RunEffects
   /** Aborted by `agent.abort()`, the run's `signal`, or a policy. */
   readonly signal: AbortSignal
   readonly abort: (reason?: unknown) => void
@@ -80,13 +83,13 @@ export interface RunContext {
   readonly sideCalls: SideCallUsage[]
   /** Run start on the run's clock (for journaled budgets such as `maxWallMs`). */
   readonly startedAt: number
-  /** Run start in real time (for live measures such as `elapsed`). */
+  /** Run start on the effects' time (for live measures such as `elapsed`); the wall-clock bounds keep their own real time. */
   readonly startedAtMs: number
   /** The `maxWallMs` cap as the loop's waits see it (absent without one); see `./wall-deadline`. */
   readonly wall?: WallDeadline
   /** The `hardWallMs` deadline, which aborts the run when it passes (absent without one). */
   readonly hardWall?: WallBound
-  /** Real time of the first observable provider signal. */
+  /** The effects' time of the first observable provider signal. */
   firstSignalAtMs?: number
 
   /** User messages to add, as one turn, before the next model call (added only if the loop goes on). */

@@ -2,7 +2,7 @@ import type { Timer } from '../core/timer'
 import type { StreamOptions, TurnResult } from '../providers/types'
 import type { RunContext } from './run-context'
 import type { WatchdogKind } from './watchdog'
-import { startTimer } from '../core/timer'
+import { startTimer, timerNow } from '../core/timer'
 import { debugLog } from '../debug'
 import {
   AgentBudgetExceededError,
@@ -13,8 +13,8 @@ import {
 } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
-import { activeLimit, BEHAVIOR_DEFAULTS } from '../knobs/behavior'
-import { backoffDelay, resolveRetry, sleep } from './backoff'
+import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
+import { backoffDelay, resolveRetry } from './backoff'
 import { startStreamWatchdog } from './watchdog'
 
 /** The request of one turn, before the signal is attached. */
@@ -71,17 +71,19 @@ export function endedAfterOutput(error: unknown): boolean {
 export async function streamTurn(run: RunContext, turnId: string, request: TurnRequest, options: StreamCallOptions = {}): Promise<StreamedTurn | undefined> {
   const retry = resolveRetry(run.behavior.retry)
   const observed = options.sideCall !== true
-  const dispatchedAtMs = Date.now()
+  const kind = observed ? 'turn' : 'side-call'
+  const dispatchedAtMs = run.effects.now()
   for (let attempt = 1; ; attempt++) {
     const progress: AttemptProgress = { contentStreamed: false, serverToolRan: false, thinking: '' }
     try {
       if (observed && hasHookHandlers(run.hooks, 'stream:start'))
         await callStreamStart(run, turnId, request.model, attempt)
-      const result = await streamAttempt(run, turnId, request, progress, observed)
+      const call = { provider: run.provider.name, model: request.model, runId: run.runId, id: turnId, attempt, body: request }
+      const result = await run.effects.model(kind, call, () => streamAttempt(run, turnId, request, progress, observed))
       return {
         result,
         timeToFirstTokenMs: progress.firstSignalAtMs === undefined ? undefined : progress.firstSignalAtMs - dispatchedAtMs,
-        streamDurationMs: Date.now() - dispatchedAtMs,
+        streamDurationMs: run.effects.now() - dispatchedAtMs,
       }
     }
     catch (error) {
@@ -97,7 +99,7 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
       }
       const classified = error as ClassifiedError
 
-      const delayMs = backoffDelay(attempt, retry, classified.retryAfterMs)
+      const delayMs = backoffDelay(attempt, retry, classified.retryAfterMs, run.effects.random)
       if (observed) {
         await callHookBounded(run.hooks, 'stream:retry', extendContext(runIds(run), {
           turnId,
@@ -109,7 +111,8 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
       }
       try {
         // A delay is a wait like the others: the `maxWallMs` cap cuts it (and ends the run).
-        await (run.wall ? run.wall.bound(sleep(delayMs, run.signal)) : sleep(delayMs, run.signal))
+        const sleeping = run.effects.sleep(delayMs, run.signal)
+        await (run.wall ? run.wall.bound(sleeping) : sleeping)
       }
       catch {
         return undefined
@@ -176,7 +179,7 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
   let live = true
   const markSignal = () => {
     if (progress.firstSignalAtMs === undefined) {
-      progress.firstSignalAtMs = Date.now()
+      progress.firstSignalAtMs = run.effects.now()
       if (observed)
         run.firstSignalAtMs ??= progress.firstSignalAtMs
     }
@@ -292,19 +295,19 @@ function deltaContext(run: RunContext, turnId: string, delta: string) {
 
 function watchdogLimits(run: RunContext) {
   const b = run.behavior
-  const maxWall = activeLimit(b.maxWallMs)
   return {
     startMs: b.providerStreamStartTimeoutMs ?? BEHAVIOR_DEFAULTS.providerStreamStartTimeoutMs,
     idleMs: b.providerStreamIdleTimeoutMs,
     totalMs: b.providerStreamTimeoutMs ?? BEHAVIOR_DEFAULTS.providerStreamTimeoutMs,
-    wallDeadline: maxWall === undefined ? undefined : run.startedAtMs + maxWall,
+    // In real time, like the watchdogs' own timers.
+    wallDeadline: run.wall?.at,
   }
 }
 
 function watchdogError(run: RunContext, kind: WatchdogKind, afterMs: number): Error {
-  if (kind === 'wall') {
-    const max = activeLimit(run.behavior.maxWallMs) ?? 0
-    return new AgentBudgetExceededError('wallClock', max, Date.now() - run.startedAtMs)
+  if (kind === 'wall' && run.wall) {
+    // Counted in real time, like every error of the wall-clock bounds.
+    return new AgentBudgetExceededError('wallClock', run.wall.max, timerNow() - (run.wall.at - run.wall.max))
   }
   const what = kind === 'start' ? 'sent nothing' : kind === 'idle' ? 'went silent' : 'did not finish'
   return new ClassifiedError(`The provider stream ${what} within ${afterMs} ms`, {

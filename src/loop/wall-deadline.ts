@@ -1,5 +1,5 @@
 import type { AgentBehavior } from '../knobs/behavior'
-import { startTimer } from '../core/timer'
+import { startTimer, timerNow } from '../core/timer'
 import { AgentBudgetExceededError } from '../errors'
 import { activeLimit } from '../knobs/behavior'
 
@@ -57,12 +57,12 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
   const waiting = new Set<() => void>()
   const expire = (): AgentBudgetExceededError => {
     if (!error) {
-      error = new AgentBudgetExceededError('wallClock', max, Date.now() - startedAtMs)
+      error = new AgentBudgetExceededError('wallClock', max, timerNow() - startedAtMs)
       end(error)
     }
     return error
   }
-  const timer = startTimer(at - Date.now(), () => {
+  const timer = startTimer(at - timerNow(), () => {
     passed = true
     for (const cut of [...waiting]) cut()
   })
@@ -96,7 +96,7 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
         }, (failure: unknown) => {
           if (settled)
             return
-          if (Date.now() >= at) {
+          if (timerNow() >= at) {
             cut()
             return
           }
@@ -104,7 +104,7 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
           reject(failure)
         })
         // No time is left: work that is already settled still wins (its reaction is queued first), work that would wait is cut.
-        if (passed || Date.now() >= at) {
+        if (passed || timerNow() >= at) {
           passed = true
           void Promise.resolve().then(cut)
         }
@@ -122,8 +122,8 @@ export function startHardDeadline(behavior: AgentBehavior, startedAtMs: number, 
   if (max === undefined)
     return undefined
   let error: AgentBudgetExceededError | undefined
-  const timer = startTimer(startedAtMs + max - Date.now(), () => {
-    error = new AgentBudgetExceededError('wallClock', max, Date.now() - startedAtMs)
+  const timer = startTimer(startedAtMs + max - timerNow(), () => {
+    error = new AgentBudgetExceededError('wallClock', max, timerNow() - startedAtMs)
     end(error)
   })
   return {

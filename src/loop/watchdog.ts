@@ -1,5 +1,5 @@
 import type { Timer } from '../core/timer'
-import { startTimer } from '../core/timer'
+import { startTimer, timerNow } from '../core/timer'
 
 /** Which watchdog ended a provider call. `wall` is the run's `maxWallMs` running out first. */
 export type WatchdogKind = 'start' | 'idle' | 'total' | 'wall'
@@ -36,7 +36,7 @@ export interface StreamWatchdog {
  * the new nearest one.
  */
 export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: WatchdogKind, afterMs: number) => void): StreamWatchdog {
-  const startedAt = Date.now()
+  const startedAt = timerNow()
   const startMs = positive(limits.startMs)
   const idleMs = positive(limits.idleMs)
   const totalMs = positive(limits.totalMs)
@@ -72,8 +72,8 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
     const deadline = nearest()
     if (!deadline)
       return
-    // Timers may run a millisecond ahead of `Date.now()`: a deadline that close counts as reached.
-    const wait = deadline.at - Date.now()
+    // Timers may run a millisecond ahead of `timerNow()`: a deadline that close counts as reached.
+    const wait = deadline.at - timerNow()
     if (wait > 1) {
       timer = startTimer(wait, schedule)
       return
@@ -91,7 +91,7 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
       sawActivity = true
       if (idleMs === undefined)
         return
-      lastActivity = Date.now()
+      lastActivity = timerNow()
       // The idle limit takes over from the start limit and may end sooner than the timer set for it.
       if (first) {
         timer?.clear()

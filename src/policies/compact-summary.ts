@@ -175,7 +175,8 @@ export async function compactConversation(
   }
   const markers = summarizedMedia(visible)
   const saved = replacedBytes - utf8Bytes(block.summary) - (markers ? utf8Bytes(markers.text) : 0)
-  const restored = options.restore ? await restoredFiles(run, touchedFiles(older), saved - 1) : { blocks: [], files: [] }
+  // Reading the files is I/O of this phase: it goes through the run's effects.
+  const restored = options.restore ? await run.effects.step('compact-summary:restore-files', () => restoredFiles(run, touchedFiles(older), saved - 1)) : { blocks: [], files: [] }
   await run.emit('compact:end', { trigger: options.trigger, summary: block.summary, replacesTurnIds, usage: block.usage, restoredFiles: restored.files })
   return { block, message: { content: [block, ...(markers ? [markers] : []), ...restored.blocks], injected: 'compact' } }
 }

@@ -1,7 +1,6 @@
 import type { ToolOutput } from '../core/tool-io'
 import type { BehaviorPolicy } from './policy'
 import { Buffer } from 'node:buffer'
-import { randomUUID } from 'node:crypto'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { debugLog } from '../debug'
@@ -87,9 +86,9 @@ function textOf(result: ToolOutput): string | undefined {
   return texts.join('\n')
 }
 
-/** Write through a temporary file and a rename, so a reader never sees half a payload. */
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  const temporary = `${path}.${randomUUID()}.tmp`
+/** Write through a temporary file (`id` names it) and a rename, so a reader never sees half a payload. */
+async function writeAtomically(path: string, bytes: Uint8Array, id: string): Promise<void> {
+  const temporary = `${path}.${id}.tmp`
   try {
     await writeFile(temporary, bytes)
     await rename(temporary, path)
@@ -127,9 +126,13 @@ export const persistResults: BehaviorPolicy<null> = {
     const conversation = conversationTag(run.session?.id ?? run.runId)
     const turn = turnTag(turnId)
     const path = persistedPath(dir, { conversation, turn, callId: call.callId }, bytes)
+    const temporaryId = run.effects.id()
     try {
-      await mkdir(dir, { recursive: true })
-      await writeAtomically(path, bytes)
+      // Through the run's effects: a journaling host records the write, and a replay does not repeat it.
+      await run.effects.step('persist-results:write', async () => {
+        await mkdir(dir, { recursive: true })
+        await writeAtomically(path, bytes, temporaryId)
+      })
     }
     catch (error) {
       debugLog(`the result of ${call.name} (${call.callId}) could not be persisted; it stays inline`, error)
@@ -137,7 +140,7 @@ export const persistResults: BehaviorPolicy<null> = {
     }
     const cap = activeLimit(behavior.persistMaxBytes)
     if (cap !== undefined)
-      await evictOldest(dir, cap, { conversation, keepTurn: turn }).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
+      await run.effects.step('persist-results:evict', () => evictOldest(dir, cap, { conversation, keepTurn: turn })).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
     const stub = persistedStub(text, { path, bytes: bytes.length, readable: sniffFile(bytes).kind === 'text' })
     return { decision: { type: 'replace', result: stub, isError } }
   },

@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { FrozenPromptSections, InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
+import type { RunEffects } from '../core/effects'
 import type { ChildRunStats, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
@@ -25,6 +26,12 @@ export type PolicyState = null | boolean | number | string | readonly PolicyStat
 export interface PolicyRunView {
   readonly runId: string
   readonly clock: AgentClock
+  /**
+   * The run's effects. A phase that does I/O (writes a file, reads one)
+   * does it inside `effects.step(name, exec)`, so a journaling host records
+   * it and a replay does not repeat it; ids and waits come from here too.
+   */
+  readonly effects: RunEffects
   /**
    * The run's signal. It aborts when the run is cancelled or runs out of
    * time; a phase that waits on I/O should hand it on, so its work stops

@@ -1,6 +1,6 @@
 /**
  * `zidane/testing`: a scripted provider for offline tests and examples of code built on zidane,
- * and a harness that runs one policy against scripted phase calls.
+ * effects that make a run repeat exactly, and a harness that runs one policy against scripted phase calls.
  *
  * @module zidane/testing
  */
@@ -23,3 +23,5 @@ export type {
 } from './policy-script'
 export { scriptedProvider } from './scripted-provider'
 export type { ScriptedProvider, ScriptedProviderOptions, ScriptedTurn } from './scripted-provider'
+export { testEffects } from './test-effects'
+export type { TestEffectsOptions } from './test-effects'

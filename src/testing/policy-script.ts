@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
+import type { RunEffects } from '../core/effects'
 import type { ChildRunStats, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
@@ -32,6 +33,7 @@ import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, gate
 import { servingContextWindow } from '../loop/run-context'
 import { createRunState } from '../loop/run-state'
 import { checkToolOutput } from '../loop/tool-output-check'
+import { testEffects } from './test-effects'
 
 /** A tool call in a script: a name and input; the id defaults to `call-<step>-<index>`. */
 export interface ScriptedCall {
@@ -157,6 +159,8 @@ export interface PolicyScriptOptions {
   readonly execution?: ExecutionContext
   /** Default: a clock at 0 that moves only with the steps' `elapsedMs`. */
   readonly clock?: AgentClock
+  /** The run's effects (what a phase's `run.effects.step` goes through). Default: `testEffects()`. */
+  readonly effects?: RunEffects
   /** What `run.model` says. Default `'scripted'`. */
   readonly model?: string
   /** What `run.children` holds: subagents that already finished, with their stats. Default: none. */
@@ -225,6 +229,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   const host = {
     runId: 'policy-script',
     clock,
+    effects: options.effects ?? testEffects(),
     signal: controller.signal,
     turnCount: options.turnsBefore ?? 0,
     turns: options.turns ?? [],

@@ -121,7 +121,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
   const progress = trackProgress(child.hooks)
   forwardChildEvents(child.hooks, host, id)
   host.emit('spawn:before', spawn)
-  const running: SpawnedChild = { id, task: request.task, depth: request.depth, callId: ctx.callId, parentRunId: ctx.runId, ...setup.first, startedAt: Date.now() }
+  const running: SpawnedChild = { id, task: request.task, depth: request.depth, callId: ctx.callId, parentRunId: ctx.runId, ...setup.first, startedAt: ctx.effects.now() }
   state.start(running)
 
   let timedOut = false
@@ -143,6 +143,8 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
       runLabel: id,
       resumeRunId,
       tracingContext,
+      // The child's time, ids, calls and I/O go through the parent run's effects (a journal or a test's too).
+      effects: ctx.effects,
     })
     const status: ChildRunStats['status'] = timedOut ? 'timeout' : stats.stopReason === 'aborted' ? 'aborted' : 'completed'
     const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }
@@ -156,7 +158,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
   }
   catch (error) {
     // The child's turns so far still cost tokens: they count in the parent's totals like any child's.
-    const stats = progress.stats(running.startedAt)
+    const stats = progress.stats(ctx.effects.now() - running.startedAt)
     const status: ChildRunStats['status'] = timedOut ? 'timeout' : ctx.signal.aborted ? 'aborted' : 'error'
     const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }
     host.reportChild(record)
@@ -176,15 +178,15 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
  * no stats): its finished turns and the children it finished, folded the way
  * a run folds its own.
  */
-function trackProgress(childHooks: ReturnType<typeof createAgent>['hooks']): { stats: (startedAt: number) => AgentStats } {
+function trackProgress(childHooks: ReturnType<typeof createAgent>['hooks']): { stats: (elapsed: number) => AgentStats } {
   const usage: TurnUsage[] = []
   const children: ChildRunStats[] = []
   childHooks.hook('usage', ({ usage: turn }) => void usage.push(turn))
   childHooks.hook('spawn:complete', ({ stats }) => void children.push(stats))
   childHooks.hook('spawn:error', ({ stats }) => void children.push(stats))
   return {
-    stats: (startedAt) => {
-      const stats: AgentStats = { turns: usage.length, totalIn: 0, totalOut: 0, totalCacheRead: 0, totalCacheCreation: 0, elapsed: Date.now() - startedAt, turnUsage: [...usage], text: '', stopReason: 'aborted' }
+    stats: (elapsed) => {
+      const stats: AgentStats = { turns: usage.length, totalIn: 0, totalOut: 0, totalCacheRead: 0, totalCacheCreation: 0, elapsed, turnUsage: [...usage], text: '', stopReason: 'aborted' }
       let cost = 0
       for (const turn of usage) {
         stats.totalIn += turn.input

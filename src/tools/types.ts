@@ -1,5 +1,6 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { ToolResultMetadata } from '../core/content'
+import type { RunEffects } from '../core/effects'
 import type { ChildRunStats } from '../core/stats'
 import type { ToolOutcome, ToolOutput, ValidationResult } from '../core/tool-io'
 import type { AgentBehavior } from '../knobs/behavior'
@@ -63,6 +64,12 @@ export interface ToolContext {
    * deep, and are cut when this call ends.
    */
   callTool: (name: string, input: Record<string, unknown>, options?: NestedToolCallOptions) => Promise<NestedToolCallResult>
+  /**
+   * The run's effects (`RunEffects`): a tool that reads the time, makes an
+   * id, draws a random number or waits should do it here, so a journaled,
+   * traced or test run sees it the way it sees the run's own.
+   */
+  effects: RunEffects
 }
 
 /** Options of one nested call (`ToolContext.callTool`). */

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
+import { defaultRunEffects } from '../../src/core/effects'
 
 /** A fresh temporary directory per call, all removed when the test file is done. */
 export function tempDirs(prefix: string): () => string {
@@ -74,6 +75,7 @@ export function toolContext(options: { execution: ExecutionContext, behavior?: R
     execution: options.execution,
     subagents: { emit: () => {}, reportChild: () => {}, nextChildLabel: () => 'child-1' },
     callTool: () => Promise.reject(new Error('a tool run outside an agent run cannot call other tools')),
+    effects: defaultRunEffects(),
   }
   return ctx
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { defaultRunEffects } from '../../src/core/effects'
 import { backoffDelay, resolveRetry, sleep } from '../../src/loop/backoff'
 
 const defaults = { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 30_000 }
@@ -53,9 +54,10 @@ describe('backoffDelay', () => {
     expect(backoffDelay(1, defaults, Number.NaN, almostOne)).toBe(999)
   })
 
-  it('uses Math.random by default and stays within the ceiling', () => {
+  it('stays within the ceiling with the default effects\' random numbers', () => {
+    const { random } = defaultRunEffects()
     for (let i = 0; i < 50; i++) {
-      const delay = backoffDelay(2, defaults)
+      const delay = backoffDelay(2, defaults, undefined, random)
       expect(delay).toBeGreaterThanOrEqual(0)
       expect(delay).toBeLessThan(2_000)
     }
