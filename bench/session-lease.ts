@@ -6,7 +6,8 @@
  * thing a file-based lease could do in the same directory: write a small
  * file and unlink it (`writeFileSync` + `unlinkSync`). The variants run in
  * rounds, each round taking them in turn, so a busy moment on the machine
- * hits all of them alike; each figure is the median of its rounds.
+ * hits all of them alike; a variant's ratio is the median over the rounds of
+ * its CPU over the baseline's in the same round.
  *
  * - file store, new session: the first run of a conversation (no record yet);
  * - file store, same session again: every later run of it (the record of the
@@ -36,7 +37,7 @@ export interface LeaseVariantResult {
   variant: string
   /** Median CPU µs per acquire + release. */
   cpuUs: number
-  /** `cpuUs` over the baseline's, from the same rounds. */
+  /** Median over the rounds of this variant's CPU over the baseline's in the same round. */
   ratio: number
   /** Leases granted (each pair's acquire), to check the benchmark did what it says. */
   granted: number
@@ -80,11 +81,16 @@ export async function sessionLease(options: SessionLeaseOptions = {}): Promise<L
       }
       n += pairs
     }
-    // Ratios from the medians of the same rounds.
-    const cpuUs = samples.map(median)
-    const results = variants.map((variant, index) => ({ variant: variant.name, cpuUs: cpuUs[index], ratio: cpuUs[index] / cpuUs[0], granted: granted[index] }))
+    // Each round's figure over the baseline's of the same round, then the median: the load on the
+    // machine drifts between rounds far more than within one.
+    const results = variants.map((variant, index) => ({
+      variant: variant.name,
+      cpuUs: median(samples[index]),
+      ratio: median(samples[index].map((us, round) => us / samples[0][round])),
+      granted: granted[index],
+    }))
     if (print) {
-      console.log(`session-lease: CPU per acquire + release, median of ${rounds} rounds of ${pairs} pairs, baseline in the same rounds`)
+      console.log(`session-lease: CPU per acquire + release, median of ${rounds} rounds of ${pairs} pairs; ratio to the baseline of the same round, median over rounds`)
       printTable(['variant', 'CPU µs per pair', 'over baseline'], results.map(result => [result.variant, result.cpuUs.toFixed(1), `${result.ratio.toFixed(2)}×`]))
     }
     return results
