@@ -147,6 +147,9 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
    */
   function withLastOwner(id: string, lease: SessionLease): SessionLease {
     const path = lastOwnerPath(id)
+    // A `stat` first: a new session has no note, and a failed read costs several times a `stat`.
+    if (!statSync(path, { throwIfNoEntry: false }))
+      return lease
     let text: string
     try {
       text = readFileSync(path, 'utf8')
