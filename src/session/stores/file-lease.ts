@@ -28,7 +28,7 @@
 import type { BigIntStats } from 'node:fs'
 import type { SessionLease } from '../../errors'
 import type { SessionLeaseOrigin } from './lease'
-import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { delay } from '../../core/timer'
@@ -131,7 +131,7 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       throw error
     }
     if (create)
-      rmSync(temp, { force: true })
+      unlinkSync(temp)
     if (fsync)
       await syncDirectory(dir)
     // The owner's next write check then costs only its stat.
