@@ -8,9 +8,9 @@
  * Release moves the record aside, to `<id>.lease.last`, so the session has no
  * record and the next acquire is a plain exclusive create again; that next
  * acquire reads the last owner from there (`SessionLease.previousOwner`) and
- * removes it. A run therefore costs one create and one rename of a name
- * nothing else has, never a rename over an existing file, which file systems
- * make expensive (some flush the new file's data first).
+ * removes it. A run therefore costs one record linked into place and one
+ * rename to a free name, never a rename over an existing file, which some
+ * file systems make expensive (ext4 starts writing the new file out first).
  *
  * Changing an existing record is a read-decide-write that two processes
  * could race, so it runs under a lock file, `<id>.lease.lock`, created with
@@ -46,7 +46,7 @@ export interface FileLeases {
   release: (id: string, owner: string) => Promise<void>
   /** Throw `SessionLeaseError` unless a write by `owner` (or by no owner) may go ahead now. Synchronous: one `stat`. */
   checkWrite: (id: string, owner: string | undefined) => void
-  /** Remove the record (the session is being deleted). */
+  /** Remove the record and the last owner's note (the session is being deleted). */
   remove: (id: string) => Promise<void>
 }
 
