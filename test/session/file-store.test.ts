@@ -338,6 +338,19 @@ describe('file store lease', () => {
     expect((await store.acquireLease!('s1', 'owner-a', 60_000)).previousOwner).toBeUndefined()
   })
 
+  it('replaces a stale note left by a holder that crashed between taking the lease and removing the note', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 's1', createdAt: 1000 })
+    await store.acquireLease!('s1', 'owner-a', 60_000)
+    await store.releaseLease!('s1', 'owner-a')
+    await store.acquireLease!('s1', 'owner-b', 60_000)
+    // As if owner-b had died right after its link: owner-a's note is still there beside owner-b's record.
+    writeFileSync(join(dir, 's1.lease.last'), JSON.stringify({ owner: 'owner-a', expiresAt: 1 }))
+    await store.releaseLease!('s1', 'owner-b')
+    expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a', previousOwner: 'owner-b' })
+  })
+
   it('breaks a lease lock left by a process that died inside it, or one that is too old', async () => {
     const dir = freshDir()
     const store = createFileStore({ dir })
@@ -357,11 +370,11 @@ describe('file store lease', () => {
     expect(existsSync(lock)).toBe(false)
   })
 
-  it('treats a lease file that is not a lease record as no lease', async () => {
+  it.each([['not a lease record', 'not a lease {'], ['empty', '']])('treats a lease file that is %s as no lease', async (_, text) => {
     const dir = freshDir()
     const store = createFileStore({ dir })
     await store.create({ id: 's1', createdAt: 1000 })
-    writeFileSync(join(dir, 's1.lease'), 'not a lease {')
+    writeFileSync(join(dir, 's1.lease'), text)
     await store.appendTurns('s1', [userTurn('t1', 'unleased')])
     expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
     expect(await store.acquireLease!('s1', 'owner-b', 60_000).then(() => 'granted', (error: unknown) => (error as Error).name)).toBe('SessionLeaseError')
