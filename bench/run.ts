@@ -11,12 +11,14 @@ import { contextBenchmark } from './context'
 import { guards } from './guards'
 import { loopOverhead } from './loop-overhead'
 import { memoryBenchmark } from './memory'
+import { sessionLease } from './session-lease'
 import { sessionPersist } from './session-persist'
 import { streamDeltas } from './stream-deltas'
 
 const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'loop-overhead', run: loopOverhead },
   { name: 'session-persist', run: sessionPersist },
+  { name: 'session-lease', run: () => sessionLease() },
   { name: 'guards', run: guards },
   { name: 'context', run: contextBenchmark },
   { name: 'cold-start', run: coldStart },

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -290,28 +290,76 @@ describe('file store lease', () => {
     await expect(store.appendTurns('alive-here', [userTurn('t1', 'x')])).rejects.toBeInstanceOf(SessionLeaseError)
   })
 
-  it('keeps the lease as one JSON record beside the log, replaced whole, with no temporary file left', async () => {
+  it('keeps the lease as one JSON record beside the log, and moves it aside whole on release for the next owner to read', async () => {
     const dir = freshDir()
     const store = createFileStore({ dir })
     await store.create({ id: 's1', createdAt: 1000 })
     const lease = await store.acquireLease!('s1', 'owner-a', 60_000)
     await store.renewLease!('s1', 'owner-a', 60_000)
-    await store.releaseLease!('s1', 'owner-a')
     expect(readdirSync(dir).sort()).toEqual(['s1.jsonl', 's1.lease'])
-    expect(JSON.parse(readFileSync(join(dir, 's1.lease'), 'utf8'))).toEqual({ owner: 'owner-a', expiresAt: 0, pid: process.pid, hostname: hostname() })
+    await store.releaseLease!('s1', 'owner-a')
+    // Released: no record, and a note naming the last owner, with no temporary file left.
+    expect(readdirSync(dir).sort()).toEqual(['s1.jsonl', 's1.lease.last'])
+    expect(JSON.parse(readFileSync(join(dir, 's1.lease.last'), 'utf8'))).toMatchObject({ owner: 'owner-a', pid: process.pid, hostname: hostname() })
     expect(lease.expiresAt).toBeGreaterThan(0)
+    // The next owner learns who wrote last, and the note goes.
+    expect(await store.acquireLease!('s1', 'owner-b', 60_000)).toMatchObject({ owner: 'owner-b', previousOwner: 'owner-a' })
+    expect(readdirSync(dir).sort()).toEqual(['s1.jsonl', 's1.lease'])
+    expect(JSON.parse(readFileSync(join(dir, 's1.lease'), 'utf8'))).toEqual({ owner: 'owner-b', expiresAt: expect.any(Number), pid: process.pid, hostname: hostname() })
+    await store.releaseLease!('s1', 'owner-b')
+    expect((await store.acquireLease!('s1', 'owner-b', 60_000)).previousOwner).toBeUndefined()
+  })
+
+  it('takes a released session without the lock: the release left no record to change', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 's1', createdAt: 1000 })
+    await store.acquireLease!('s1', 'owner-a', 60_000)
+    await store.releaseLease!('s1', 'owner-a')
+    // A fresh lock held by a live process would make any change under the lock wait for up to 15 s.
+    const lock = join(dir, 's1.lease.lock')
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, hostname: hostname() }))
+    const started = Date.now()
+    expect(await createFileStore({ dir }).acquireLease!('s1', 'owner-b', 60_000)).toMatchObject({ owner: 'owner-b', previousOwner: 'owner-a' })
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(existsSync(lock)).toBe(true)
+  })
+
+  it('refuses an acquire whose last owner it cannot read, and leaves no record behind', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 's1', createdAt: 1000 })
+    mkdirSync(join(dir, 's1.lease.last'))
+    await expect(store.acquireLease!('s1', 'owner-a', 60_000)).rejects.toMatchObject({ name: 'SessionStoreError', code: 'io' })
+    expect(existsSync(join(dir, 's1.lease'))).toBe(false)
+    // A note that is not a record names nobody.
+    rmSync(join(dir, 's1.lease.last'), { recursive: true })
+    writeFileSync(join(dir, 's1.lease.last'), '{"owner":')
+    expect((await store.acquireLease!('s1', 'owner-a', 60_000)).previousOwner).toBeUndefined()
+  })
+
+  it('replaces a stale note left by a holder that crashed between taking the lease and removing the note', async () => {
+    const dir = freshDir()
+    const store = createFileStore({ dir })
+    await store.create({ id: 's1', createdAt: 1000 })
+    await store.acquireLease!('s1', 'owner-a', 60_000)
+    await store.releaseLease!('s1', 'owner-a')
+    await store.acquireLease!('s1', 'owner-b', 60_000)
+    // As if owner-b had died right after its link: owner-a's note is still there beside owner-b's record.
+    writeFileSync(join(dir, 's1.lease.last'), JSON.stringify({ owner: 'owner-a', expiresAt: 1 }))
+    await store.releaseLease!('s1', 'owner-b')
+    expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a', previousOwner: 'owner-b' })
   })
 
   it('breaks a lease lock left by a process that died inside it, or one that is too old', async () => {
     const dir = freshDir()
     const store = createFileStore({ dir })
     await store.create({ id: 's1', createdAt: 1000 })
-    // A record exists (the lock guards changing one; a first record is created without it).
-    await store.acquireLease!('s1', 'owner-0', 60_000)
-    await store.releaseLease!('s1', 'owner-0')
+    // A record exists, left by a dead holder: taking it over is a change under the lock.
+    await store.acquireLease!('s1', 'owner-0', 60_000, { pid: await deadPid(), hostname: hostname() })
     const lock = join(dir, 's1.lease.lock')
     writeFileSync(lock, JSON.stringify({ pid: await deadPid(), hostname: hostname() }))
-    expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
+    expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a', previousOwner: 'owner-0' })
     expect(existsSync(lock)).toBe(false)
 
     writeFileSync(lock, JSON.stringify({ pid: process.ppid, hostname: 'another-host' }))
@@ -322,11 +370,11 @@ describe('file store lease', () => {
     expect(existsSync(lock)).toBe(false)
   })
 
-  it('treats a lease file that is not a lease record as no lease', async () => {
+  it.each([['not a lease record', 'not a lease {'], ['empty', '']])('treats a lease file that is %s as no lease', async (_, text) => {
     const dir = freshDir()
     const store = createFileStore({ dir })
     await store.create({ id: 's1', createdAt: 1000 })
-    writeFileSync(join(dir, 's1.lease'), 'not a lease {')
+    writeFileSync(join(dir, 's1.lease'), text)
     await store.appendTurns('s1', [userTurn('t1', 'unleased')])
     expect(await store.acquireLease!('s1', 'owner-a', 60_000)).toMatchObject({ owner: 'owner-a' })
     expect(await store.acquireLease!('s1', 'owner-b', 60_000).then(() => 'granted', (error: unknown) => (error as Error).name)).toBe('SessionLeaseError')

@@ -1,23 +1,34 @@
 /**
  * The file store's session leases: `<dir>/<id>.lease`, one small JSON record
- * (owner, expiry, pid, hostname), always replaced whole (written to a temp
- * file, then renamed over), so a reader never sees half of one.
+ * (owner, expiry, pid, hostname), never changed in place, so a reader never
+ * sees half of one: it is written to a temporary file first, then linked
+ * into place when there is no record (`link` fails if one exists, so of two
+ * creators exactly one wins), or renamed over the record to change it.
  *
- * Changing the record is a read-decide-write that two processes could race,
- * so it runs under a lock file, `<id>.lease.lock`, created with `O_EXCL`
- * (only one process can create it) and removed when done. A lock left by a
- * process that died inside that short step is broken when its pid is dead on
- * this host, or when it is older than `STALE_LOCK_MS` (two processes breaking
- * the same stale lock at once could both proceed; that needs a crash inside
- * the step first, and is the one case the lock does not cover).
+ * Release moves the record aside, to `<id>.lease.last`, so the session has no
+ * record and the next acquire is a plain exclusive create again; that next
+ * acquire reads the last owner from there (`SessionLease.previousOwner`) and
+ * removes it. A run therefore costs one record linked into place and one
+ * rename to a free name, never a rename over an existing file, which some
+ * file systems make expensive (ext4 starts writing the new file out first).
+ *
+ * Changing an existing record is a read-decide-write that two processes
+ * could race, so it runs under a lock file, `<id>.lease.lock`, created with
+ * `O_EXCL` (only one process can create it) and removed when done. A lock
+ * left by a process that died inside that short step is broken when its pid
+ * is dead on this host, or when it is older than `STALE_LOCK_MS` (two
+ * processes breaking the same stale lock at once could both proceed; that
+ * needs a crash inside the step first, and is the one case the lock does not
+ * cover).
  *
  * Checking a write costs one `stat` of the record: while its inode, mtime and
  * size are those this process last saw, the parsed record is reused.
  */
 
+import type { BigIntStats } from 'node:fs'
 import type { SessionLease } from '../../errors'
 import type { SessionLeaseOrigin } from './lease'
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { delay } from '../../core/timer'
@@ -35,7 +46,7 @@ export interface FileLeases {
   release: (id: string, owner: string) => Promise<void>
   /** Throw `SessionLeaseError` unless a write by `owner` (or by no owner) may go ahead now. Synchronous: one `stat`. */
   checkWrite: (id: string, owner: string | undefined) => void
-  /** Remove the record (the session is being deleted). */
+  /** Remove the record and the last owner's note (the session is being deleted). */
   remove: (id: string) => Promise<void>
 }
 
@@ -52,6 +63,7 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
   // holder), so its owner's writes skip the file check.
   const held = new Map<string, { owner: string, trustedUntil: number }>()
   const leasePath = (id: string) => join(dir, `${id}.lease`)
+  const lastOwnerPath = (id: string) => join(dir, `${id}.lease.last`)
 
   /** The current record, read through the cache; `undefined` when there is none. */
   function current(id: string): SessionLease | undefined {
@@ -61,7 +73,7 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       seen.delete(id)
       return undefined
     }
-    const key = `${stats.ino}:${stats.mtimeNs}:${stats.size}`
+    const key = identity(stats)
     const cached = seen.get(id)
     if (cached?.key === key)
       return cached.lease
@@ -80,25 +92,32 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
   }
 
   /**
-   * Replace the record whole: written to a temporary file, then renamed over
-   * it, or, with `create`, linked into place only when there is no record
-   * yet (`false` then, when another process created one first). A few
-   * hundred bytes: written synchronously, which costs a run far less than a
-   * round trip through the thread pool per step.
+   * Put a new record in place: written to a temporary file, then linked into
+   * place when `create` (only if there is no record yet: `false` when another
+   * process created one first), or renamed over the record. A few hundred
+   * bytes: written synchronously, which costs a run far less than a round
+   * trip through the thread pool per step. The record is not read back: the
+   * file's identity is taken from the open file, and `link` or `rename`
+   * keeps it.
    */
-  async function write(id: string, lease: SessionLease, create = false): Promise<boolean> {
+  async function write(id: string, lease: SessionLease, create: boolean): Promise<boolean> {
     const path = leasePath(id)
     const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
     const { sessionId: _, previousOwner: __, ...record } = lease
     const fd = openSync(temp, 'wx')
+    let key: string
     try {
       writeFileSync(fd, `${JSON.stringify(record)}\n`)
       if (fsync)
         fsyncSync(fd)
+      key = identity(fstatSync(fd, { bigint: true }))
     }
-    finally {
+    catch (error) {
       closeSync(fd)
+      rmSync(temp, { force: true })
+      throw error
     }
+    closeSync(fd)
     try {
       if (create)
         linkSync(temp, path)
@@ -112,12 +131,40 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       throw error
     }
     if (create)
-      rmSync(temp, { force: true })
+      unlinkSync(temp)
     if (fsync)
       await syncDirectory(dir)
-    // Refresh the cache now, so the owner's next write check costs only its stat.
-    current(id)
+    // The owner's next write check then costs only its stat.
+    seen.set(id, { key, lease: publicRecord(lease) })
     return true
+  }
+
+  /**
+   * A record just created where there was none: the owner who released the
+   * session last, if another, is its `previousOwner`. Their note is removed,
+   * so the next release moves the record to a free name. A note that does
+   * not parse names nobody, as a broken lease record does.
+   */
+  function withLastOwner(id: string, lease: SessionLease): SessionLease {
+    const path = lastOwnerPath(id)
+    // A `stat` first: a new session has no note, and a failed read costs several times a `stat`.
+    if (!statSync(path, { throwIfNoEntry: false }))
+      return lease
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+      rmSync(path, { force: true })
+    }
+    catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        return lease
+      // Not knowing who wrote last, the caller could not tell whether to reload: the new record goes too.
+      seen.delete(id)
+      rmSync(leasePath(id), { force: true })
+      throw error
+    }
+    const last = parseLease(id, text)
+    return last && last.owner !== lease.owner ? { ...lease, previousOwner: last.owner } : lease
   }
 
   /** Whether this process wrote the lease `owner` holds and it is still far from expiry. */
@@ -168,27 +215,30 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
   return {
     async acquire(id, owner, ttlMs, origin = thisProcess()) {
       exists(id)
-      // A session nobody ever leased (a new conversation): the record is
-      // created in one atomic step, no lock needed; a lost race falls through.
-      if (!statSync(leasePath(id), { throwIfNoEntry: false })) {
-        const now = Date.now()
-        const lease = grantLease(id, undefined, owner, ttlMs, origin, now, deadOnThisHost)
-        if (await write(id, lease, true)) {
-          trust(id, owner, now, ttlMs, origin)
-          return lease
-        }
+      // No record (a new session, or one released since): it is created in
+      // one atomic step, no lock needed; when another process has a record
+      // in place, the lock decides.
+      const now = Date.now()
+      const fresh = grantLease(id, undefined, owner, ttlMs, origin, now, deadOnThisHost)
+      if (await write(id, fresh, true)) {
+        const lease = withLastOwner(id, fresh)
+        trust(id, owner, now, ttlMs, origin)
+        return lease
       }
       return locked(id, async () => {
         const now = Date.now()
         const found = current(id)
         let lease = grantLease(id, found, owner, ttlMs, origin, now, deadOnThisHost)
         if (found) {
-          await write(id, lease)
+          await write(id, lease, false)
         }
-        // No record yet: created only if still none, so a lockless creator is never overwritten.
-        else if (!(await write(id, lease, true))) {
+        // No record (released meanwhile): created only if still none, so a lockless creator is never overwritten.
+        else if (await write(id, lease, true)) {
+          lease = withLastOwner(id, lease)
+        }
+        else {
           lease = grantLease(id, current(id), owner, ttlMs, origin, now, deadOnThisHost)
-          await write(id, lease)
+          await write(id, lease, false)
         }
         trust(id, owner, now, ttlMs, origin)
         return lease
@@ -202,18 +252,22 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
         const now = Date.now()
         held.delete(id)
         const lease = extendLease(id, current(id), owner, ttlMs, now)
-        await write(id, lease)
+        await write(id, lease, false)
         trust(id, owner, now, ttlMs, thisProcess())
         return lease
       }
       return trusted(id, owner) ? change() : locked(id, change)
     },
+    // The record moves aside whole, still naming its owner, for the next acquire to read.
     release(id, owner) {
       const change = async () => {
         held.delete(id)
-        const released = releasedLease(current(id), owner)
-        if (released)
-          await write(id, released)
+        if (!releasedLease(current(id), owner))
+          return
+        seen.delete(id)
+        renameSync(leasePath(id), lastOwnerPath(id))
+        if (fsync)
+          await syncDirectory(dir)
       }
       return trusted(id, owner) ? change() : locked(id, change)
     },
@@ -226,8 +280,20 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       held.delete(id)
       seen.delete(id)
       rmSync(leasePath(id), { force: true })
+      rmSync(lastOwnerPath(id), { force: true })
     },
   }
+}
+
+/** What tells one version of a record from another: inode, mtime and size. */
+function identity(stats: BigIntStats): string {
+  return `${stats.ino}:${stats.mtimeNs}:${stats.size}`
+}
+
+/** A lease as the record holds it (the record never names a previous owner). */
+function publicRecord(lease: SessionLease): SessionLease {
+  const { previousOwner: _, ...record } = lease
+  return record
 }
 
 /** Create the lock file holding this process's identity; `false` when another holds it. */

@@ -12,8 +12,10 @@
  *   (`lost` otherwise); a write that names none is refused (`held`) while
  *   another owner's lease is live.
  *
- * Release keeps the record, expired, so the next owner learns who wrote
- * before it (`SessionLease.previousOwner`). Times are wall-clock epoch ms.
+ * A release leaves the released owner's name behind, so the next owner
+ * learns who wrote before it (`SessionLease.previousOwner`): this table and
+ * SQLite keep the record, expired; the file store moves it aside. Times are
+ * wall-clock epoch ms.
  */
 
 import type { SessionLease } from '../../errors'
