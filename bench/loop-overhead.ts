@@ -18,6 +18,7 @@ import type { Sample } from './measure'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { printSeamCost } from './effects-seam'
 import { floorRunner, LOOP_CONFIGS, zidaneRunner } from './loop-runners'
 import { measure, median, printTable, quantile } from './measure'
 import { startServerProcess } from './server-process'
@@ -125,6 +126,7 @@ export async function loopOverhead(): Promise<ScenarioResult[]> {
   const lines = results.flatMap(result => result.configs.map(config =>
     `${PROVIDER_LABELS[result.provider]}, ${result.label}, ${config.config}: ${config.ratio.toFixed(2)}× (${config.ratio <= config.target ? 'within' : 'ABOVE'} ${config.target.toFixed(2)}×)`))
   console.log(`\nloop-overhead zidane/floor CPU per turn:\n  ${lines.join('\n  ')}`)
+  await printSeamCost(results, TURNS)
   return results
 }
 

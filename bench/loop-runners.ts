@@ -9,7 +9,7 @@
 
 import type { Tool } from '@anthropic-ai/sdk/resources/messages'
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions'
-import type { AgentBehavior, Provider, ToolDef } from '../src'
+import type { AgentBehavior, Provider, RunEffects, ToolDef } from '../src'
 import type { BenchProvider } from './loop-script'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -79,6 +79,8 @@ export interface RunnerOptions {
   maxTurns: number
   /** Called once for every tool call a loop executes. */
   onToolCall?: () => void
+  /** zidane only: the run's effects (the seam-cost count passes a counting wrapper). */
+  effects?: RunEffects
 }
 
 /** The hand-written loop of a wire format: one run per call, each logging to a new file. */
@@ -148,7 +150,7 @@ export function zidaneRunner(provider: BenchProvider, config: LoopConfig, concur
   }
   return async () => {
     const session = await createSession({ store })
-    const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, session })
+    const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, session, ...(options.effects ? { effects: options.effects } : {}) })
     agent.hooks.hook('stream:text', (_ctx) => {})
     const stats = await agent.run({ prompt: PROMPT })
     const last = session.turns.at(-1)
