@@ -1,12 +1,14 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
+import type { RunState } from '../core/run-state'
 import type { AgentStats, ChildRunStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
-import type { RunContext } from '../loop/run-context'
+import type { RunContext, RunLegStart } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
+import type { ModelTarget } from '../providers/model-targets'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { FrozenPromptSections } from '../session/system-freeze'
@@ -24,16 +26,18 @@ import { withTimeout } from '../core/timeout'
 import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall, resolveBehavior } from '../knobs/behavior'
+import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
 import { activatePolicies, adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError, policyTools } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
-import { createRunState } from '../loop/run-state'
+import { checkRunState, createRunState } from '../loop/run-state'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '../loop/wall-deadline'
 import { BUILT_IN_POLICIES } from '../policies'
 import { resolveModelTargets } from '../providers/model-targets'
 import { composeSystemPrompt } from '../session/system-freeze'
+import { readStateSnapshot, restoreReadState, tracksReadState } from '../tools/read-state'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { mcpInstructionsSection } from './mcp-loader'
 import { DEFAULT_SYSTEM_PROMPT } from './options'
@@ -147,7 +151,11 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     const sections = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
     const freshSystem = composeSystemPrompt(options.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT, sections)
 
-    const children: ChildRunStats[] = []
+    // A continuation picks the run up where its last leg left it; anything else starts fresh.
+    const continued = session ? stateToContinue(session, options) : undefined
+    const state = startState(continued, targets)
+    if (session)
+      seedReadState(session)
     const run: RunContext = {
       runId: clock.randomUUID(),
       depth: options.depth ?? 0,
@@ -156,10 +164,46 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       hooks,
       behavior,
       catalogs,
-      provider: targets[0].provider,
-      model: targets[0].model,
       targets,
-      targetIndex: 0,
+      // The data fields are views over `state`, the run as data (see RunContext).
+      get provider() {
+        return this.targets[this.state.target.index].provider
+      },
+      get model() {
+        return this.targets[this.state.target.index].model
+      },
+      get targetIndex() {
+        return this.state.target.index
+      },
+      set targetIndex(index) {
+        const target = this.targets[index]
+        this.state.target = { index, provider: target.provider.name, model: target.model }
+      },
+      get turnCount() {
+        return this.state.turnCount
+      },
+      set turnCount(count) {
+        this.state.turnCount = count
+      },
+      get pending() {
+        return this.state.pending
+      },
+      get usage() {
+        return this.state.usage
+      },
+      get sideCalls() {
+        return this.state.sideCalls
+      },
+      get children() {
+        return this.state.children
+      },
+      get stopResult() {
+        return this.state.stopResult
+      },
+      set stopResult(result) {
+        this.state.stopResult = result
+      },
+      legStart: legStartOf(state),
       get contextWindow() {
         return servingContextWindow(this)
       },
@@ -178,11 +222,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       session,
       persistedCount: seed.length,
       pauseSignal: options.pauseSignal,
-      turnCount: 0,
-      usage: [],
-      sideCalls: [],
-      children,
-      subagents: subagentHost(hooks, children, session, {
+      subagents: subagentHost(hooks, state.children, session, {
         providers: providerList(agent.provider),
         model: options.model,
         tools: toolSet,
@@ -193,9 +233,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       startedAtMs,
       wall,
       hardWall,
-      pending: [],
       policyPhases: NO_PHASES,
-      state: createRunState(),
+      state,
       wireStages: [],
       sentStages: [],
       complete: request => completeForPolicy(run, request),
@@ -204,8 +243,9 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
 
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.
-    const activated = activatePolicies(policies, behavior, run)
-    Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages, sentStages: activated.sentStages })
+    const activated = activatePolicies(policies, behavior, run, continued?.policies)
+    state.policies = activated.policies
+    Object.assign(run, { policyPhases: activated.phases, wireStages: activated.wireStages, sentStages: activated.sentStages })
     env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
     for (const policy of activated.withHooks)
@@ -277,6 +317,88 @@ export function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
   return filtered.filter(turn => turn.id !== lastAssistant.id)
 }
 
+/**
+ * The saved state a run continues, checked (`RunStateError` names a broken
+ * field and how to recover): with `resumeRunId`, that run's; with no prompt,
+ * the last top-level run's when it was paused or cut off by a crash (still
+ * `running`). A run with a prompt of its own starts fresh. Records saved
+ * without a state (older ones) restore nothing.
+ */
+function stateToContinue(session: Session, options: AgentRunOptions): RunState | undefined {
+  let record: SessionRun | undefined
+  if (options.resumeRunId !== undefined)
+    record = session.runs.find(run => run.id === options.resumeRunId)
+  else if (options.prompt === undefined)
+    record = session.runs.findLast(run => run.parentRunId === undefined)
+  if (!record?.state || (options.resumeRunId === undefined && record.stopReason !== 'paused' && record.status !== 'running'))
+    return undefined
+  return checkRunState(record.state, { runId: record.id, sessionId: session.id })
+}
+
+/**
+ * The state this run starts from: a fresh one, or a copy of the continued
+ * run's. The stop result is not carried (a continuation ends on its own), and
+ * the serving target is found again in this run's targets: at its index when
+ * that still names the same provider and model, else wherever they are, else
+ * the first target (the list changed).
+ */
+function startState(continued: RunState | undefined, targets: readonly ModelTarget[]): RunState {
+  const first = { index: 0, provider: targets[0].provider.name, model: targets[0].model }
+  if (!continued)
+    return createRunState(first)
+  const saved = continued.target
+  const same = (target: ModelTarget | undefined) => target !== undefined && target.provider.name === saved.provider && target.model === saved.model
+  const index = same(targets[saved.index]) ? saved.index : targets.findIndex(same)
+  const target = index === -1 ? first : { index, provider: saved.provider, model: saved.model }
+  return {
+    ...createRunState(target),
+    turnCount: continued.turnCount,
+    pending: [...continued.pending],
+    usage: [...continued.usage],
+    sideCalls: [...continued.sideCalls],
+    children: [...continued.children],
+  }
+}
+
+function legStartOf(state: RunState): RunLegStart {
+  return { turns: state.turnCount, usage: state.usage.length, sideCalls: state.sideCalls.length, children: state.children.length }
+}
+
+/**
+ * What the model has read in this session is per session: a handle this
+ * process has not tracked yet (loaded after a restart or a crash) takes it
+ * from the newest read state saved with any of its runs (the highest
+ * sequence number: parent and subagent runs share it).
+ */
+function seedReadState(session: Session): void {
+  if (tracksReadState(session))
+    return
+  let newest: SessionRun | undefined
+  for (const record of session.runs) {
+    const seq = record.state?.read?.seq
+    if (typeof seq === 'number' && seq > (newest?.state?.read?.seq ?? -1))
+      newest = record
+  }
+  if (newest)
+    restoreReadState(session, checkRunState(newest.state, { runId: newest.id, sessionId: session.id }).read!)
+}
+
+/** The run state as saved now: a copy (the run goes on changing its own), with the session's read state. */
+function savedState(run: RunContext): RunState {
+  const state = run.state
+  const read = run.session ? readStateSnapshot(run.session) : undefined
+  return {
+    ...state,
+    target: { ...state.target },
+    pending: [...state.pending],
+    usage: [...state.usage],
+    sideCalls: [...state.sideCalls],
+    children: [...state.children],
+    policies: { ...state.policies },
+    ...(read ? { read } : {}),
+  }
+}
+
 /** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */
 async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string, sections: FrozenPromptSections, decisions: readonly DecisionRecord[] = []): Promise<AgentStats> {
   const lifecycle = { timeoutMs: hookTimeout(run), failClosed: false }
@@ -295,7 +417,10 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
   }
   try {
     if (session) {
-      await session.saveRun(record)
+      await session.saveRun({ ...record, state: savedState(run) })
+      // At each turn boundary the record is saved again with the state (with `persistTurns: false` the turns are not stored then either).
+      if (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns)
+        Object.assign(run, { checkpoint: () => session.saveRun({ ...record, state: savedState(run) }) })
       await callHookBounded(run.hooks, 'session:start', { ...runIds(run), sessionId: session.id }, lifecycle)
     }
     await callHookBounded(run.hooks, 'agent:start', {
@@ -370,6 +495,7 @@ async function finishRecord(
     ...definedOnly({ stopReason }),
     ...(error === undefined ? {} : { error: describeError(error) }),
     ...(decisions.length === 0 ? {} : { decisions: [...decisions] }),
+    state: savedState(run),
     usage: {
       input: stats.totalIn,
       output: stats.totalOut,
@@ -485,15 +611,20 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
   let totalCacheRead = 0
   let totalCacheCreation = 0
   let cost = 0
+  // The stats are this call's leg; an earlier leg of a continued run reported its own (see `RunLegStart`).
+  const leg = run.legStart
+  const usages = leg.usage === 0 ? run.usage : run.usage.slice(leg.usage)
+  const sideCalls = leg.sideCalls === 0 ? run.sideCalls : run.sideCalls.slice(leg.sideCalls)
+  const children = leg.children === 0 ? run.children : run.children.slice(leg.children)
   // Side-band calls (compaction summaries) are billed like turns, so the totals include them.
-  for (const usage of [...run.usage, ...run.sideCalls]) {
+  for (const usage of [...usages, ...sideCalls]) {
     totalIn += usage.input
     totalOut += usage.output
     totalCacheRead += usage.cacheRead ?? 0
     totalCacheCreation += usage.cacheCreation ?? 0
     cost += usage.cost ?? 0
   }
-  for (const { stats: child } of run.children) {
+  for (const { stats: child } of children) {
     totalIn += child.totalIn
     totalOut += child.totalOut
     totalCacheRead += child.totalCacheRead
@@ -501,13 +632,13 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     cost += child.cost ?? 0
   }
   const stats: AgentStats = {
-    turns: run.turnCount,
+    turns: run.turnCount - leg.turns,
     totalIn,
     totalOut,
     totalCacheRead,
     totalCacheCreation,
     elapsed: Date.now() - run.startedAtMs,
-    turnUsage: [...run.usage],
+    turnUsage: [...usages],
     text: finalText(run.turns),
     stopReason,
   }
@@ -522,10 +653,10 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     if (reason !== undefined)
       stats.abortReason = reason
   }
-  if (run.sideCalls.length > 0)
-    stats.sideCalls = [...run.sideCalls]
-  if (run.children.length > 0)
-    stats.children = [...run.children]
+  if (sideCalls.length > 0)
+    stats.sideCalls = [...sideCalls]
+  if (children.length > 0)
+    stats.children = [...children]
   const result = run.stopResult
   if (result) {
     if (result.text !== undefined)
