@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { InjectedTurnReason, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
-import type { InjectedMessage, PolicyState, StopResult } from '../core/run-state'
+import type { InjectedMessage, StopResult } from '../core/run-state'
 import type { ChildRunStats, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'

@@ -5,6 +5,8 @@
  */
 
 export type { SessionTurn } from '../core/content'
+export { checkRunState, parseRunState, RUN_STATE_VERSION, serializeRunState } from '../core/run-state'
+export type { RunReadState, RunState, RunStateSource, RunStateTarget } from '../core/run-state'
 export { filterUnresolvedToolUses } from '../wire/pairing'
 /**
  * `zidane/session`: conversations that outlive a run and survive a crash.
@@ -19,6 +21,4 @@ export type * from './stores'
 export { catalogChangeNotes, latestSystemSnapshot, systemSnapshotTurn } from './system-freeze'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './system-freeze'
 export { SESSION_FORMAT_VERSION } from './types'
-export { checkRunState, parseRunState, RUN_STATE_VERSION, serializeRunState } from '../core/run-state'
-export type { RunReadState, RunState, RunStateSource, RunStateTarget } from '../core/run-state'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLease, SessionLeaseOrigin, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SessionWriteOptions, SkippedSessionRecord } from './types'

@@ -26,7 +26,9 @@ let calls = 0
 
 /** `count` turns that each call `name` once; call ids are unique across providers, as a real model's are. */
 function callTurns(name: string, count: number, input: Record<string, unknown> = {}): ScriptedTurn[] {
-  return Array.from({ length: count }, () => ({ toolCalls: [{ name, input, id: `call-${++calls}` }] }))
+  const turns: ScriptedTurn[] = []
+  for (let i = 0; i < count; i++) turns.push({ toolCalls: [{ name, input, id: `call-${++calls}` }] })
+  return turns
 }
 
 /** The text of every tool result the provider was sent in its last request's last message. */

@@ -5,6 +5,7 @@
 
 import type { SessionTurn } from '../../src/core/content'
 import type { RunState } from '../../src/core/run-state'
+import type { TurnUsage } from '../../src/core/stats'
 import type { SessionStore } from '../../src/session/types'
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
@@ -239,7 +240,7 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
         ...createRunState({ index: 1, provider: 'backup', model: 'b-model' }, { 'tool-budgets': { counts: { shell: turnCount }, steers: [] }, 'steering': null }),
         turnCount,
         pending: [{ content: [{ type: 'text', text: AWKWARD_TEXT }], injected: 'continue-length' }],
-        usage: Array.from({ length: turnCount }, () => ({ input: 10, output: 5, cost: 0.001 })),
+        usage: Array.from<TurnUsage>({ length: turnCount }).fill({ input: 10, output: 5, cost: 0.001 }),
         read: { seq: 2, entries: [{ path: '/w/a.txt', hash: 'ab'.repeat(32), source: 'read_file', slice: { offset: 1, limit: 2000, maxBytes: 262144, lineNumbers: true }, seq: 2, driftRefusals: 0 }] },
       })
       await store.saveRun(id, run('run_1', { state: state(1) }))
