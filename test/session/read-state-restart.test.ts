@@ -44,18 +44,41 @@ function readThenKill(storeDir: string, sessionId: string, workspace: string): P
   })
 }
 
+/** A workspace with `config.txt`, and a file-store session whose first run read it and was then killed. */
+async function crashedAfterRead(name: string) {
+  const storeDir = join(workDir, name, 'sessions')
+  const workspace = join(workDir, name, 'workspace')
+  await mkdir(workspace, { recursive: true })
+  await writeFile(join(workspace, 'config.txt'), 'retries = 1\n')
+  const session = await createSession({ store: createFileStore({ dir: storeDir }) })
+  await readThenKill(storeDir, session.id, workspace)
+  // A fresh handle in this process: nothing of the child's memory, only what its store kept.
+  return { workspace, loaded: await loadSession(session.id, { store: createFileStore({ dir: storeDir }) }) }
+}
+
 describe('read state across a kill -9', () => {
+  it('a run cut off by a crash and continued keeps its turn count, and may edit what it had read', async () => {
+    const { workspace, loaded } = await crashedAfterRead('continue')
+    const provider = scriptedProvider([
+      { toolCalls: [{ name: 'edit', input: { path: 'config.txt', old_string: 'retries = 1', new_string: 'retries = 2' }, id: 'edit-1' }] },
+      { toolCalls: [{ name: 'edit', input: { path: 'config.txt', old_string: 'retries = 2', new_string: 'retries = 3' }, id: 'edit-2' }] },
+      { toolCalls: [{ name: 'edit', input: { path: 'config.txt', old_string: 'retries = 3', new_string: 'retries = 4' }, id: 'edit-3' }] },
+    ])
+    const execution = createProcessContext({ cwd: workspace })
+    try {
+      const agent = createAgent({ provider, tools: { edit }, execution, session: loaded, behavior: { requireReadBeforeEdit: true, maxTurns: 3 } })
+      // No prompt: the continuation of the run the crash cut off, which had taken 1 of its 3 turns.
+      const stats = await agent.run()
+      expect(stats).toMatchObject({ stopReason: 'max-turns', turns: 2 })
+    }
+    finally {
+      await execution.destroy()
+    }
+    expect(await readText(join(workspace, 'config.txt'), 'utf8')).toBe('retries = 3\n')
+  })
+
   it('requireReadBeforeEdit: a file read before the crash can be edited after it without reading it again', async () => {
-    const storeDir = join(workDir, 'sessions')
-    const workspace = join(workDir, 'workspace')
-    await mkdir(workspace, { recursive: true })
-    await writeFile(join(workspace, 'config.txt'), 'retries = 1\n')
-    const session = await createSession({ store: createFileStore({ dir: storeDir }) })
-
-    await readThenKill(storeDir, session.id, workspace)
-
-    // A fresh handle in this process: nothing of the child's memory, only what its store kept.
-    const loaded = await loadSession(session.id, { store: createFileStore({ dir: storeDir }) })
+    const { workspace, loaded } = await crashedAfterRead('prompt')
     expect(loaded.runs.at(-1)).toMatchObject({ status: 'running' })
     const provider = scriptedProvider([
       { toolCalls: [{ name: 'edit', input: { path: 'config.txt', old_string: 'retries = 1', new_string: 'retries = 3' }, id: 'edit-1' }] },
