@@ -27,17 +27,17 @@ export interface PolicyRunView {
    * when the loop stops waiting for it.
    */
   readonly signal: AbortSignal
-  /** Turns started so far in this run. */
+  /** Turns started so far in this run, including those of the legs a continued run picked up (after a pause or a crash). */
   readonly turnCount: number
   /** The conversation as recorded so far: the turns the run started from plus the ones it added (read-only). */
   readonly turns: readonly SessionTurn[]
-  /** Usage of each finished turn. */
+  /** Usage of each finished turn, earlier legs of a continued run included. */
   readonly usage: readonly TurnUsage[]
   /** Usage of each side-band call made so far (`complete`), which a spend budget counts with the turns. */
   readonly sideCalls: readonly SideCallUsage[]
   /** Subagents this run's tools spawned that have finished (or failed), with the usage of their whole subtree. */
   readonly children: readonly ChildRunStats[]
-  /** Run start on the run's clock. */
+  /** Start of this `run()` call on the run's clock (a continued run's wall-clock budget counts from here). */
   readonly startedAt: number
   /** The session the run records into, when the agent has one. */
   readonly session?: Session
