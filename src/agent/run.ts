@@ -319,10 +319,13 @@ export function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
 
 /**
  * The saved state a run continues, checked (`RunStateError` names a broken
- * field and how to recover): with `resumeRunId`, that run's; with no prompt,
- * the last top-level run's when it was paused or cut off by a crash (still
- * `running`). A run with a prompt of its own starts fresh. Records saved
- * without a state (older ones) restore nothing.
+ * field and how to recover). A run left unfinished (paused, or still
+ * `running` after a crash) is continued whole: by `run()` without a prompt
+ * when it is the last top-level run, and by `resumeRunId`. `resumeRunId` on a
+ * run that finished gives it a new task on the same conversation: only its
+ * serving target carries over, its counters and budgets start fresh. A run
+ * with a prompt of its own starts fresh. Records saved without a state
+ * (older ones) restore nothing.
  */
 function stateToContinue(session: Session, options: AgentRunOptions): RunState | undefined {
   let record: SessionRun | undefined
@@ -330,9 +333,13 @@ function stateToContinue(session: Session, options: AgentRunOptions): RunState |
     record = session.runs.find(run => run.id === options.resumeRunId)
   else if (options.prompt === undefined)
     record = session.runs.findLast(run => run.parentRunId === undefined)
-  if (!record?.state || (options.resumeRunId === undefined && record.stopReason !== 'paused' && record.status !== 'running'))
+  if (!record?.state)
     return undefined
-  return checkRunState(record.state, { runId: record.id, sessionId: session.id })
+  const unfinished = record.stopReason === 'paused' || record.status === 'running'
+  if (!unfinished && options.resumeRunId === undefined)
+    return undefined
+  const saved = checkRunState(record.state, { runId: record.id, sessionId: session.id })
+  return unfinished ? saved : { ...createRunState(saved.target), policies: {} }
 }
 
 /**

@@ -145,6 +145,21 @@ describe('what a continuation carries over', () => {
     expect(session.runs.at(-1)!.resumedFromRunId).toBe(pausedRun)
   })
 
+  it('resumeRunId on a run that finished: a new task, fresh counters, but still on the model it fell back to', async () => {
+    const session = await createSession()
+    const t = pausingTool('t', new AbortController(), 0)
+    const failing = { error: { kind: 'auth' as const, message: 'auth failure', retryable: false } }
+    const primary = scriptedProvider([failing], { name: 'primary', defaultModel: 'p-model' })
+    const backup = scriptedProvider([...callTurns('t', 1), { text: 'first answer' }, ...callTurns('t', 1), { text: 'second answer' }], { name: 'backup', defaultModel: 'b-model' })
+    const agent = createAgent({ provider: [primary, backup], tools: { t }, session, behavior: { maxTurns: 2 } })
+    expect(await agent.run({ prompt: 'go' })).toMatchObject({ stopReason: 'completed', turns: 2 })
+    const finished = session.runs.at(-1)!.id
+
+    const resumed = await agent.run({ prompt: 'and once more', resumeRunId: finished })
+    expect(resumed).toMatchObject({ stopReason: 'completed', turns: 2, text: 'second answer' })
+    expect(primary.requests).toHaveLength(1)
+  })
+
   it('a message queued at the pause joins the next leg', async () => {
     const session = await createSession()
     const pause = new AbortController()
