@@ -111,6 +111,8 @@ describe('budgets and guards across pause-continue', () => {
     const next = scriptedProvider([...callTurns('t', 2), { text: 'done' }])
     const fresh = await createAgent({ provider: next, tools: { t }, session, behavior: { maxTurns: 3 } }).run({ prompt: 'something else' })
     expect(fresh).toMatchObject({ stopReason: 'completed', turns: 3 })
+    // Its record's state counts its own turns only: nothing of the paused run was carried into it.
+    expect(session.runs.at(-1)!.state).toMatchObject({ turnCount: 3, usage: [{}, {}, {}] })
   })
 })
 
