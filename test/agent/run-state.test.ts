@@ -1,7 +1,7 @@
 import type { ScriptedTurn } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
 import { createAgent, definePolicy, nudge } from '../../src'
-import { RunStateError } from '../../src/errors'
+import { AgentBudgetExceededError, RunStateError } from '../../src/errors'
 import { createSession, RUN_STATE_VERSION } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
 
@@ -76,6 +76,19 @@ describe('budgets and guards across pause-continue', () => {
     await createAgent({ provider: next, tools: { t }, session, behavior }).run()
     expect(ran).toHaveLength(2)
     expect(lastResults(next)[0]).toMatch(/^Blocked: /)
+  })
+
+  it('a run budget counts the spend of the turns before the pause', async () => {
+    const session = await createSession()
+    const pause = new AbortController()
+    const t = pausingTool('t', pause, 2)
+    // Each scripted turn spends 15 tokens: two before the pause, so the third crosses 40.
+    const behavior = { maxTotalTokens: 40 }
+    await createAgent({ provider: scriptedProvider(callTurns('t', 2)), tools: { t }, session, behavior }).run({ prompt: 'go', pauseSignal: pause.signal })
+    const next = createAgent({ provider: scriptedProvider([...callTurns('t', 1), { text: 'done' }]), tools: { t }, session, behavior })
+    const error = await next.run().catch((failure: unknown) => failure)
+    expect(error).toBeInstanceOf(AgentBudgetExceededError)
+    expect(error).toMatchObject({ limit: 'tokens', spent: 45 })
   })
 
   it('the repeat guard keeps counting identical calls across the pause', async () => {
