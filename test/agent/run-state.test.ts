@@ -116,6 +116,23 @@ describe('budgets and guards across pause-continue', () => {
     expect(lastResults(next)[0]).toMatch(/^Blocked: /)
   })
 
+  it('the refusal resume counter goes on: refusals in a row across the pause reach the cap', async () => {
+    const session = await createSession()
+    const pause = new AbortController()
+    let turns = 0
+    const refusal: ScriptedTurn = { text: '', finishReason: 'content-filter' }
+    const behavior = { maxConsecutiveRefusalResumes: 2 }
+    // The host pauses after the second refused turn; both were continued, so the cap is spent.
+    const hooks = { 'turn:after': () => void (++turns === 2 && pause.abort()) }
+    const paused = await createAgent({ provider: scriptedProvider([refusal, refusal]), session, behavior, hooks }).run({ prompt: 'go', pauseSignal: pause.signal })
+    expect(paused.stopReason).toBe('paused')
+
+    const next = scriptedProvider([refusal, { text: 'answer' }])
+    const continued = await createAgent({ provider: next, session, behavior }).run()
+    expect(continued.stopReason).toBe('refusal-exhausted')
+    expect(next.requests).toHaveLength(1)
+  })
+
   it('a run started with a prompt of its own starts fresh', async () => {
     const session = await createSession()
     const pause = new AbortController()
