@@ -290,6 +290,32 @@ export class SessionStoreError extends Error {
 }
 
 /**
+ * A saved run state (`SessionRun.state`, or text given to `parseRunState`)
+ * cannot be read: not JSON, a newer version, or a field of the wrong shape.
+ * `path` names the field (`usage[2].input`, `version`), `problem` what is
+ * wrong with it; the message says how to recover.
+ */
+export class RunStateError extends Error {
+  override name = 'RunStateError'
+  /** The field at fault, e.g. `target.index`; `(record)` for the record as a whole. */
+  readonly path: string
+  /** What is wrong with it, e.g. `is a string, not a count`. */
+  readonly problem: string
+  /** The run whose record held the state, when it came from a session. */
+  readonly runId?: string
+  readonly sessionId?: string
+  constructor(message: string, init: { path: string, problem: string, runId?: string, sessionId?: string, cause?: unknown }) {
+    super(message, { cause: init.cause })
+    this.path = init.path
+    this.problem = init.problem
+    if (init.runId !== undefined)
+      this.runId = init.runId
+    if (init.sessionId !== undefined)
+      this.sessionId = init.sessionId
+  }
+}
+
+/**
  * Who holds a session's lease: the single-writer claim a run takes on its
  * session (see `SessionStore.acquireLease`). `expiresAt` is wall-clock epoch
  * ms; `pid` and `hostname` name the holding process when the store knows them.

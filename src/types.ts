@@ -35,6 +35,7 @@ export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type * from './core/content'
 export type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRequest } from './core/effects'
 export type { MaybePromise } from './core/maybe-promise'
+export type { RunReadState, RunState, RunStateTarget } from './core/run-state'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
@@ -100,8 +101,8 @@ export type {
   WorkingDirectoryError,
 } from './errors'
 export { CONTEXT_EXCEEDED_MESSAGE_PATTERNS, matchesContextExceeded } from './errors'
-export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 
+export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
 export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, OutputSchema, OutputZodSchema, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig, ToolSearchBehavior } from './knobs/behavior'

@@ -2,7 +2,7 @@ import type { ExecutionContext } from '../contexts/types'
 import type { SessionTurn } from '../core/content'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ActivatedPolicies } from '../loop/policy-runner'
-import type { RunState } from '../loop/run-state'
+import type { PolicyState } from '../core/run-state'
 import type { McpConnection } from '../mcp/types'
 import type { BehaviorPolicy, PolicyRunView, PolicyToolsView } from '../policies/policy'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
@@ -123,7 +123,7 @@ export function planRun(input: RunPlanInput): RunPlan {
  * part (`enabled` reads the run, which only exists once the plan does), the
  * states of those that do are seeded (or restored), their stages collected.
  */
-export function activatePlan(plan: RunPlan, view: PolicyRunView, restored?: RunState): ActivatedPolicies {
+export function activatePlan(plan: RunPlan, view: PolicyRunView, restored?: Readonly<Record<string, PolicyState>>): ActivatedPolicies {
   return activatePolicies(plan.policies, plan.behavior, view, restored)
 }
 

@@ -24,17 +24,18 @@ import { timerNow } from '../core/timer'
 import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
+import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
 import { adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, runLoop } from '../loop/run-loop'
-import { createRunState } from '../loop/run-state'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '../loop/wall-deadline'
 import { BUILT_IN_POLICIES } from '../policies'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
+import { legStartOf, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
 import { holdRunLease } from './session-lease'
 import { onAbort } from './signal-fanout'
 import { queuePolicies, seedQueuedMessages } from './steering'
@@ -137,7 +138,11 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     const plan = planRun({ agent, run: options, mcp, history: seed, policies: env.policies ?? agentPolicies(env.queues), execution: env.execution })
     const { aliases, toolSet, tools, catalogs, targets, sections, system: freshSystem } = plan
 
-    const children: ChildRunStats[] = []
+    // A continuation picks the run up where its last leg left it; anything else starts fresh.
+    const continued = session ? stateToContinue(session, options) : undefined
+    const state = startState(continued, targets)
+    if (session)
+      seedReadState(session)
     const run: RunContext = {
       runId: clock.randomUUID(),
       depth: options.depth ?? 0,
@@ -146,10 +151,46 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       hooks,
       behavior,
       catalogs,
-      provider: targets[0].provider,
-      model: targets[0].model,
       targets,
-      targetIndex: 0,
+      // The data fields are views over `state`, the run as data (see RunContext).
+      get provider() {
+        return this.targets[this.state.target.index].provider
+      },
+      get model() {
+        return this.targets[this.state.target.index].model
+      },
+      get targetIndex() {
+        return this.state.target.index
+      },
+      set targetIndex(index) {
+        const target = this.targets[index]
+        this.state.target = { index, provider: target.provider.name, model: target.model }
+      },
+      get turnCount() {
+        return this.state.turnCount
+      },
+      set turnCount(count) {
+        this.state.turnCount = count
+      },
+      get pending() {
+        return this.state.pending
+      },
+      get usage() {
+        return this.state.usage
+      },
+      get sideCalls() {
+        return this.state.sideCalls
+      },
+      get children() {
+        return this.state.children
+      },
+      get stopResult() {
+        return this.state.stopResult
+      },
+      set stopResult(result) {
+        this.state.stopResult = result
+      },
+      legStart: legStartOf(state),
       get contextWindow() {
         return servingContextWindow(this)
       },
@@ -169,11 +210,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       session,
       persistedCount: seed.length,
       pauseSignal: options.pauseSignal,
-      turnCount: 0,
-      usage: [],
-      sideCalls: [],
-      children,
-      subagents: subagentHost(hooks, children, session, {
+      subagents: subagentHost(hooks, state.children, session, {
         providers: providerList(agent.provider),
         model: options.model,
         tools: toolSet,
@@ -184,9 +221,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       startedAtMs,
       wall,
       hardWall,
-      pending: [],
       policyPhases: NO_PHASES,
-      state: createRunState(),
+      state,
       wireStages: [],
       sentStages: [],
       complete: request => completeForPolicy(run, request),
@@ -195,8 +231,9 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
 
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.
-    const activated = activatePlan(plan, run)
-    Object.assign(run, { policyPhases: activated.phases, state: activated.state, wireStages: activated.wireStages, sentStages: activated.sentStages })
+    const activated = activatePlan(plan, run, continued?.policies)
+    state.policies = activated.policies
+    Object.assign(run, { policyPhases: activated.phases, wireStages: activated.wireStages, sentStages: activated.sentStages })
     env.onRunContext?.(run)
     seedQueuedMessages(run, env.queues)
     for (const policy of activated.withHooks)
@@ -286,7 +323,10 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
   }
   try {
     if (session) {
-      await session.saveRun(record)
+      await session.saveRun({ ...record, state: savedState(run) })
+      // At each turn boundary the record is saved again with the state (with `persistTurns: false` the turns are not stored then either).
+      if (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns)
+        Object.assign(run, { checkpoint: () => session.saveRun({ ...record, state: savedState(run) }) })
       await callHookBounded(run.hooks, 'session:start', { ...runIds(run), sessionId: session.id }, lifecycle)
     }
     await callHookBounded(run.hooks, 'agent:start', {
@@ -361,6 +401,7 @@ async function finishRecord(
     ...definedOnly({ stopReason }),
     ...(error === undefined ? {} : { error: describeError(error) }),
     ...(decisions.length === 0 ? {} : { decisions: [...decisions] }),
+    state: savedState(run),
     usage: {
       input: stats.totalIn,
       output: stats.totalOut,
@@ -476,15 +517,20 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
   let totalCacheRead = 0
   let totalCacheCreation = 0
   let cost = 0
+  // The stats are this call's leg; an earlier leg of a continued run reported its own (see `RunLegStart`).
+  const leg = run.legStart
+  const usages = leg.usage === 0 ? run.usage : run.usage.slice(leg.usage)
+  const sideCalls = leg.sideCalls === 0 ? run.sideCalls : run.sideCalls.slice(leg.sideCalls)
+  const children = leg.children === 0 ? run.children : run.children.slice(leg.children)
   // Side-band calls (compaction summaries) are billed like turns, so the totals include them.
-  for (const usage of [...run.usage, ...run.sideCalls]) {
+  for (const usage of [...usages, ...sideCalls]) {
     totalIn += usage.input
     totalOut += usage.output
     totalCacheRead += usage.cacheRead ?? 0
     totalCacheCreation += usage.cacheCreation ?? 0
     cost += usage.cost ?? 0
   }
-  for (const { stats: child } of run.children) {
+  for (const { stats: child } of children) {
     totalIn += child.totalIn
     totalOut += child.totalOut
     totalCacheRead += child.totalCacheRead
@@ -492,13 +538,13 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     cost += child.cost ?? 0
   }
   const stats: AgentStats = {
-    turns: run.turnCount,
+    turns: run.turnCount - leg.turns,
     totalIn,
     totalOut,
     totalCacheRead,
     totalCacheCreation,
     elapsed: run.effects.now() - run.startedAtMs,
-    turnUsage: [...run.usage],
+    turnUsage: [...usages],
     text: finalText(run.turns),
     stopReason,
   }
@@ -513,10 +559,10 @@ function buildStats(run: RunContext, stopReason: StopReason): AgentStats {
     if (reason !== undefined)
       stats.abortReason = reason
   }
-  if (run.sideCalls.length > 0)
-    stats.sideCalls = [...run.sideCalls]
-  if (run.children.length > 0)
-    stats.children = [...run.children]
+  if (sideCalls.length > 0)
+    stats.sideCalls = [...sideCalls]
+  if (children.length > 0)
+    stats.children = [...children]
   const result = run.stopResult
   if (result) {
     if (result.text !== undefined)

@@ -8,8 +8,9 @@ import { endedAfterOutput, hookTimeout, runIds, streamTurn } from './stream-turn
 /**
  * Stream a turn on the run's current target; when it fails for good (retries
  * spent, or not retryable), move to the next target and try again. The move
- * is run-sticky: later turns of this run stay on the new target, and the next
- * run starts from the first one again. With no target left, the last error
+ * is run-sticky: later turns of this run stay on the new target, and so does
+ * a continuation of it (after a pause or a crash, or with `resumeRunId`: the
+ * target is on the run state); a new run starts from the first one again. With no target left, the last error
  * is thrown, and so is an error that ended a turn after its text, a tool
  * call or a server-side tool had streamed: replaying that turn elsewhere
  * would show the caller the same output twice. A side call (`options`)
@@ -25,9 +26,8 @@ export async function streamWithFallback(run: RunContext, turnId: string, reques
       if (!next || run.signal.aborted || endedAfterOutput(error) || !(error instanceof AgentProviderError || error instanceof AgentContextExceededError))
         throw error
       const from = { provider: run.provider.name, model: run.model }
+      // Moves `provider` and `model` with it, on the run state: a continuation of this run keeps the new target.
       run.targetIndex += 1
-      run.provider = next.provider
-      run.model = next.model
       await callHookBounded(run.hooks, 'model:fallback', {
         ...runIds(run),
         turnId,

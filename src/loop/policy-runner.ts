@@ -103,7 +103,8 @@ async function settle<T>(host: PolicyHost, phase: string, policy: BehaviorPolicy
 /** What `activatePolicies` sets up for one run. */
 export interface ActivatedPolicies {
   readonly phases: PolicyPhases
-  readonly state: RunState
+  /** Each enabled policy's state, by name: what goes on `RunState.policies`. */
+  readonly policies: Record<string, PolicyState>
   readonly wireStages: readonly WireStage[]
   /** The policies' sent-slot stages (after `context:transform`), in policy order. */
   readonly sentStages: readonly SentWireStage[]
@@ -174,14 +175,15 @@ function checkShape(policy: BehaviorPolicy, index: number): void {
 
 /**
  * Set up ordered policies for one run: ask each whether it is on, seed the
- * state of those that are (or take it from `restored`), collect their wire
+ * state of those that are (or take it from `restored`, the policy states of
+ * a run this one continues), collect their wire
  * stages, and list them per phase so a phase nobody uses costs one length check.
  */
 export function activatePolicies(
   ordered: readonly BehaviorPolicy[],
   behavior: Readonly<AgentBehavior>,
   view: PolicyRunView,
-  restored?: RunState,
+  restored?: Readonly<Record<string, PolicyState>>,
 ): ActivatedPolicies {
   const phases = emptyPhases()
   const states: Record<string, PolicyState> = {}
@@ -191,8 +193,8 @@ export function activatePolicies(
   for (const policy of ordered) {
     if (policy.enabled && !policy.enabled(behavior, view))
       continue
-    const initial = restored && Object.hasOwn(restored.policies, policy.name)
-      ? restored.policies[policy.name]
+    const initial = restored && Object.hasOwn(restored, policy.name)
+      ? restored[policy.name]
       : policy.initialState ? policy.initialState(behavior) : null
     assertPolicyState(policy.name, initial)
     states[policy.name] = initial
@@ -209,7 +211,7 @@ export function activatePolicies(
         phases[phase].push(policy)
     }
   }
-  return { phases, state: { policies: states }, wireStages, sentStages, withHooks }
+  return { phases, policies: states, wireStages, sentStages, withHooks }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { ResolveContentRef, SessionTurn } from '../core/content'
 import type { RunEffects } from '../core/effects'
+import type { RunState } from '../core/run-state'
 import type { ChildRunStats, SideCallUsage, TurnUsage } from '../core/stats'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentBehavior } from '../knobs/behavior'
@@ -18,15 +19,35 @@ import type { WireMemo } from '../wire/pipeline'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { ContentRefCache } from './content-refs'
 import type { PolicyPhases } from './policy-runner'
-import type { RunState } from './run-state'
 import type { WallBound, WallDeadline } from './wall-deadline'
 
 /** A user message waiting to join the next user turn (all of a boundary's messages join as one turn). */
 export type PendingTurn = InjectedMessage
 
 /**
+ * How much of the run's state an earlier leg did, when this `run()` call
+ * continues a run (after a pause or a crash, or with `resumeRunId`): the
+ * lengths the restored state had. The stats of a call report its own leg
+ * (what it did after these), so summing the records of a run's legs never
+ * counts a turn twice; policies read the whole run.
+ */
+export interface RunLegStart {
+  readonly turns: number
+  readonly usage: number
+  readonly sideCalls: number
+  readonly children: number
+}
+
+/**
  * Everything one `agent.run()` call works with. The loop owns it; policies
  * see it through `PolicyRunView`, and tools through `ToolContext`.
+ *
+ * What the run decides from is data, in `state` (`RunState`: saved with the
+ * run record and restored by a continuation). The data fields below
+ * (`turnCount`, `targetIndex`, `provider`, `model`, `pending`, `usage`,
+ * `sideCalls`, `children`, `stopResult`) are accessors over it, kept so the
+ * loop and the policies read one flat object; the rest are live handles and
+ * caches, rebuilt by every `run()` call. See docs/architecture/run-state.md.
  */
 export interface RunContext {
   readonly runId: string
@@ -38,10 +59,10 @@ export interface RunContext {
   readonly behavior: Readonly<AgentBehavior>
   /** The run's and the agent's model catalogs, kept apart so each layer is consulted in turn. */
   readonly catalogs: ModelCatalogLayers
-  /** The provider and model serving the run now; a fallback moves both (see `targets`). */
-  provider: Provider
-  model: string
-  /** Every target of the run, in fallback order, and the index of the current one. */
+  /** The provider and model serving the run now (`targets[targetIndex]`); a fallback moves both. */
+  readonly provider: Provider
+  readonly model: string
+  /** Every target of the run, in fallback order, and the index of the current one (`state.target`: setting it moves the run). */
   readonly targets: readonly ModelTarget[]
   targetIndex: number
   /** The serving model's context window: the `contextWindow` knob, then `autoCompact.contextWindow`, then the current target's (see `servingContextWindow`). */
@@ -71,16 +92,18 @@ export interface RunContext {
   persistedCount: number
   /** Stops the run at the next turn boundary (`stopReason: 'paused'`). */
   readonly pauseSignal?: AbortSignal
-  /** Parent-loop turns this run has started. */
+  /** Parent-loop turns this run has started, every leg included (`state.turnCount`). */
   turnCount: number
   /** The seam tools use to run subagents under this run. */
   readonly subagents: SubagentHost
-  /** Stats of the subagents this run spawned, in completion order. */
+  /** Stats of the subagents this run spawned, in completion order (`state.children`). */
   readonly children: ChildRunStats[]
-  /** Usage of each finished turn of this run, in order. */
+  /** Usage of each finished turn of this run, in order (`state.usage`). */
   readonly usage: TurnUsage[]
-  /** Usage of each side-band call (`complete`) of this run, in order. */
+  /** Usage of each side-band call (`complete`) of this run, in order (`state.sideCalls`). */
   readonly sideCalls: SideCallUsage[]
+  /** Where this call's leg starts in the restored state (all zero for a run that starts fresh). */
+  readonly legStart: RunLegStart
   /** Run start on the run's clock (for journaled budgets such as `maxWallMs`). */
   readonly startedAt: number
   /** Run start on the effects' time (for live measures such as `elapsed`); the wall-clock bounds keep their own real time. */
@@ -92,12 +115,14 @@ export interface RunContext {
   /** The effects' time of the first observable provider signal. */
   firstSignalAtMs?: number
 
-  /** User messages to add, as one turn, before the next model call (added only if the loop goes on). */
+  /** User messages to add, as one turn, before the next model call (added only if the loop goes on; `state.pending`). */
   readonly pending: PendingTurn[]
   /** The run's enabled policies per phase, in order (set once at run start). */
   readonly policyPhases: PolicyPhases
-  /** The serializable run state: each enabled policy's state, by name. */
+  /** The run as data: counters, serving target, queued messages, usage, policy states (see `RunState`). */
   readonly state: RunState
+  /** Save the run state with the run record, at a turn boundary (absent without a session, or with `persistTurns: false`). */
+  readonly checkpoint?: () => Promise<void>
   /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
   readonly wireStages: readonly WireStage[]
   /** Sent-slot stages of the run's policies, in policy order (after `context:transform`). */
@@ -116,7 +141,7 @@ export interface RunContext {
   readonly resolveContentRef?: ResolveContentRef
   /** What the run resolved so far (created by the first request that needs it). */
   contentRefs?: ContentRefCache
-  /** The stats fields the stop that ended the run set (a policy's `StopDecision.result`). */
+  /** The stats fields the stop that ended the run set (a policy's `StopDecision.result`; `state.stopResult`). */
   stopResult?: StopResult
 }
 

@@ -119,8 +119,12 @@ async function loop(run: RunContext): Promise<StopReason> {
     }
     if (verdict.messages.length > 0)
       run.pending.push(...verdict.messages)
-    if (toolResults.length > 0 || verdict.keepGoing)
+    if (toolResults.length > 0 || verdict.keepGoing) {
+      // A turn boundary the run goes on from: its state is saved with the run record (a run that ends saves it as it ends).
+      if (run.checkpoint)
+        await run.checkpoint()
       continue
+    }
     if (result.finishReason === 'length')
       return 'length'
     if (result.finishReason === 'content-filter')

@@ -2,6 +2,7 @@ import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { FrozenPromptSections, InjectedTurnReason, PromptPart, SessionContentBlock, SessionMessage, SessionTurn } from '../core/content'
 import type { RunEffects } from '../core/effects'
+import type { InjectedMessage, StopResult } from '../core/run-state'
 import type { ChildRunStats, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
@@ -14,13 +15,8 @@ import type { Session } from '../session/session'
 import type { ToolMap } from '../tools/types'
 import type { PolicyWireStage } from '../wire/stage'
 
-/**
- * Plain JSON data: what a policy keeps between phases. It lives on the run's
- * serializable state (not in a closure), so a paused or journaled run can
- * carry it over and a test can restore it. A policy's own state type may be
- * any interface of such data; the runner checks every state it is given.
- */
-export type PolicyState = null | boolean | number | string | readonly PolicyState[] | { readonly [key: string]: PolicyState }
+// A policy's state, a stop's result and an injected message are run-state data, defined with it.
+export type { InjectedMessage, PolicyState, StopResult } from '../core/run-state'
 
 /** What a policy may read about the run it takes part in. */
 export interface PolicyRunView {
@@ -38,17 +34,17 @@ export interface PolicyRunView {
    * when the loop stops waiting for it.
    */
   readonly signal: AbortSignal
-  /** Turns started so far in this run. */
+  /** Turns started so far in this run, including those of the legs a continued run picked up (after a pause or a crash). */
   readonly turnCount: number
   /** The conversation as recorded so far: the turns the run started from plus the ones it added (read-only). */
   readonly turns: readonly SessionTurn[]
-  /** Usage of each finished turn. */
+  /** Usage of each finished turn, earlier legs of a continued run included. */
   readonly usage: readonly TurnUsage[]
   /** Usage of each side-band call made so far (`complete`), which a spend budget counts with the turns. */
   readonly sideCalls: readonly SideCallUsage[]
   /** Subagents this run's tools spawned that have finished (or failed), with the usage of their whole subtree. */
   readonly children: readonly ChildRunStats[]
-  /** Run start on the run's clock. */
+  /** Start of this `run()` call on the run's clock (a continued run's wall-clock budget counts from here). */
   readonly startedAt: number
   /** The session the run records into, when the agent has one. */
   readonly session?: Session
@@ -167,17 +163,6 @@ export interface FailDecision {
   readonly error: Error
 }
 
-/**
- * Fields of the run's stats a stop fills in, for a policy whose stop is the
- * run's answer (structured output): the value, why it failed, and the text
- * `stats.text` should hold instead of the last assistant turn's.
- */
-export interface StopResult {
-  readonly text?: string
-  readonly output?: unknown
-  readonly outputError?: OutputError
-}
-
 /** End the run cleanly at this turn boundary, with this stop reason. */
 export interface StopDecision {
   readonly type: 'stop'
@@ -197,15 +182,6 @@ export interface SubstituteDecision {
   readonly type: 'substitute'
   readonly result: ToolOutput
   readonly isError?: boolean
-}
-
-/** A user message a policy adds before the next model call. */
-export interface InjectedMessage {
-  readonly content: readonly SessionContentBlock[]
-  /** Set when the loop wrote it (a nudge, a continuation), not a person. */
-  readonly injected?: InjectedTurnReason
-  /** For messages a person queued (`agent.steer`, `agent.followUp`): announced on `steer:inject`. */
-  readonly queued?: { readonly kind: 'steer' | 'follow-up', readonly id?: string, readonly prompt: string | PromptPart[] }
 }
 
 /**

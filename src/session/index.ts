@@ -5,6 +5,8 @@
  */
 
 export type { SessionTurn } from '../core/content'
+export { checkRunState, parseRunState, RUN_STATE_VERSION, serializeRunState } from '../core/run-state'
+export type { RunReadState, RunState, RunStateSource, RunStateTarget } from '../core/run-state'
 export { filterUnresolvedToolUses } from '../wire/pairing'
 /**
  * `zidane/session`: conversations that outlive a run and survive a crash.

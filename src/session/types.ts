@@ -1,4 +1,5 @@
 import type { SessionTurn } from '../core/content'
+import type { RunState } from '../core/run-state'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
 import type { SessionLease, SessionRecordLocation } from '../errors'
@@ -54,6 +55,14 @@ export interface SessionRun {
    * a model again. Absent when the run made none.
    */
   decisions?: DecisionRecord[]
+  /**
+   * The run as data (`RunState`), saved with the record at the run's start,
+   * at each turn boundary and at its end: what a continuation after a pause
+   * or a crash, and a `resumeRunId` run, pick up (turn count, serving model,
+   * queued messages, usage, policy states), and the session's read state.
+   * Absent on records written before it existed and when saved without it.
+   */
+  state?: RunState
 }
 
 /** A whole session as a store holds it. */

@@ -265,11 +265,12 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       await (hooks.callHook as (name: string, context: unknown) => Promise<unknown>)(event, { ...context, runId: 'policy-script', depth: 0 })
     },
   } satisfies PolicyHost
-  const restored = options.state === undefined ? undefined : createRunState({ [policy.name]: options.state })
+  const restored = options.state === undefined ? undefined : { [policy.name]: options.state }
   const activated = activatePlan(plan, host, restored)
-  if (!Object.hasOwn(activated.state.policies, policy.name))
+  if (!Object.hasOwn(activated.policies, policy.name))
     return { enabled: false, sections, wireStages: [], steps: [], events: allEvents, completions }
-  Object.assign(host, { policyPhases: activated.phases, state: activated.state })
+  Object.assign(host, { policyPhases: activated.phases })
+  host.state.policies = activated.policies
 
   const results: PolicyScriptStepResult[] = []
   let turnOpen = false

@@ -4,39 +4,18 @@
  * identical re-reads; `edit` / `multi_edit` use it to refuse edits against
  * files never read or changed since (`requireReadBeforeEdit`).
  *
- * The state lives with the session object, in memory: without a session there
- * is nowhere to keep it and every session-scoped file feature is off.
+ * The state belongs to the session: in memory it is kept per session object
+ * (without a session there is nowhere to keep it and every session-scoped
+ * file feature is off); on disk it travels in the run state saved with each
+ * run record (`RunState.read`), so a session loaded in a new process (after a
+ * restart or a crash) knows what the model had read before.
  */
 
+import type { ReadSlice, ReadSource, ReadStateEntry, RunReadState } from '../core/run-state'
 import type { Session } from '../session/session'
 import { createHash } from 'node:crypto'
 
-/** The slice a `read_file` call returned; two reads are the same read only when all of it matches. */
-export interface ReadSlice {
-  /** 1-based first line. */
-  offset: number
-  limit: number
-  maxBytes: number
-  lineNumbers: boolean
-}
-
-/** How the model came to know a file's content. */
-export type ReadSource = 'read_file' | 'write_file' | 'edit' | 'shell'
-
-/** One file the model has seen in this session. */
-export interface ReadStateEntry {
-  /** Resolved path in the execution context (the map key). */
-  path: string
-  /** sha256 (hex) of the file's bytes when the model saw them. */
-  hash: string
-  source: ReadSource
-  /** The slice, for `read_file` entries. Only these can make a later read a duplicate. */
-  slice?: ReadSlice
-  /** Position in the session's sequence of file events (reads, writes, shell commands). */
-  seq: number
-  /** Edits refused for drift since this entry was recorded; raises the tone of the next refusal. */
-  driftRefusals: number
-}
+export type { ReadSlice, ReadSource, ReadStateEntry } from '../core/run-state'
 
 /** The session's read state, keyed by resolved path. */
 export type ReadStateMap = Map<string, ReadStateEntry>
@@ -57,6 +36,33 @@ function stateOf(session: Session): SessionReadState {
     states.set(session, state)
   }
   return state
+}
+
+/**
+ * Seed a session's read state from a saved one, when this process does not
+ * track that session yet (what it tracks is newer than any saved copy).
+ */
+export function restoreReadState(session: Session, saved: RunReadState): void {
+  if (states.has(session))
+    return
+  const entries: ReadStateMap = new Map()
+  for (const entry of saved.entries) entries.set(entry.path, { ...entry, ...(entry.slice ? { slice: { ...entry.slice } } : {}) })
+  states.set(session, { entries, seq: saved.seq, ...(saved.lastShell ? { lastShell: { ...saved.lastShell } } : {}) })
+}
+
+/** Whether this process tracks the session's read state already (then a saved copy is older). */
+export function tracksReadState(session: Session): boolean {
+  return states.has(session)
+}
+
+/** The session's read state as data, for the run state; `undefined` when the model has seen no file. */
+export function readStateSnapshot(session: Session): RunReadState | undefined {
+  const state = states.get(session)
+  if (!state || (state.entries.size === 0 && !state.lastShell))
+    return undefined
+  // Entries are replaced, never changed in place, except `driftRefusals`: copied so the saved value stays as it was.
+  const entries = Array.from(state.entries.values(), entry => ({ ...entry }))
+  return { seq: state.seq, entries, ...(state.lastShell ? { lastShell: state.lastShell } : {}) }
 }
 
 /** The read state of a session (live: later reads show up in it). */

@@ -4,10 +4,13 @@
  */
 
 import type { SessionTurn } from '../../src/core/content'
+import type { RunState } from '../../src/core/run-state'
+import type { TurnUsage } from '../../src/core/stats'
 import type { SessionStore } from '../../src/session/types'
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { checkRunState, createRunState } from '../../src/core/run-state'
 import { SessionLeaseError, SessionStoreError } from '../../src/errors'
 import { SESSION_FORMAT_VERSION } from '../../src/session/types'
 import { assistantTurn, AWKWARD_TEXT, run, toolResultTurn, userTurn } from './sample-turns'
@@ -229,6 +232,22 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
       const loaded = (await store.load(id))!
       expect(loaded.runs).toEqual([finished, run('run_2', { parentRunId: 'run_1', parentCallId: 'call_9', label: 'child-1' })])
       expect(loaded.updatedAt).toBeGreaterThanOrEqual(before)
+    })
+
+    it('keeps a run record\'s state (the run as data) exactly, the last save replacing the earlier ones', async () => {
+      const { id } = await store.create({ createdAt: CREATED_AT })
+      const state = (turnCount: number): RunState => ({
+        ...createRunState({ index: 1, provider: 'backup', model: 'b-model' }, { 'tool-budgets': { counts: { shell: turnCount }, steers: [] }, 'steering': null }),
+        turnCount,
+        pending: [{ content: [{ type: 'text', text: AWKWARD_TEXT }], injected: 'continue-length' }],
+        usage: Array.from<TurnUsage>({ length: turnCount }).fill({ input: 10, output: 5, cost: 0.001 }),
+        read: { seq: 2, entries: [{ path: '/w/a.txt', hash: 'ab'.repeat(32), source: 'read_file', slice: { offset: 1, limit: 2000, maxBytes: 262144, lineNumbers: true }, seq: 2, driftRefusals: 0 }] },
+      })
+      await store.saveRun(id, run('run_1', { state: state(1) }))
+      await store.saveRun(id, run('run_1', { state: state(2) }))
+      const loaded = (await store.load(id))!
+      expect(loaded.runs).toEqual([run('run_1', { state: state(2) })])
+      expect(checkRunState(loaded.runs[0].state)).toEqual(state(2))
     })
 
     it('deletes sessions, ignores deleting a missing one, and lets the id be reused', async () => {

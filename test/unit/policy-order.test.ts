@@ -1,9 +1,9 @@
 import type { BehaviorPolicy } from '../../src/policies/policy'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { AgentPolicyError } from '../../src/errors'
+import { AgentPolicyError, RunStateError } from '../../src/errors'
 import { orderPolicies } from '../../src/loop/policy-runner'
-import { createRunState, parseRunState, serializeRunState } from '../../src/loop/run-state'
+import { assertPolicyState, createRunState, parseRunState, serializeRunState } from '../../src/loop/run-state'
 
 /** Policies p0..p(n-1); each edge [a, b] says "p<a> runs after p<b>". */
 function policies(n: number, edges: readonly (readonly [number, number])[]): BehaviorPolicy[] {
@@ -57,9 +57,9 @@ describe('orderPolicies', () => {
 
 describe('run state', () => {
   it('round-trips through JSON, and refuses what JSON would change', () => {
-    const state = createRunState({ 'length-resume': { resumes: 2, emptyTurns: 0 }, 'steering': null, 'list': [1, 'a', { b: true }] })
+    const state = createRunState({ index: 0, provider: 'scripted', model: 'm' }, { 'length-resume': { resumes: 2, emptyTurns: 0 }, 'steering': null, 'list': [1, 'a', { b: true }] })
     expect(parseRunState(serializeRunState(state))).toEqual(state)
-    expect(() => serializeRunState(createRunState({ bad: { n: Number.NaN } as never }))).toThrow(expect.objectContaining({ name: 'AgentPolicyError', policy: 'bad', problem: 'state' }))
-    expect(() => parseRunState('[]')).toThrow(TypeError)
+    expect(() => assertPolicyState('bad', { n: Number.NaN })).toThrow(expect.objectContaining({ name: 'AgentPolicyError', policy: 'bad', problem: 'state' }))
+    expect(() => parseRunState('[]')).toThrow(RunStateError)
   })
 })

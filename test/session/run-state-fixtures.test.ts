@@ -1,0 +1,82 @@
+import type { RunState } from '../../src/session'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { createAgent } from '../../src'
+import { RunStateError } from '../../src/errors'
+import { createSession, parseRunState, RUN_STATE_VERSION, serializeRunState } from '../../src/session'
+import { scriptedProvider } from '../../src/testing'
+
+// Every version of the run state this build has written must stay readable, and every broken record must be
+// refused with a RunStateError naming its field. A new version adds a folder next to v1/ and keeps the old ones.
+
+const fixtures = fileURLToPath(new URL('../fixtures/run-state', import.meta.url))
+
+function read(folder: string, name: string): string {
+  return readFileSync(join(fixtures, folder, name), 'utf8')
+}
+
+/** Each broken fixture, the field its error names, and a word of what the problem says. */
+const BROKEN: Record<string, { path: string, says: RegExp }> = {
+  'not-json.json': { path: '(record)', says: /not valid JSON/ },
+  'not-an-object.json': { path: '(record)', says: /an array, not an object/ },
+  'no-version.json': { path: 'version', says: /missing/ },
+  'newer-version.json': { path: 'version', says: /version 99; this build reads up to 1/ },
+  'negative-turn-count.json': { path: 'turnCount', says: /not a count/ },
+  'target-without-model.json': { path: 'target.model', says: /undefined, not a string/ },
+  'pending-content-not-blocks.json': { path: 'pending[0].content[0]', says: /not a content block/ },
+  'usage-input-string.json': { path: 'usage[1].input', says: /a string, not a number/ },
+  'side-call-without-purpose.json': { path: 'sideCalls[0].purpose', says: /not a string/ },
+  'child-without-stats.json': { path: 'children[0].stats', says: /not an object/ },
+  'read-entry-unknown-source.json': { path: 'read.entries[0].source', says: /not one of read_file/ },
+  'policies-array.json': { path: 'policies', says: /an array, not an object/ },
+}
+
+describe('run state fixtures', () => {
+  it('the current version is 1, and there is a fixture folder for every version up to it', () => {
+    expect(RUN_STATE_VERSION).toBe(1)
+    for (let version = 1; version <= RUN_STATE_VERSION; version++)
+      expect(readdirSync(join(fixtures, `v${version}`)).length).toBeGreaterThan(0)
+  })
+
+  const valid = readdirSync(join(fixtures, 'v1'))
+  it.each(valid)('v1/%s parses and round-trips', (name) => {
+    const text = read('v1', name)
+    const state: RunState = parseRunState(text)
+    expect(state).toEqual(JSON.parse(text))
+    expect(parseRunState(serializeRunState(state))).toEqual(state)
+  })
+
+  it('lists every broken fixture', () => {
+    expect(readdirSync(join(fixtures, 'broken')).sort()).toEqual(Object.keys(BROKEN).sort())
+  })
+
+  it.each(Object.entries(BROKEN))('broken/%s is refused at its field', (name, expected) => {
+    const error = (() => {
+      try {
+        parseRunState(read('broken', name))
+      }
+      catch (failure) {
+        return failure
+      }
+      return undefined
+    })()
+    expect(error).toBeInstanceOf(RunStateError)
+    expect((error as RunStateError).path).toBe(expected.path)
+    expect((error as RunStateError).problem).toMatch(expected.says)
+    // The message says where and how to recover.
+    expect((error as Error).message).toContain(`${expected.path} `)
+    expect((error as Error).message).toMatch(/save the run record again without its state/)
+  })
+
+  it('a broken state stored with a paused run stops the continuation with the same error, naming the run and session', async () => {
+    const session = await createSession()
+    const state = JSON.parse(read('broken', 'usage-input-string.json')) as RunState
+    await session.saveRun({ id: 'run-paused', status: 'completed', stopReason: 'paused', startedAt: 1, state })
+    await session.appendTurns([{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'go' }], createdAt: 1, runId: 'run-paused' }])
+    const error = await createAgent({ provider: scriptedProvider([{ text: 'never' }]), session }).run().catch((failure: unknown) => failure)
+    expect(error).toBeInstanceOf(RunStateError)
+    expect(error).toMatchObject({ path: 'usage[1].input', runId: 'run-paused', sessionId: session.id })
+  })
+})
