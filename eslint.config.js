@@ -3,7 +3,7 @@ import antfu from '@antfu/eslint-config'
 export default antfu({
   type: 'lib',
   typescript: true,
-  ignores: ['dist/**', 'node_modules/**', 'docs/**/*.md'],
+  ignores: ['dist/**', 'node_modules/**', 'docs/**/*.md', 'test/fixtures/run-state/broken/**'],
 }, {
   // Examples, benchmarks and child-process fixtures are scripts: top-level await is the clearest form there.
   files: ['examples/**', 'bench/**', 'scripts/**', 'test/support/*-child.ts'],
