@@ -21,7 +21,7 @@ export type { AgentClock } from './core/clock'
 export type * from './core/content'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
-export type { StopReason } from './core/stop-reason'
+export type { StopReason, StopReasons } from './core/stop-reason'
 export type {
   AgentDecide,
   DecideHookContext,
