@@ -47,13 +47,18 @@ describe('docs/behavior.md', () => {
   })
 })
 
-/** Interface name → the knobs its members are: top-level slices, or the fields of one object knob. */
-function ownerOf(iface: string): Record<string, KnobMeta> | undefined {
+/**
+ * The knobs an interface's members are: a slice's (`*Knobs`), or the fields
+ * of the one object knob whose fields include every documented member (its
+ * config interface, such as `RetryConfig` for `retry`). Found, not listed.
+ */
+function ownerOf(iface: string, members: readonly string[]): Record<string, KnobMeta> | undefined {
   if (iface.endsWith('Knobs'))
     return KNOBS
-  const fieldsOf: Record<string, string> = { RetryConfig: 'retry', ToolSearchBehavior: 'toolSearch', ReadFileDefaults: 'readFileDefaults', UnknownToolRecoveryConfig: 'unknownToolRecovery', ShellToolNudgesConfig: 'shellToolNudges', ProgressNudgesConfig: 'progressNudges', ThinkingOverrunConfig: 'thinkingOverrunPolicy', RepeatGuardConfig: 'repeatGuard', AutoCompactConfig: 'autoCompact', CompactSkip: 'compactSkip' }
-  const knob = fieldsOf[iface] as keyof typeof KNOBS | undefined
-  return knob && KNOBS[knob].fields?.knobs
+  const owners = Object.values(KNOBS)
+    .map(meta => meta.fields?.knobs)
+    .filter((fields): fields is Readonly<Record<string, KnobMeta>> => fields !== undefined && members.length > 0 && members.every(member => member in fields))
+  return owners.length === 1 ? owners[0] : undefined
 }
 
 const INTERFACE = /export interface (\w+) \{([\s\S]*?)\n\}/g
@@ -65,7 +70,7 @@ describe('doc comments of the slices', () => {
   const claims: [string, string, string][] = []
   for (const file of files) {
     for (const [, iface, body] of readFileSync(`${root}src/knobs/${file}`, 'utf8').matchAll(INTERFACE)) {
-      const knobs = ownerOf(iface)
+      const knobs = ownerOf(iface, Array.from(body.matchAll(MEMBER), match => match[2]))
       if (!knobs)
         continue
       for (const [, comment, member] of body.matchAll(MEMBER)) {
