@@ -33,6 +33,14 @@ const ALL: [string, KnobMeta][] = Object.entries(KNOBS).flatMap(([name, meta]) =
 const ROW = /^\| `([\w.]+)` \| ([^|]+) \|/gm
 const rows = new Map(Array.from(page.matchAll(ROW), match => [match[1], match[2].trim()]))
 
+describe('the README behavior overview', () => {
+  // The README's behavior overview names every knob, so a new one is found from the front page too.
+  const readme = readFileSync(`${root}README.md`, 'utf8')
+  it.each(Object.keys(KNOBS))('names %s', (name) => {
+    expect(readme).toContain(`\`${name}\``)
+  })
+})
+
 describe('docs/behavior.md', () => {
   it('has a row for every knob and field, and no row for anything else', () => {
     expect([...rows.keys()].sort()).toEqual(ALL.map(([name]) => name).sort())
