@@ -23,7 +23,7 @@ export { defaultRunEffects } from './core/effects'
 export type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRequest } from './core/effects'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
-export type { StopReason } from './core/stop-reason'
+export type { StopReason, StopReasons } from './core/stop-reason'
 export type {
   AgentDecide,
   DecideHookContext,

@@ -38,7 +38,7 @@ export type { MaybePromise } from './core/maybe-promise'
 export type { RunReadState, RunState, RunStateTarget } from './core/run-state'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export { flattenTurns, statsByModel } from './core/stats'
-export type { StopReason } from './core/stop-reason'
+export type { StopReason, StopReasons } from './core/stop-reason'
 export type {
   AgentDecide,
   DecideHookContext,

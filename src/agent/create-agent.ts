@@ -92,11 +92,12 @@ export function createAgent(options: AgentOptions): Agent {
   createToolRegistry(options.tools, options.toolAliases)
   validateBehavior(options.behavior, 'createAgent')
 
-  const hooks = createHookBus()
-  registerHookMap(hooks, options.hooks)
   const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }
   // Checked and ordered once: a bad policy list fails here, not in a run.
   const policies = agentPolicies(queues, options.policies)
+  // The bus knows the events its policies fire, so hook maps may name them.
+  const hooks = createHookBus(policies.flatMap(policy => policy.events ?? []))
+  registerHookMap(hooks, options.hooks)
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()
   // What the agent does outside a run (`agent.decide`) uses the agent's clock and effects.

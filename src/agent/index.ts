@@ -7,7 +7,7 @@
 export type { AgentClock } from '../core/clock'
 export { DEFAULT_AGENT_CLOCK } from '../core/clock'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, TurnFinishReason, TurnUsage } from '../core/stats'
-export type { StopReason } from '../core/stop-reason'
+export type { StopReason, StopReasons } from '../core/stop-reason'
 export type { AgentHookBus, AgentHookRegistration } from '../hooks/bus'
 export type * from '../hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig } from '../knobs/behavior'

@@ -1,30 +1,44 @@
 /**
- * Why a run returned. Every way out of the loop that is not a thrown error has
- * its own value, so a host never has to guess whether a limit cut the run short.
+ * Why a run returned, one key per way out of the loop that is not a thrown
+ * error, so a host never has to guess whether a limit cut the run short.
+ * `StopReason` is derived from these keys. A host whose own policy ends runs
+ * for a reason of its own adds it here by declaration merging, instead of
+ * reusing a value that means something else:
  *
- * - `completed`: the model answered without calling tools.
- * - `max-turns`: `behavior.maxTurns` was reached.
- * - `aborted`: `agent.abort()`, the run's `signal`, or a guard that aborts.
- * - `paused`: `pauseSignal` stopped the run at a turn boundary; another run continues it.
- * - `suspended`: not built yet; reserved for a checkpoint runtime, no run returns it today.
- * - `pause-exhausted`: `maxConsecutivePauseTurns` empty pause turns in a row.
- * - `length-exhausted`: `maxConsecutiveLengthResumes` output-cap resumes in a row.
- * - `refusal-exhausted`: `maxConsecutiveRefusalResumes` refusal resumes in a row.
- * - `length`: the last turn hit the output cap and output-cap resume is off.
- * - `content-filter`: the model refused and refusal recovery is off (`maxConsecutiveRefusalResumes: 0`).
- * - `output-invalid`: `behavior.schema` is set and the model gave no valid output within its repair turns
- *   (`maxOutputRepairs`) or by the last allowed turn; `stats.text` holds the raw final answer and
- *   `stats.outputError` what failed.
+ * ```ts fragment
+ * declare module 'zidane' {
+ *   interface StopReasons { 'quota-exhausted': true }
+ * }
+ * ```
  */
-export type StopReason
-  = | 'completed'
-    | 'max-turns'
-    | 'aborted'
-    | 'paused'
-    | 'suspended'
-    | 'pause-exhausted'
-    | 'length-exhausted'
-    | 'refusal-exhausted'
-    | 'length'
-    | 'content-filter'
-    | 'output-invalid'
+export interface StopReasons {
+  /** The model answered without calling tools. */
+  'completed': true
+  /** `behavior.maxTurns` was reached. */
+  'max-turns': true
+  /** `agent.abort()`, the run's `signal`, or a guard that aborts. */
+  'aborted': true
+  /** `pauseSignal` stopped the run at a turn boundary; another run continues it. */
+  'paused': true
+  /** Not built yet; reserved for a checkpoint runtime, no run returns it today. */
+  'suspended': true
+  /** `maxConsecutivePauseTurns` empty pause turns in a row. */
+  'pause-exhausted': true
+  /** `maxConsecutiveLengthResumes` output-cap resumes in a row. */
+  'length-exhausted': true
+  /** `maxConsecutiveRefusalResumes` refusal resumes in a row. */
+  'refusal-exhausted': true
+  /** The last turn hit the output cap and output-cap resume is off. */
+  'length': true
+  /** The model refused and refusal recovery is off (`maxConsecutiveRefusalResumes: 0`). */
+  'content-filter': true
+  /**
+   * `behavior.schema` is set and the model gave no valid output within its
+   * repair turns (`maxOutputRepairs`) or by the last allowed turn;
+   * `stats.text` holds the raw final answer and `stats.outputError` what failed.
+   */
+  'output-invalid': true
+}
+
+/** Why a run returned: one of the keys of `StopReasons` (the built-in ones, and any a host declared). */
+export type StopReason = keyof StopReasons & string

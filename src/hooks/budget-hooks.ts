@@ -48,6 +48,3 @@ export interface BudgetHooks {
   'tool-budget:exceeded': HookHandler<ToolBudgetExceededContext>
   'budget:exceeded': HookHandler<OutputBudgetExceededContext>
 }
-
-/** The budget events' names, for the bus's run-time list. */
-export const BUDGET_HOOK_NAMES = { 'tool-budget:exceeded': true, 'budget:exceeded': true } as const satisfies Record<keyof BudgetHooks, true>

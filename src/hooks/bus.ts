@@ -1,4 +1,6 @@
 import type { Hookable, HookCallback } from 'hookable'
+import type { SpawnHooks } from '../tools/spawn-hooks'
+import type { DomainEvents } from './domain-events'
 import type { AgentHookHandlers, AgentHookMap, AgentHookName, AgentHooks, HookContext, RunHookMap } from './hook-map'
 import { createHooks } from 'hookable'
 import { withTimeout } from '../core/timeout'
@@ -6,14 +8,11 @@ import { debugLog } from '../debug'
 import { DECISION_HOOK_NAMES } from '../decisions/hooks'
 import { OperationTimeoutError } from '../errors'
 import { MCP_HOOK_NAMES } from '../mcp/hooks'
-import { REPEAT_GUARD_HOOK_NAMES } from '../policies/repeat-guard/hooks'
 import { PROVIDER_HOOK_NAMES } from '../providers/hooks'
 import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
 import { OUTPUT_HOOK_NAMES } from '../tools/output-hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
-import { BUDGET_HOOK_NAMES } from './budget-hooks'
-import { COMPACTION_HOOK_NAMES } from './compaction-hooks'
 import { mayReach, trackRegistrations } from './registrations'
 import { RUN_HOOK_NAMES } from './run-hooks'
 
@@ -34,35 +33,43 @@ export interface AgentHookRegistration {
  */
 export type AgentHookBus = AgentHookRegistration & Hookable<AgentHooks>
 
-/** A fresh bus that keeps count of its registrations, so unheard hooks can be skipped cheaply. */
-export function createHookBus(): AgentHookBus {
-  return trackRegistrations(createHooks<AgentHooks>()) as AgentHookBus
+/** Event names a bus knows beyond its domains' own: those its agent's policies declare (`BehaviorPolicy.events`). */
+const DECLARED_EVENTS = new WeakMap<object, ReadonlySet<string>>()
+
+/**
+ * A fresh bus that keeps count of its registrations, so unheard hooks can be
+ * skipped cheaply. `events` are the names the agent's policies fire (their
+ * `events`), known to it besides the domains' own.
+ */
+export function createHookBus(events: Iterable<string> = []): AgentHookBus {
+  const bus = trackRegistrations(createHooks<AgentHooks>()) as AgentHookBus
+  DECLARED_EVENTS.set(bus, new Set(events))
+  return bus
 }
 
 /**
- * Every event name, from the lists each domain keeps next to its event types.
- * The `satisfies` makes a missing or extra name a compile error, so an event
- * added to `AgentHooks` is known at run time without a second hand-kept list.
+ * The event names of the domains at or below the bus, from the lists each
+ * keeps next to its event types. The `satisfies` makes a missing or extra
+ * name a compile error. Events of policies are not here: a policy lists its
+ * own in `events`, and the agent hands them to `createHookBus`.
  */
-const OWN_HOOK_NAMES = {
+const DOMAIN_EVENT_NAMES = {
   ...RUN_HOOK_NAMES,
   ...TOOL_HOOK_NAMES,
   ...SESSION_HOOK_NAMES,
   ...MCP_HOOK_NAMES,
   ...SPAWN_HOOK_NAMES,
-  ...REPEAT_GUARD_HOOK_NAMES,
-  ...BUDGET_HOOK_NAMES,
   ...DECISION_HOOK_NAMES,
   ...PROVIDER_HOOK_NAMES,
-  ...COMPACTION_HOOK_NAMES,
   ...OUTPUT_HOOK_NAMES,
-} as const satisfies Record<Exclude<AgentHookName, `child:${string}`>, true>
+} as const satisfies Record<keyof DomainEvents | keyof SpawnHooks, true>
 
-const KNOWN_HOOKS: ReadonlySet<string> = new Set(Object.keys(OWN_HOOK_NAMES))
+const DOMAIN_EVENTS: ReadonlySet<string> = new Set(Object.keys(DOMAIN_EVENT_NAMES))
 
-/** Whether `name` is an event of the agent or of a subagent (`child:<event>`). */
-export function isKnownHook(name: string): boolean {
-  return KNOWN_HOOKS.has(name.startsWith('child:') ? name.slice('child:'.length) : name)
+/** Whether `name` is an event `bus` knows, of the agent or of a subagent (`child:<event>`). */
+export function isKnownHook(bus: AgentHookBus, name: string): boolean {
+  const own = name.startsWith('child:') ? name.slice('child:'.length) : name
+  return DOMAIN_EVENTS.has(own) || DECLARED_EVENTS.get(bus)?.has(own) === true
 }
 
 /**
@@ -74,7 +81,7 @@ export function registerHookMap(bus: AgentHookBus, hooks: AgentHookMap | RunHook
     return () => {}
   const removers: (() => void)[] = []
   for (const [name, value] of Object.entries(hooks)) {
-    if (!isKnownHook(name)) {
+    if (!isKnownHook(bus, name)) {
       for (const remove of removers) remove()
       throw new TypeError(`Unknown hook "${name}"`)
     }

@@ -47,9 +47,3 @@ export interface CompactionHooks {
   'compact:start': HookHandler<CompactStartContext>
   'compact:end': HookHandler<CompactEndContext>
 }
-
-/** The compaction events by name; `satisfies` keeps it in step with `CompactionHooks`. */
-export const COMPACTION_HOOK_NAMES = {
-  'compact:start': true,
-  'compact:end': true,
-} as const satisfies Record<keyof CompactionHooks, true>

@@ -1,24 +1,20 @@
 /**
- * The agent's event map, composed from the events each domain declares next
- * to its code: the run's (`run-hooks.ts`), the tools' and the spawn tool's,
- * the session's and MCP's. Subagent events come back as `child:<event>`.
+ * The agent's event map. `AgentEventMap` is the registry: the events each
+ * domain declares next to its code (the run's in `run-hooks.ts`, the tools',
+ * the session's, MCP's, …) and those of the built-in policies, and any event a
+ * host adds by declaration merging. Everything else derives from it,
+ * subagents' re-emissions (`child:<event>`) included.
  */
 
 import type { HookHandler } from '../core/hook-context'
-import type { DecisionHooks } from '../decisions/hooks'
 import type { DecideHookContext } from '../decisions/types'
-import type { McpHooks } from '../mcp/hooks'
 import type { RepeatGuardHooks } from '../policies/repeat-guard/hooks'
-import type { ProviderHooks } from '../providers/hooks'
-import type { SessionHooks } from '../session/hooks'
-import type { ToolHooks } from '../tools/hooks'
-import type { OutputHooks } from '../tools/output-hooks'
 import type { SpawnHooks } from '../tools/spawn-hooks'
 import type { BudgetHooks } from './budget-hooks'
 import type { CompactionHooks } from './compaction-hooks'
-import type { RunHooks } from './run-hooks'
+import type { DomainEvents } from './domain-events'
 
-export type { RunHookContext, StreamHookContext } from '../core/hook-context'
+export type { HookHandler, RunHookContext, StreamHookContext } from '../core/hook-context'
 export type { DecisionHooks } from '../decisions/hooks'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
 export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../policies/repeat-guard/hooks'
@@ -31,8 +27,25 @@ export type { OutputBudgetExceededContext, ToolBudgetExceededContext, ToolOutput
 export type { CompactEndContext, CompactStartContext, CompactTrigger } from './compaction-hooks'
 export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStartContext, ContextTransformContext, ModelFallbackContext, PairingRepairContext, SteerInjectContext, StreamDeltaContext, StreamEndContext, StreamRetryContext, StreamStartContext, SystemTransformContext, TurnAfterContext, TurnBeforeContext, UsageContext } from './run-hooks'
 
-/** The events of the agent itself: every domain's, subagents' re-emissions aside. */
-interface OwnHooks extends RunHooks, ToolHooks, SessionHooks, McpHooks, RepeatGuardHooks, BudgetHooks, DecisionHooks, ProviderHooks, CompactionHooks, OutputHooks {}
+/**
+ * The events of the built-in policies. Their types sit below the policies
+ * (the map is a lower layer); their names reach the bus from each policy's
+ * `events`, so only this line names them here.
+ */
+interface BuiltInPolicyEvents extends RepeatGuardHooks, BudgetHooks, CompactionHooks {}
+
+/**
+ * Every event of the agent itself (subagents' re-emissions aside), by name,
+ * with its handler type. A host adds its own events by declaration merging,
+ * and a policy that fires one lists its name in `events`:
+ *
+ * ```ts fragment
+ * declare module 'zidane' {
+ *   interface AgentEventMap { 'quota:warning': (ctx: QuotaWarningContext) => void }
+ * }
+ * ```
+ */
+export interface AgentEventMap extends DomainEvents, BuiltInPolicyEvents {}
 
 /** An event of a subagent (any depth), re-emitted on its ancestors' buses as `child:<event>`. */
 export interface ChildEventMarks {
@@ -42,7 +55,7 @@ export interface ChildEventMarks {
   depth: number
 }
 
-type ChildHooks = { [K in keyof OwnHooks as `child:${K}`]: HookHandler<Parameters<OwnHooks[K]>[0] & ChildEventMarks> }
+type ChildHooks = { [K in keyof AgentEventMap as `child:${K & string}`]: HookHandler<Parameters<AgentEventMap[K]>[0] & ChildEventMarks> }
 
 type ChildSpawnHooks = { [K in keyof SpawnHooks as `child:${K}`]: HookHandler<Parameters<SpawnHooks[K]>[0] & ChildEventMarks> }
 
@@ -51,7 +64,7 @@ type ChildSpawnHooks = { [K in keyof SpawnHooks as `child:${K}`]: HookHandler<Pa
  * marked mutable are read back by the loop after the handlers ran. Events of
  * subagents come back as `child:<event>`, with `childId` and `depth`.
  */
-export type AgentHooks = OwnHooks & SpawnHooks & ChildHooks & ChildSpawnHooks
+export type AgentHooks = AgentEventMap & SpawnHooks & ChildHooks & ChildSpawnHooks
 
 /** The name of any event on `agent.hooks`. */
 export type AgentHookName = keyof AgentHooks

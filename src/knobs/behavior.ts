@@ -86,8 +86,13 @@ export interface AgentBehavior extends
   MediaKnobs,
   OutputKnobs {}
 
-/** Every knob slice, in reference-page order. Adding a slice here adds its knobs to validation, the docs check and the scenario check. */
-export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze([
+/**
+ * Every knob slice, in reference-page order: the one list a slice is added
+ * to (besides `AgentBehavior extends`, which the knob tests check against
+ * it). Validation, the defaults, the reference-page check and the scenario
+ * check all read it.
+ */
+const SLICES = [
   LIMIT_KNOBS,
   PROVIDER_KNOBS,
   RETRY_KNOBS,
@@ -108,29 +113,30 @@ export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object
   PERSIST_KNOBS,
   MEDIA_KNOBS,
   OUTPUT_KNOBS,
-] as KnobSlice<Record<string, unknown>>[])
+] as const
+
+/** The knobs a slice declares (its `K`). */
+export type KnobsOfSlice<S> = S extends KnobSlice<infer K, any> ? K : never
+
+type DefaultsOfSlice<S> = S extends KnobSlice<any, infer D> ? D : never
+
+type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never
+
+/** The keys every slice declares, from the slice list's type (the knob tests compare them with `AgentBehavior`). */
+export type SliceKnobName = keyof Intersection<KnobsOfSlice<typeof SLICES[number]>>
+
+/** Every knob slice, in reference-page order. */
+export const KNOB_SLICES: readonly KnobSlice<Record<string, unknown>>[] = Object.freeze(SLICES as readonly KnobSlice<any>[])
 
 /** The metadata of every knob, by name. */
 export const KNOBS: Readonly<Record<keyof AgentBehavior & string, KnobMeta>> = Object.freeze(
   Object.assign({}, ...KNOB_SLICES.map(slice => slice.knobs)),
 )
 
-/** The default of every knob that has one, from the slices (each written once there). */
-export const BEHAVIOR_DEFAULTS = Object.freeze({
-  ...PROVIDER_KNOBS.defaults,
-  ...RETRY_KNOBS.defaults,
-  ...WATCHDOG_KNOBS.defaults,
-  ...RECOVERY_KNOBS.defaults,
-  ...EXECUTION_KNOBS.defaults,
-  ...SHELL_KNOBS.defaults,
-  ...MCP_KNOBS.defaults,
-  ...FILE_KNOBS.defaults,
-  ...SESSION_KNOBS.defaults,
-  ...NUDGE_KNOBS.defaults,
-  ...BUDGET_KNOBS.defaults,
-  ...COMPACTION_KNOBS.defaults,
-  ...OUTPUT_KNOBS.defaults,
-})
+/** The default of every knob that has one: the union of the slices' defaults (each written once, in its slice). */
+export const BEHAVIOR_DEFAULTS: Readonly<Intersection<DefaultsOfSlice<typeof SLICES[number]>>> = Object.freeze(
+  Object.assign({}, ...SLICES.map(slice => slice.defaults)),
+)
 
 const KNOB_BY_NAME: ReadonlyMap<string, KnobMeta> = new Map(Object.entries(KNOBS))
 

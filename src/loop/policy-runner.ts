@@ -167,6 +167,8 @@ function checkShape(policy: BehaviorPolicy, index: number): void {
     throw new AgentPolicyError(`#${index}`, 'invalid', `Policy #${index} has no name; every policy needs a non-empty string name`)
   if (policy.after !== undefined && (!Array.isArray(policy.after) || policy.after.some(name => typeof name !== 'string')))
     throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`after\` must be a list of policy names`)
+  if (policy.events !== undefined && (!Array.isArray(policy.events) || policy.events.some(name => typeof name !== 'string' || name === '' || name.startsWith('child:'))))
+    throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`events\` must be a list of event names (no \`child:\` re-emissions)`)
   for (const key of [...PHASES, 'enabled', 'initialState', 'wireStages', 'tools', 'sections', 'hooks'] as const) {
     if (policy[key] !== undefined && typeof policy[key] !== 'function')
       throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`${key}\` must be a function`)

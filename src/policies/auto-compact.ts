@@ -22,6 +22,7 @@ interface AutoCompactState {
  */
 export const autoCompact: BehaviorPolicy<AutoCompactState> = {
   name: 'auto-compact',
+  events: ['compact:start', 'compact:end'],
   enabled(behavior, run) {
     if (!autoCompactConfig(behavior.autoCompact))
       return false

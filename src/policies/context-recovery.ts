@@ -15,6 +15,7 @@ import { compactConversation } from './compact-summary'
  */
 export const contextRecovery: BehaviorPolicy<null> = {
   name: 'context-recovery',
+  events: ['compact:start', 'compact:end'],
   async providerError({ run, behavior, kind, retried }) {
     if (kind !== 'context_exceeded' || retried)
       return

@@ -1,23 +1,24 @@
 import type { BehaviorPolicy } from './policy'
 import { autoCompact } from './auto-compact'
-import { runBudgets } from './budgets'
+import { compactStrategy } from './compact-strategy'
 import { contextRecovery } from './context-recovery'
 import { dedupTools } from './dedup-tools'
+import { imageDownscale } from './image-downscale'
 import { lengthResume } from './length-resume'
 import { maxTurnsWarning } from './max-turns-warning'
-import { imageDownscale, mediaAgeing } from './media'
+import { mediaAgeing } from './media-ageing'
 import { pauseContinuation } from './pause-continuation'
 import { persistResults } from './persist-results'
 import { progressNudges } from './progress-nudges'
 import { refusalResume } from './refusal-resume'
 import { repeatGuard } from './repeat-guard'
+import { runBudgets } from './run-budgets'
 import { shellToolNudges } from './shell-tool-nudges'
 import { staleReads } from './stale-reads'
 import { structuredOutput } from './structured-output'
-import { tailCompaction } from './tail-compaction'
 import { textToolCallRescue } from './text-tool-call-rescue'
 import { thinkingDecay } from './thinking-decay'
-import { thinkingOverrunPolicy } from './thinking-overrun'
+import { thinkingOverrun } from './thinking-overrun'
 import { toolBudgets } from './tool-budgets'
 import { toolOutputBudget } from './tool-output-budget'
 import { trackShellReads } from './track-shell-reads'
@@ -36,7 +37,7 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   refusalResume,
   writeFileExistingPolicy,
   trackShellReads,
-  tailCompaction,
+  compactStrategy,
   autoCompact,
   contextRecovery,
   toolBudgets,
@@ -50,7 +51,7 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   unknownToolRecovery,
   textToolCallRescue,
   progressNudges,
-  thinkingOverrunPolicy,
+  thinkingOverrun,
   repeatGuard,
   thinkingDecay,
   structuredOutput,

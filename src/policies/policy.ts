@@ -126,6 +126,9 @@ export interface PolicyPhaseContext<S> {
 }
 
 type OwnHookName = Exclude<AgentHookName, `child:${string}`>
+
+/** The name of an event of the agent itself (not a subagent's `child:` re-emission): what a policy may list in `events`. */
+export type PolicyEventName = OwnHookName & string
 type RunIdKeys = 'runId' | 'depth' | 'parentRunId' | 'parentCallId'
 
 /**
@@ -367,6 +370,13 @@ export interface BehaviorPolicy<S = any> {
   readonly name: string
   /** Policies this one runs after, by name (checked at `createAgent`). */
   readonly after?: readonly string[]
+  /**
+   * The hook events this policy fires (its own, such as
+   * `'repeat-guard:exceeded'`), so an agent with it accepts handlers for them
+   * in its hook maps; their types are entries of `AgentEventMap`. Events of
+   * the loop and the tools need no listing.
+   */
+  readonly events?: readonly PolicyEventName[]
   /** Checked once at run start; `false` leaves the policy out of every phase of that run. Default: on. */
   enabled?: (behavior: Readonly<AgentBehavior>, run: PolicyRunView) => boolean
   /** The policy's state at run start: plain JSON data. Default: `null`. */

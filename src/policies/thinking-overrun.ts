@@ -41,7 +41,7 @@ function defaultMessage(tokens: number): string {
  * next user turn pushing toward concrete progress. Advisory only: the turn's
  * own tool calls have already run, and a turn that answered is left alone.
  */
-export const thinkingOverrunPolicy: BehaviorPolicy<null> = {
+export const thinkingOverrun: BehaviorPolicy<null> = {
   name: 'thinking-overrun',
   enabled: behavior => settingsOf(behavior) !== undefined,
   afterTurn({ behavior, assistant, usage, toolResults, decided }) {

@@ -50,6 +50,7 @@ function exceed(budget: ToolBudget, call: BatchCall, count: number): { mode: Too
  */
 export const toolBudgets: BehaviorPolicy<ToolBudgetsState> = {
   name: 'tool-budgets',
+  events: ['tool-budget:exceeded'],
   enabled: behavior => behavior.toolBudgets !== undefined && Object.keys(behavior.toolBudgets).length > 0,
   initialState: () => ({ counts: {}, steers: [] }),
   gateBatch({ behavior, state, turnId, calls }) {

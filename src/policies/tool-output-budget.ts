@@ -19,6 +19,7 @@ function summarizeText(total: number, budget: number): string {
  */
 export const toolOutputBudget: BehaviorPolicy<null> = {
   name: 'tool-output-budget',
+  events: ['budget:exceeded'],
   enabled: behavior => activeLimit(behavior.toolOutputBudget) !== undefined,
   afterTurn({ behavior, assistant, toolResults, turnId, turn }) {
     if (toolResults.length === 0)

@@ -28,7 +28,7 @@ import type { ToolMap } from '../tools/types'
 import type { PolicyWireStage } from '../wire/stage'
 import { activatePlan, planRun } from '../agent/plan'
 import { createProcessContext } from '../contexts/process'
-import { createHookBus } from '../hooks/bus'
+import { createHookBus, isKnownHook } from '../hooks/bus'
 import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { createRunState } from '../loop/run-state'
@@ -218,7 +218,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
   })() }
   const abort = { aborted: false, reason: undefined as unknown }
   const controller = new AbortController()
-  const hooks = createHookBus()
+  const hooks = createHookBus(policy.events)
   // Events reach the bus both ways a policy fires them (`PhaseResult.events`, `run.emit`); one listener records them all.
   const allEvents: PolicyScriptEvent[] = []
   let fired: Omit<PolicyScriptEvent, 'turn'>[] = []
@@ -262,6 +262,9 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
       return answer
     },
     emit: async (event, context) => {
+      // A run refuses hook maps naming an event no policy lists; the script makes the policy list what it fires.
+      if (!isKnownHook(hooks, event))
+        throw new Error(`runPolicyScript: policy "${policy.name}" fired "${event}", which is not in its \`events\``)
       await (hooks.callHook as (name: string, context: unknown) => Promise<unknown>)(event, { ...context, runId: 'policy-script', depth: 0 })
     },
   } satisfies PolicyHost

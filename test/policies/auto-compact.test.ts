@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createProcessContext } from '../../src/contexts'
 import { AgentContextExceededError, AgentProviderError, CompactionRefusedError } from '../../src/errors'
 import { autoCompact } from '../../src/policies/auto-compact'
+import { compactStrategy } from '../../src/policies/compact-strategy'
 import { tailStart, touchedFiles } from '../../src/policies/compact-summary'
 import { contextRecovery } from '../../src/policies/context-recovery'
-import { tailCompaction } from '../../src/policies/tail-compaction'
 import { runPolicyScript } from '../../src/testing'
 
 const turn = (id: string, role: SessionTurn['role'], content: SessionTurn['content']): SessionTurn => ({ id, role, content, createdAt: 0 })
@@ -136,11 +136,11 @@ describe('the tail boundary and the restored files', () => {
 
 describe('compact-strategy policy', () => {
   it('is on for \'tail\' and for a function, off otherwise, and contributes a sent-slot stage', async () => {
-    expect((await runPolicyScript(tailCompaction, { steps: [] })).enabled).toBe(false)
-    expect((await runPolicyScript(tailCompaction, { behavior: { compactStrategy: 'off' }, steps: [] })).enabled).toBe(false)
-    const tail = await runPolicyScript(tailCompaction, { behavior: { compactStrategy: 'tail' }, steps: [] })
+    expect((await runPolicyScript(compactStrategy, { steps: [] })).enabled).toBe(false)
+    expect((await runPolicyScript(compactStrategy, { behavior: { compactStrategy: 'off' }, steps: [] })).enabled).toBe(false)
+    const tail = await runPolicyScript(compactStrategy, { behavior: { compactStrategy: 'tail' }, steps: [] })
     expect(tail.wireStages).toMatchObject([{ name: 'tail-compaction', slot: 'sent' }])
-    const custom = await runPolicyScript(tailCompaction, { behavior: { compactStrategy: messages => messages }, steps: [] })
+    const custom = await runPolicyScript(compactStrategy, { behavior: { compactStrategy: messages => messages }, steps: [] })
     expect(custom.wireStages).toMatchObject([{ name: 'compact-function', slot: 'sent' }])
   })
 })

@@ -1,7 +1,8 @@
 import type { PolicyRunView } from '../../src/policies/policy'
 import { describe, expect, it } from 'vitest'
 import { encodePng, pngSize } from '../../src/media/png'
-import { imageDownscale, mediaAgeing } from '../../src/policies/media'
+import { imageDownscale } from '../../src/policies/image-downscale'
+import { mediaAgeing } from '../../src/policies/media-ageing'
 import { persistResults } from '../../src/policies/persist-results'
 import { runPolicyScript } from '../../src/testing'
 

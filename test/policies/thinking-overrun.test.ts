@@ -1,6 +1,6 @@
 import type { PolicyScriptStep } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { thinkingOverrunPolicy } from '../../src/policies/thinking-overrun'
+import { thinkingOverrun } from '../../src/policies/thinking-overrun'
 import { runPolicyScript } from '../../src/testing'
 
 const result = [{ callId: 'c', output: 'ok' }]
@@ -14,20 +14,20 @@ function thought(tokens: number | undefined, text = 'hmm', toolResults = result)
   }
 }
 async function texts(policy: unknown, steps: PolicyScriptStep[]) {
-  const { steps: played } = await runPolicyScript(thinkingOverrunPolicy, { behavior: { thinkingOverrunPolicy: policy as never }, steps })
+  const { steps: played } = await runPolicyScript(thinkingOverrun, { behavior: { thinkingOverrunPolicy: policy as never }, steps })
   return played.map(step => step.phase === 'afterTurn' ? step.messages.map(m => (m.content[0] as { text: string }).text) : [])
 }
 
 describe('thinking-overrun', () => {
   it('is off by default, with \'off\' and with an object whose mode is \'off\'', async () => {
     for (const behavior of [{}, { thinkingOverrunPolicy: 'off' as const }, { thinkingOverrunPolicy: { mode: 'off' as const, thresholdTokens: 1 } }])
-      expect((await runPolicyScript(thinkingOverrunPolicy, { behavior, steps: [] })).enabled).toBe(false)
+      expect((await runPolicyScript(thinkingOverrun, { behavior, steps: [] })).enabled).toBe(false)
   })
 
   it('nudges the next turn after one that thought past the threshold (8192 by default) and called tools', async () => {
     const perTurn = await texts('steer-next-turn', [thought(8192), thought(8193), thought(20_000, 'x', [])])
     expect(perTurn).toEqual([[], ['The last turn spent about 8193 tokens thinking. Act on what you already know: take the next concrete step now, and keep the reasoning before each step short.'], []])
-    const { steps } = await runPolicyScript(thinkingOverrunPolicy, { behavior: { thinkingOverrunPolicy: 'steer-next-turn' }, steps: [thought(9000)] })
+    const { steps } = await runPolicyScript(thinkingOverrun, { behavior: { thinkingOverrunPolicy: 'steer-next-turn' }, steps: [thought(9000)] })
     expect(steps[0]).toMatchObject({ keepGoing: false, messages: [{ injected: 'thinking-overrun', content: [{ origin: 'injected' }] }] })
   })
 

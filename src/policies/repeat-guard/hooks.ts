@@ -34,8 +34,3 @@ export interface RepeatGuardExceededContext extends RunHookContext {
 export interface RepeatGuardHooks {
   'repeat-guard:exceeded': HookHandler<RepeatGuardExceededContext>
 }
-
-/** The repeat guard's events by name; `satisfies` keeps it in step with `RepeatGuardHooks`. */
-export const REPEAT_GUARD_HOOK_NAMES = {
-  'repeat-guard:exceeded': true,
-} as const satisfies Record<keyof RepeatGuardHooks, true>

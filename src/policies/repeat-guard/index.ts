@@ -119,6 +119,7 @@ function appendNote(result: ToolOutput, note: string): ToolOutput {
  */
 export const repeatGuard: BehaviorPolicy<RepeatGuardState> = {
   name: 'repeat-guard',
+  events: ['repeat-guard:exceeded'],
   enabled: behavior => behavior.repeatGuard !== undefined,
   initialState: () => FRESH,
   gateBatch({ behavior, state, calls, turnId }) {

@@ -33,6 +33,14 @@ const ALL: [string, KnobMeta][] = Object.entries(KNOBS).flatMap(([name, meta]) =
 const ROW = /^\| `([\w.]+)` \| ([^|]+) \|/gm
 const rows = new Map(Array.from(page.matchAll(ROW), match => [match[1], match[2].trim()]))
 
+describe('the README behavior overview', () => {
+  // The README's behavior overview names every knob, so a new one is found from the front page too.
+  const readme = readFileSync(`${root}README.md`, 'utf8')
+  it.each(Object.keys(KNOBS))('names %s', (name) => {
+    expect(readme).toContain(`\`${name}\``)
+  })
+})
+
 describe('docs/behavior.md', () => {
   it('has a row for every knob and field, and no row for anything else', () => {
     expect([...rows.keys()].sort()).toEqual(ALL.map(([name]) => name).sort())
@@ -47,13 +55,18 @@ describe('docs/behavior.md', () => {
   })
 })
 
-/** Interface name → the knobs its members are: top-level slices, or the fields of one object knob. */
-function ownerOf(iface: string): Record<string, KnobMeta> | undefined {
+/**
+ * The knobs an interface's members are: a slice's (`*Knobs`), or the fields
+ * of the one object knob whose fields include every documented member (its
+ * config interface, such as `RetryConfig` for `retry`). Found, not listed.
+ */
+function ownerOf(iface: string, members: readonly string[]): Record<string, KnobMeta> | undefined {
   if (iface.endsWith('Knobs'))
     return KNOBS
-  const fieldsOf: Record<string, string> = { RetryConfig: 'retry', ToolSearchBehavior: 'toolSearch', ReadFileDefaults: 'readFileDefaults', UnknownToolRecoveryConfig: 'unknownToolRecovery', ShellToolNudgesConfig: 'shellToolNudges', ProgressNudgesConfig: 'progressNudges', ThinkingOverrunConfig: 'thinkingOverrunPolicy', RepeatGuardConfig: 'repeatGuard', AutoCompactConfig: 'autoCompact', CompactSkip: 'compactSkip' }
-  const knob = fieldsOf[iface] as keyof typeof KNOBS | undefined
-  return knob && KNOBS[knob].fields?.knobs
+  const owners = Object.values(KNOBS)
+    .map(meta => meta.fields?.knobs)
+    .filter((fields): fields is Readonly<Record<string, KnobMeta>> => fields !== undefined && members.length > 0 && members.every(member => member in fields))
+  return owners.length === 1 ? owners[0] : undefined
 }
 
 const INTERFACE = /export interface (\w+) \{([\s\S]*?)\n\}/g
@@ -65,7 +78,7 @@ describe('doc comments of the slices', () => {
   const claims: [string, string, string][] = []
   for (const file of files) {
     for (const [, iface, body] of readFileSync(`${root}src/knobs/${file}`, 'utf8').matchAll(INTERFACE)) {
-      const knobs = ownerOf(iface)
+      const knobs = ownerOf(iface, Array.from(body.matchAll(MEMBER), match => match[2]))
       if (!knobs)
         continue
       for (const [, comment, member] of body.matchAll(MEMBER)) {

@@ -27,7 +27,7 @@ function stagesOf(behavior: Readonly<AgentBehavior>): readonly PolicyWireStage[]
  * run in its place. Both sit after the host's `context:transform`, so they
  * measure the request as it is sent, and neither touches the recorded turns.
  */
-export const tailCompaction: BehaviorPolicy<null> = {
+export const compactStrategy: BehaviorPolicy<null> = {
   name: 'compact-strategy',
   enabled: behavior => stagesOf(behavior).length > 0,
   wireStages: stagesOf,

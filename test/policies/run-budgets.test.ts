@@ -1,7 +1,7 @@
 import type { PolicyScriptStepResult } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
 import { AgentBudgetExceededError } from '../../src/errors'
-import { runBudgets } from '../../src/policies/budgets'
+import { runBudgets } from '../../src/policies/run-budgets'
 import { runPolicyScript } from '../../src/testing'
 
 const errorOf = (step: PolicyScriptStepResult) => step.phase === 'afterTurn' ? step.error : undefined
