@@ -184,6 +184,14 @@ export interface McpConnection {
   servers: McpServerInfo[]
   /** Close every server, each bounded by its `closeTimeout`. Idempotent. */
   close: () => Promise<void>
+  /**
+   * Whether the host-spawned stdio servers' child processes and pipes keep
+   * Node's event loop alive. `true` at first, as for any child process; an
+   * agent passes `false` between runs so a finished program exits by itself.
+   * It applies to servers that connect later too. Remote servers are not
+   * affected (see docs/mcp.md). Optional for connectors of the host's own making.
+   */
+  holdEventLoop?: (hold: boolean) => void
 }
 
 /** `mcp:tools:filter`: one server's tools after the config filters; assign a narrower list to `tools`. */
@@ -314,6 +322,12 @@ export interface McpServerLease {
   stderrTail: () => string
   /** Drop this hold. Closing the last one closes the process (after `idleMs`). Idempotent. */
   release: () => Promise<void>
+  /**
+   * Whether this lease wants the process (and its pipes) to keep Node's event
+   * loop alive. Leases start holding; the process is held while any lease
+   * holds it. Optional for pools of the host's own making.
+   */
+  holdEventLoop?: (hold: boolean) => void
 }
 
 /** Shares host-spawned stdio MCP server processes between connections. */
