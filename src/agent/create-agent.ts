@@ -69,9 +69,9 @@ export interface Agent {
   /**
    * Abort any run, close the MCP servers, tear down the execution context
    * (bounded by `destroyTimeoutMs`), and refuse new runs. A program does not
-   * need it to exit: between runs the agent's MCP server processes do not
-   * keep Node's event loop alive (remote MCP servers' event streams do; see
-   * docs/mcp.md). Call it to release everything at a known point.
+   * need it to exit: between runs the agent's stdio and streamable-HTTP MCP
+   * servers do not keep Node's event loop alive (an SSE server's stream does;
+   * see docs/mcp.md). Call it to release everything at a known point.
    */
   destroy: () => Promise<void>
   /** `destroy()`, so `await using agent = createAgent(...)` destroys the agent when the block ends. */

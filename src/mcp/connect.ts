@@ -10,7 +10,7 @@ import { withTimeout } from '../core/timeout'
 import { clampTimerDelay } from '../core/timer'
 import { killContextTransport } from './context-transport'
 import { createMcpClient } from './elicitation'
-import { holdTransport } from './event-loop-hold'
+import { holdTransport, holdWhileClosing } from './event-loop-hold'
 import { expandServerConfig } from './expand-env'
 import { filterTools, validateServerConfig } from './filters'
 import { canonicalMcpToolName, fitWireName, sanitizeMcpName, wireMcpToolName } from './naming'
@@ -264,8 +264,7 @@ class ServerRuntime {
     if (live.release)
       return live.release()
     const pid = transportPid(live.transport)
-    // Held while it closes, so a host awaiting the close is not left with an empty event loop.
-    holdTransport(live.transport, true)
+    holdWhileClosing(live.transport)
     const timeoutMs = this.config.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT_MS
     const work = (async () => {
       // Ask a streamable-HTTP server to drop its session state; a failure here must not block the close.

@@ -18,6 +18,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ChildProcess } from 'node:child_process'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { eventStreamGateOf } from './event-stream-gate'
 
 /** Something Node can stop waiting for: a child process or a pipe. */
 interface Referable {
@@ -66,11 +67,25 @@ function trackIdle(child: ChildProcess): void {
 }
 
 /**
- * Make a transport's child process and its pipes keep the event loop alive
- * (`hold: true`, Node's default) or not. Other transports are left as they
- * are: their sockets belong to `fetch` (see docs/mcp.md, "When a program exits").
+ * Make a transport keep the event loop alive (`hold: true`, the default) or
+ * not: a stdio child process and its pipes are unref'd, a streamable-HTTP
+ * event stream is closed until held again (event-stream-gate.ts). SSE
+ * transports are left as they are: their one stream is the session.
  */
 export function holdTransport(transport: Transport, hold: boolean): void {
+  eventStreamGateOf(transport)?.hold(hold)
+  holdChild(transport, hold)
+}
+
+/**
+ * Hold a stdio child while it closes, so a host awaiting the close is not
+ * left with an empty event loop (Node would end an unsettled top-level await).
+ */
+export function holdWhileClosing(transport: Transport): void {
+  holdChild(transport, true)
+}
+
+function holdChild(transport: Transport, hold: boolean): void {
   const child = childOf(transport)
   if (!child)
     return

@@ -5,7 +5,7 @@ import type { McpPoolAcquireOptions, McpPooledServerInfo, McpServerConfig, McpSe
 import { withTimeout } from '../core/timeout'
 import { clampTimerDelay, startTimer } from '../core/timer'
 import { createMcpClient } from './elicitation'
-import { holdTransport } from './event-loop-hold'
+import { holdTransport, holdWhileClosing } from './event-loop-hold'
 import { createTransport, transportPid } from './transports'
 
 /** Whether a config may go through a pool: host-spawned stdio servers only. */
@@ -96,8 +96,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
   const closeEntry = (entry: Entry): Promise<void> => entry.closing ??= (async () => {
     entry.idleTimer?.clear()
     drop(entry)
-    // Held while it closes, so a host awaiting the close is not left with an empty event loop.
-    holdTransport(entry.transport, true)
+    holdWhileClosing(entry.transport)
     // The transport forgets the child as soon as its close starts, so take the pid first.
     const pid = entry.pid ?? transportPid(entry.transport)
     try {

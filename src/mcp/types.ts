@@ -185,11 +185,12 @@ export interface McpConnection {
   /** Close every server, each bounded by its `closeTimeout`. Idempotent. */
   close: () => Promise<void>
   /**
-   * Whether the host-spawned stdio servers' child processes and pipes keep
-   * Node's event loop alive. `true` at first, as for any child process; an
-   * agent passes `false` between runs so a finished program exits by itself.
-   * It applies to servers that connect later too. Remote servers are not
-   * affected (see docs/mcp.md). Optional for connectors of the host's own making.
+   * Whether the servers keep Node's event loop alive. `true` at first; an
+   * agent passes `false` between runs so a finished program exits by itself:
+   * host-spawned stdio servers' child processes and pipes are unref'd, and
+   * streamable-HTTP event streams are closed until held again. SSE servers
+   * are not affected (their stream is the session). It applies to servers
+   * that connect later too. Optional for connectors of the host's own making.
    */
   holdEventLoop?: (hold: boolean) => void
 }

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { isAlive } from './support'
+import { connectMcpServers } from '../../src/mcp'
+import { isAlive, startHttpMcpServer, toolContext } from './support'
 
 // A finished program exits by itself: between runs, an agent's stdio MCP
 // servers do not keep Node's event loop alive (decisions, 2026-12-02-idle-agent-exit).
@@ -18,9 +19,9 @@ interface Finished {
 }
 
 /** Run the child program and wait for it to end by itself; SIGKILL it past the bound. */
-function runProgram(mode: string): Promise<Finished & { timedOut: boolean }> {
+function runProgram(args: string[]): Promise<Finished & { timedOut: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     let timedOut = false
@@ -57,11 +58,16 @@ function counterPids(report: Report): number[] {
   return report.results.filter(text => text.includes('"pid"')).map(text => (JSON.parse(text) as { pid: number }).pid)
 }
 
-async function expectExitsByItself(mode: string): Promise<Report> {
-  const finished = await runProgram(mode)
+async function exitsByItself(args: string[]): Promise<Report> {
+  const finished = await runProgram(args)
   expect({ timedOut: finished.timedOut, code: finished.code, stderr: finished.stderr }).toEqual({ timedOut: false, code: 0, stderr: '' })
   const report = lastReport(finished.stdout)
   expect(report.stopReason).toBe('completed')
+  return report
+}
+
+async function expectExitsByItself(mode: string): Promise<Report> {
+  const report = await exitsByItself([mode])
   expect(report.results.filter(text => text === 'Echo: hello').length).toBeGreaterThan(0)
   // The servers go with the program: no orphan is left running.
   for (const pid of counterPids(report))
@@ -86,4 +92,42 @@ describe('a program whose agent has stdio MCP servers', () => {
     const report = await expectExitsByItself('await-using')
     expect(report.results.filter(text => text.startsWith('closed')).sort()).toEqual(['closed counter', 'closed everything'])
   }, 40_000)
+})
+
+describe('a program whose agent has a streamable-HTTP MCP server', () => {
+  it('exits by itself after its runs, without destroy(), on one session', async () => {
+    const server = await startHttpMcpServer()
+    try {
+      const report = await exitsByItself(['http', server.url])
+      expect(report.results).toEqual(['3', '7'])
+      // One session for both runs: letting go between runs closes the event stream, not the session.
+      expect(server.methods.filter(method => method === 'initialize')).toHaveLength(1)
+    }
+    finally {
+      await server.close()
+    }
+  }, 40_000)
+})
+
+describe('a streamable-HTTP connection let go of', () => {
+  it('closes its event stream while idle and reopens it when held again', async () => {
+    const server = await startHttpMcpServer()
+    const mcp = await connectMcpServers([{ name: 'remote', transport: 'streamable-http', url: server.url }])
+    try {
+      await expect.poll(() => server.eventStreams).toBe(1)
+      mcp.holdEventLoop!(false)
+      // The SDK asks for the stream again after its reconnect delay (1 s); idle, the request never leaves.
+      await new Promise(resolve => setTimeout(resolve, 1_500))
+      expect(server.eventStreams).toBe(1)
+      // Calls still work while idle: only the event stream is paused, not the session.
+      expect(await mcp.tools.mcp__remote__add.execute({ a: 2, b: 3 }, toolContext())).toBe('5')
+      mcp.holdEventLoop!(true)
+      await expect.poll(() => server.eventStreams).toBe(2)
+      expect(server.methods.filter(method => method === 'initialize')).toHaveLength(1)
+    }
+    finally {
+      await mcp.close()
+      await server.close()
+    }
+  }, 20_000)
 })

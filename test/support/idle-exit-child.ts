@@ -10,8 +10,10 @@
  *   pooled       - the servers go through an MCP server pool
  *   await-using  - `await using agent = createAgent(...)`: destroyed when the block ends, and
  *                  the report (printed after the block) lists the servers it closed
+ *   http <url>   - two runs on one streamable-HTTP server (its `add` tool), then left as it is
  */
 import type { McpServerConfig } from '../../src/mcp'
+import type { ScriptedTurn } from '../../src/testing'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { createAgent } from '../../src'
@@ -38,13 +40,16 @@ const mcpServers: McpServerConfig[] = [
 ]
 
 /** One run: a call to each server, then an answer. */
-const ONE_RUN = [
+const ONE_RUN: ScriptedTurn[] = [
   { toolCalls: [{ name: 'mcp_everything_echo', input: { message: 'hello' } }, { name: 'mcp_counter_count', input: {} }] },
   { text: 'done' },
 ]
 
 function script(runs: number) {
-  return scriptedProvider(Array.from({ length: runs }).fill(ONE_RUN).flat())
+  const turns: ScriptedTurn[] = []
+  for (let run = 0; run < runs; run++)
+    turns.push(...ONE_RUN)
+  return scriptedProvider(turns)
 }
 
 /** Tool results as text, in the order they came back. */
@@ -82,6 +87,24 @@ else if (mode === 'plain' || mode === 'pooled') {
   let stopReason = ''
   for (let run = 0; run < runs; run++)
     stopReason = (await agent.run({ prompt: 'echo and count' })).stopReason
+  report(stopReason)
+}
+else if (mode === 'http') {
+  const agent = createAgent({
+    provider: scriptedProvider([
+      { toolCalls: [{ name: 'mcp_remote_add', input: { a: 1, b: 2 } }] },
+      { text: 'first' },
+      { toolCalls: [{ name: 'mcp_remote_add', input: { a: 3, b: 4 } }] },
+      { text: 'second' },
+    ]),
+    mcpServers: [{ name: 'remote', transport: 'streamable-http', url: process.argv[3] }],
+  })
+  agent.hooks.hook('tool:after', (ctx) => {
+    results.push(String(ctx.result))
+  })
+  let stopReason = ''
+  for (let run = 0; run < 2; run++)
+    stopReason = (await agent.run({ prompt: 'add' })).stopReason
   report(stopReason)
 }
 else {
