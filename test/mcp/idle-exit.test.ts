@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { connectMcpServers } from '../../src/mcp'
+import { connectMcpServers, createMcpServerPool } from '../../src/mcp'
 import { isAlive, startHttpMcpServer, toolContext } from './support'
 
 // A finished program exits by itself: between runs, an agent's stdio MCP
 // servers do not keep Node's event loop alive (decisions, 2026-12-02-idle-agent-exit).
 
 const CHILD = fileURLToPath(new URL('../support/idle-exit-child.ts', import.meta.url))
+const COUNTER_ENTRY = fileURLToPath(new URL('./fixtures/counter-server.mjs', import.meta.url))
 /** How long the program may take, start to exit (loading TypeScript and two servers included). */
 const EXIT_BOUND_MS = 20_000
 
@@ -128,6 +129,41 @@ describe('a streamable-HTTP connection let go of', () => {
     finally {
       await mcp.close()
       await server.close()
+    }
+  }, 20_000)
+})
+
+/** Child processes that keep this process's event loop alive. */
+function heldProcesses(): number {
+  return process.getActiveResourcesInfo().filter(kind => kind === 'ProcessWrap').length
+}
+
+describe('a pooled stdio server', () => {
+  it('keeps the event loop alive while any connection using it holds it', async () => {
+    const pool = createMcpServerPool()
+    const servers = [{ name: 'counter', transport: 'stdio' as const, command: process.execPath, args: [COUNTER_ENTRY] }]
+    const before = heldProcesses()
+    const first = await connectMcpServers(servers, { pool, poolKey: 'a' })
+    const second = await connectMcpServers(servers, { pool, poolKey: 'b' })
+    try {
+      expect(pool.size).toBe(1)
+      expect(heldProcesses()).toBe(before + 1)
+      first.holdEventLoop!(false)
+      expect(heldProcesses()).toBe(before + 1)
+      second.holdEventLoop!(false)
+      expect(heldProcesses()).toBe(before)
+      // Let go of, the process still serves calls.
+      expect(await first.tools.mcp__counter__count.execute({}, toolContext())).toContain('"count":1')
+      second.holdEventLoop!(true)
+      expect(heldProcesses()).toBe(before + 1)
+      await second.close()
+      // The last holder left: the process stays up for the other connection, without holding.
+      expect(heldProcesses()).toBe(before)
+    }
+    finally {
+      await first.close()
+      await second.close()
+      await pool.close()
     }
   }, 20_000)
 })
