@@ -66,8 +66,16 @@ export interface Agent {
   readonly decide: AgentDecide
   /** Abort the run in progress: the stream and tools in flight stop, and the run returns `'aborted'`. */
   abort: (reason?: unknown) => void
-  /** Abort any run, tear down the execution context (bounded by `destroyTimeoutMs`), and refuse new runs. */
+  /**
+   * Abort any run, close the MCP servers, tear down the execution context
+   * (bounded by `destroyTimeoutMs`), and refuse new runs. A program does not
+   * need it to exit: between runs the agent's stdio and streamable-HTTP MCP
+   * servers do not keep Node's event loop alive (an SSE server's stream does;
+   * see docs/mcp.md). Call it to release everything at a known point.
+   */
   destroy: () => Promise<void>
+  /** `destroy()`, so `await using agent = createAgent(...)` destroys the agent when the block ends. */
+  [Symbol.asyncDispose]: () => Promise<void>
   /**
    * Bytes and estimated tokens of the next request: system prompt, tools, and
    * each kind of message content, as the wire pipeline would send it (without
@@ -159,6 +167,8 @@ export function createAgent(options: AgentOptions): Agent {
         throw new AgentBusyError()
       const controller = new AbortController()
       current = controller
+      // MCP server processes keep the program alive only while a run is in flight.
+      mcp.holdEventLoop(true)
       try {
         await loadBundledModels()
         return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions, onRunContext: (run) => {
@@ -168,6 +178,7 @@ export function createAgent(options: AgentOptions): Agent {
       finally {
         current = undefined
         live = undefined
+        mcp.holdEventLoop(false)
       }
     },
     stream: streamOptions => streamRun(agent.run, streamOptions),
@@ -183,6 +194,7 @@ export function createAgent(options: AgentOptions): Agent {
       await mcp.close(limit)
       await withTimeout(execution.destroy(), limit, 'execution context destroy').catch(error => debugLog('execution context teardown', error))
     },
+    [Symbol.asyncDispose]: () => agent.destroy(),
   }
   return agent
 }

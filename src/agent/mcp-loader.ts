@@ -25,6 +25,12 @@ export interface McpLoader {
   load: (behavior: AgentBehavior) => Promise<McpConnection | undefined>
   /** Close every server (bounded by `timeoutMs`), including a connect still in progress. */
   close: (timeoutMs: number) => Promise<void>
+  /**
+   * Whether the servers' processes keep Node's event loop alive: the agent
+   * holds them while a run is in flight and lets go between runs, so a
+   * finished program exits (see decisions, 2026-12-02-idle-agent-exit).
+   */
+  holdEventLoop: (hold: boolean) => void
 }
 
 /** What the loader needs from the agent. */
@@ -42,6 +48,7 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
   let pending: Promise<McpConnection> | undefined
   let connectedSeparator: McpSeparator = '_'
   let latest: AgentBehavior = {}
+  let held = false
   return {
     load(behavior) {
       if (!servers || servers.length === 0)
@@ -55,7 +62,11 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
         // import counts against the connect bound.
         const connecting = (async () => {
           const connect = options.mcpConnector ?? await loadBuiltInMcpConnector()
-          return connect([...servers], connectOptions(setup, behavior, () => latest))
+          const connection = await connect([...servers], connectOptions(setup, behavior, () => latest))
+          // A connect that outlived its run (aborted, timed out) must not hold the event loop.
+          if (!held)
+            connection.holdEventLoop?.(false)
+          return connection
         })()
         pending = withTimeout(connecting, connectBound(behavior), 'MCP connect')
           .catch((error: unknown) => {
@@ -67,6 +78,10 @@ export function createMcpLoader(setup: McpLoaderSetup): McpLoader {
       }
       const separator = behavior.mcpToolNameSeparator ?? BEHAVIOR_DEFAULTS.mcpToolNameSeparator
       return separator === connectedSeparator ? pending : pending.then(connection => withSeparator(connection, separator))
+    },
+    holdEventLoop(hold) {
+      held = hold
+      pending?.then(connection => connection.holdEventLoop?.(hold), () => {})
     },
     async close(timeoutMs) {
       const connecting = pending

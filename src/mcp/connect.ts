@@ -10,6 +10,7 @@ import { withTimeout } from '../core/timeout'
 import { clampTimerDelay } from '../core/timer'
 import { killContextTransport } from './context-transport'
 import { createMcpClient } from './elicitation'
+import { holdTransport, holdWhileClosing } from './event-loop-hold'
 import { expandServerConfig } from './expand-env'
 import { filterTools, validateServerConfig } from './filters'
 import { canonicalMcpToolName, fitWireName, sanitizeMcpName, wireMcpToolName } from './naming'
@@ -31,6 +32,16 @@ interface Live {
   transport: Transport
   /** Set for a pooled server: the client is shared, so teardown releases the hold instead of closing. */
   release?: () => Promise<void>
+  /** Set for a pooled server: the pool decides whether the shared process holds the event loop. */
+  holdEventLoop?: (hold: boolean) => void
+}
+
+/** Make one live client's process keep the event loop alive, or not. */
+function holdLive(live: Live, hold: boolean): void {
+  if (live.release)
+    live.holdEventLoop?.(hold)
+  else
+    holdTransport(live.transport, hold)
 }
 
 function asError(error: unknown): Error {
@@ -43,6 +54,8 @@ class ServerRuntime {
   private live?: Live
   private connecting?: Promise<Live>
   private closed = false
+  /** Whether the server's process keeps the event loop alive (see `holdEventLoop`). */
+  private held = true
   private readonly teardowns = new Set<Promise<void>>()
   private lastStderrTail: () => string = () => ''
   /** OAuth servers only (see oauth/session.ts). */
@@ -138,6 +151,8 @@ class ServerRuntime {
     this.info.status = 'connected'
     this.info.error = undefined
     this.info.pid = transportPid(transport)
+    if (!this.held)
+      holdTransport(transport, false)
     client.onclose = () => {
       if (this.live === live) {
         this.live = undefined
@@ -169,13 +184,22 @@ class ServerRuntime {
       void lease.release()
       throw new Error(`MCP server "${this.config.name}" was closed while connecting`)
     }
-    live = { client: lease.client, transport: lease.transport, release: lease.release }
+    live = { client: lease.client, transport: lease.transport, release: lease.release, holdEventLoop: lease.holdEventLoop }
     this.live = live
+    if (!this.held)
+      holdLive(live, false)
     this.info.instructions = lease.client.getInstructions()?.trim() || undefined
     this.info.status = 'connected'
     this.info.error = undefined
     this.info.pid = lease.pid
     return live
+  }
+
+  /** Hold the event loop with this server's process, or let go of it; a server that connects later follows. */
+  holdEventLoop(hold: boolean): void {
+    this.held = hold
+    if (this.live && !this.closed)
+      holdLive(this.live, hold)
   }
 
   /** The live client; lazy servers connect here, and a failed connect is forgotten so the next call retries. */
@@ -240,6 +264,7 @@ class ServerRuntime {
     if (live.release)
       return live.release()
     const pid = transportPid(live.transport)
+    holdWhileClosing(live.transport)
     const timeoutMs = this.config.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT_MS
     const work = (async () => {
       // Ask a streamable-HTTP server to drop its session state; a failure here must not block the close.
@@ -372,5 +397,9 @@ export async function connectMcpServers(configs: McpServerConfig[], options: Con
     origins,
     servers: runtimes.map(r => r.info),
     close: () => closing ??= closeAll(),
+    holdEventLoop: (hold) => {
+      for (const runtime of runtimes)
+        runtime.holdEventLoop(hold)
+    },
   }
 }

@@ -5,6 +5,7 @@ import type { McpPoolAcquireOptions, McpPooledServerInfo, McpServerConfig, McpSe
 import { withTimeout } from '../core/timeout'
 import { clampTimerDelay, startTimer } from '../core/timer'
 import { createMcpClient } from './elicitation'
+import { holdTransport, holdWhileClosing } from './event-loop-hold'
 import { createTransport, transportPid } from './transports'
 
 /** Whether a config may go through a pool: host-spawned stdio servers only. */
@@ -24,6 +25,8 @@ interface Entry {
   transport: Transport
   pid?: number
   refs: number
+  /** Leases that want the process to keep the event loop alive (see event-loop-hold.ts). */
+  holders: number
   started: boolean
   /** The transport closed: the process is gone. */
   gone: boolean
@@ -78,6 +81,12 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
   let closed = false
   let privateKeys = 0
 
+  /** A started process keeps the event loop alive while some lease holds it, or while it closes. */
+  const applyHold = (entry: Entry) => {
+    if (entry.started && !entry.gone && !entry.closing)
+      holdTransport(entry.transport, entry.holders > 0)
+  }
+
   const drop = (entry: Entry) => {
     if (entries.get(entry.key) === entry)
       entries.delete(entry.key)
@@ -87,6 +96,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
   const closeEntry = (entry: Entry): Promise<void> => entry.closing ??= (async () => {
     entry.idleTimer?.clear()
     drop(entry)
+    holdWhileClosing(entry.transport)
     // The transport forgets the child as soon as its close starts, so take the pid first.
     const pid = entry.pid ?? transportPid(entry.transport)
     try {
@@ -120,6 +130,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
       client,
       transport,
       refs: 0,
+      holders: 0,
       started: false,
       gone: false,
       ready: Promise.resolve(),
@@ -141,6 +152,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
       }
       entry.pid = transportPid(transport)
       entry.started = true
+      applyHold(entry)
       // The pool owns the client's handlers; connections hear about a dead process through `onClose`.
       client.onclose = () => {
         entry.gone = true
@@ -169,6 +181,8 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
     held.idleTimer?.clear()
     held.idleTimer = undefined
     held.refs++
+    held.holders++
+    let holding = true
     const hooks: LeaseHooks = { onStderr: opts.onStderr, onClose: opts.onClose }
     held.hooks.add(hooks)
 
@@ -179,6 +193,11 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
       released = true
       held.hooks.delete(hooks)
       held.refs--
+      if (holding) {
+        holding = false
+        held.holders--
+        applyHold(held)
+      }
       if (held.refs > 0 || held.closing || held.gone)
         return
       if (idleMs > 0 && !closed) {
@@ -199,7 +218,14 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
       await release()
       throw new Error(`MCP server "${config.name}" went away while connecting`)
     }
-    return { client: held.client, transport: held.transport, pid: held.pid, stderrTail: held.stderrTail, release }
+    const holdEventLoop = (hold: boolean) => {
+      if (released || hold === holding)
+        return
+      holding = hold
+      held.holders += hold ? 1 : -1
+      applyHold(held)
+    }
+    return { client: held.client, transport: held.transport, pid: held.pid, stderrTail: held.stderrTail, release, holdEventLoop }
   }
 
   let closing: Promise<void> | undefined

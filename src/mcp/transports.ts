@@ -7,6 +7,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { truncateTextTail } from '../text/truncate'
 import { createContextTransport } from './context-transport'
+import { EventStreamGate, gateEventStream } from './event-stream-gate'
 import { pinnedTransportOptions } from './pinned-fetch'
 
 /** How much of a stdio server's stderr is kept for error messages. */
@@ -66,9 +67,12 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
   const requestInit: RequestInit | undefined = config.headers ? { headers: { ...config.headers } } : undefined
   const pinned = pinnedTransportOptions(config)
   const fetchOptions = options.wrapFetch ? { ...pinned, fetch: options.wrapFetch(pinned?.fetch) } : pinned
-  const transport = config.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit, ...fetchOptions })
-    : new StreamableHTTPClientTransport(url, { requestInit, ...fetchOptions })
+  if (config.transport === 'sse')
+    return { transport: new SSEClientTransport(url, { requestInit, ...fetchOptions }), stderrTail: () => '' }
+  // The event stream is closed while the agent is idle, so it does not keep the program alive (event-stream-gate.ts).
+  const gate = new EventStreamGate()
+  const transport = new StreamableHTTPClientTransport(url, { requestInit, ...fetchOptions, fetch: gate.wrap(fetchOptions?.fetch) })
+  gateEventStream(transport, gate)
   return { transport, stderrTail: () => '' }
 }
 

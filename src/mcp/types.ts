@@ -184,6 +184,15 @@ export interface McpConnection {
   servers: McpServerInfo[]
   /** Close every server, each bounded by its `closeTimeout`. Idempotent. */
   close: () => Promise<void>
+  /**
+   * Whether the servers keep Node's event loop alive. `true` at first; an
+   * agent passes `false` between runs so a finished program exits by itself:
+   * host-spawned stdio servers' child processes and pipes are unref'd, and
+   * streamable-HTTP event streams are closed until held again. SSE servers
+   * are not affected (their stream is the session). It applies to servers
+   * that connect later too. Optional for connectors of the host's own making.
+   */
+  holdEventLoop?: (hold: boolean) => void
 }
 
 /** `mcp:tools:filter`: one server's tools after the config filters; assign a narrower list to `tools`. */
@@ -314,6 +323,12 @@ export interface McpServerLease {
   stderrTail: () => string
   /** Drop this hold. Closing the last one closes the process (after `idleMs`). Idempotent. */
   release: () => Promise<void>
+  /**
+   * Whether this lease wants the process (and its pipes) to keep Node's event
+   * loop alive. Leases start holding; the process is held while any lease
+   * holds it. Optional for pools of the host's own making.
+   */
+  holdEventLoop?: (hold: boolean) => void
 }
 
 /** Shares host-spawned stdio MCP server processes between connections. */

@@ -40,6 +40,8 @@ export interface TestHttpServer {
   headers: IncomingMessage['headers'][]
   /** Calls of the `hang` tool that saw their cancellation. */
   cancelled: number
+  /** `GET` requests: event streams the client opened. */
+  eventStreams: number
   close: () => Promise<void>
 }
 
@@ -105,10 +107,12 @@ async function shutdown(server: Server) {
 /** A stateful streamable-HTTP MCP server on 127.0.0.1 that records what it receives. */
 export async function startHttpMcpServer(): Promise<TestHttpServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport, server: McpServer }>()
-  const state: TestHttpServer = { url: '', methods: [], headers: [], cancelled: 0, close: async () => {} }
+  const state: TestHttpServer = { url: '', methods: [], headers: [], cancelled: 0, eventStreams: 0, close: async () => {} }
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const body = req.method === 'POST' ? await readJson(req) : undefined
+      if (req.method === 'GET')
+        state.eventStreams++
       if (req.method === 'POST') {
         state.headers.push(req.headers)
         for (const message of Array.isArray(body) ? body : [body])
