@@ -32,7 +32,7 @@ function withoutKeys(): NodeJS.ProcessEnv {
   return env
 }
 
-describe('README: Getting started', () => {
+describe('getting started in README.md', () => {
   const steps = gettingStarted()
   const projects: string[] = []
 
