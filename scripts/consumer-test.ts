@@ -9,6 +9,9 @@
 //   lowest  - the lowest supported zod 4 and @types/node, no better-sqlite3,
 //             under the plain `tsc --init` defaults
 //   zod3    - zod 3.25 and its `zod/v4`, at run time only
+//   getting-started - the README's "Getting started" commands word for word (the
+//             tarball for `zidane`, the newest typescript, tsx and @types/node),
+//             its program run offline, its output compared with the README's
 // Usage: npm run test:consumer -- [newest|lowest|zod3 ...]
 // Everything (npm's cache included) lives in one temp dir, removed at the end.
 import { execFileSync } from 'node:child_process'
@@ -17,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { collectSamples, parseDiagnostics, writeSamples } from './doc-samples'
+import { readGettingStarted } from './getting-started'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -73,12 +77,14 @@ const SCENARIOS: Record<string, Scenario> = {
 }
 
 const LINE_START = /^/gm
+const INSTALL_ZIDANE = /npm install zidane\b/
+const PROJECT_DIR = /mkdir (\S+)/
 const work = mkdtempSync(join(tmpdir(), 'zidane-consumer-'))
 const env = { ...process.env, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' }
 
-function run(command: string, args: string[], cwd: string): string {
+function run(command: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env): string {
   try {
-    return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    return execFileSync(command, args, { cwd, env: runEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
   }
   catch (error) {
     const failed = error as { stdout?: string, stderr?: string }
@@ -254,14 +260,42 @@ function scenario(name: string, spec: Scenario, tarball: string): void {
   })
 }
 
+/** Follow the README's "Getting started" word for word, the tarball standing in for the registry's `zidane`. */
+function followGettingStarted(tarball: string): void {
+  console.log('== consumer: getting-started (the README\'s commands, newest typescript, tsx and @types/node)')
+  const steps = readGettingStarted(root)
+  const setup = steps.setup.replace(INSTALL_ZIDANE, `npm install ${tarball}`)
+  const project = PROJECT_DIR.exec(steps.setup)?.[1]
+  if (setup === steps.setup || project === undefined)
+    throw new Error('the Getting started set-up no longer makes a folder and runs `npm install zidane`; update this script')
+  const parent = join(work, 'getting-started')
+  mkdirSync(parent)
+  step('the set-up commands', () => run('sh', ['-ec', setup], parent))
+  writeFileSync(join(parent, project, steps.file), steps.program)
+  const offline = { ...env }
+  delete offline.ANTHROPIC_API_KEY
+  let printed = ''
+  step(steps.run.join(', '), () => {
+    for (const command of steps.run)
+      printed = run('sh', ['-ec', command], join(parent, project), offline)
+  })
+  if (printed !== steps.output)
+    throw new Error(`the program printed:\n${printed}\nthe README shows:\n${steps.output}`)
+  console.log('  ok  printed the output the README shows')
+}
+
 const wanted = process.argv.slice(2)
-const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS)
+const names = wanted.length > 0 ? wanted : [...Object.keys(SCENARIOS), 'getting-started']
 try {
   const tarball = pack()
   for (const name of names) {
+    if (name === 'getting-started') {
+      followGettingStarted(tarball)
+      continue
+    }
     const spec = SCENARIOS[name]
     if (!spec)
-      throw new Error(`unknown scenario "${name}"; one of ${Object.keys(SCENARIOS).join(', ')}`)
+      throw new Error(`unknown scenario "${name}"; one of ${Object.keys(SCENARIOS).join(', ')}, getting-started`)
     scenario(name, spec, tarball)
   }
   console.log('consumer checks passed')

@@ -1,10 +1,13 @@
 /**
  * `zidane/testing`: a scripted provider for offline tests and examples of code built on zidane,
+ * a fake model server that speaks the Anthropic and OpenAI streaming wire to the real provider clients,
  * effects that make a run repeat exactly, and a harness that runs one policy against scripted phase calls.
  *
  * @module zidane/testing
  */
 
+export { startFakeModelServer } from './fake-model-server'
+export type { FakeModelRequest, FakeModelServer, FakeModelServerOptions, FakeModelStep, FakeModelTurn, FakeModelWire } from './fake-model-server'
 export { runPolicyScript } from './policy-script'
 export type {
   AfterTurnStep,

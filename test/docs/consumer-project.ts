@@ -1,0 +1,48 @@
+// A consumer project for the docs tests: `zidane` resolves through the
+// package's own exports map to a current `dist/`, every other package is the
+// repository's copy, and `tsconfig.json` is what `tsc --init` writes.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = fileURLToPath(new URL('../..', import.meta.url))
+export const tsc = join(root, 'node_modules/typescript/bin/tsc')
+
+/** Newest modification time under `path` (a file or a directory). */
+function newestMtime(path: string): number {
+  const stat = statSync(path)
+  if (!stat.isDirectory())
+    return stat.mtimeMs
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map(entry => newestMtime(join(path, entry))))
+}
+
+/** Build `dist/` when it is missing or older than the sources, so a local `npm test` checks the current code. */
+export function ensureBuilt(): void {
+  const marker = join(root, 'dist', 'index.d.ts')
+  let built = 0
+  try {
+    built = statSync(marker).mtimeMs
+  }
+  catch {}
+  const sources = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'package.json')), newestMtime(join(root, 'tsup.config.ts')))
+  if (built > sources)
+    return
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+}
+
+/** A fresh project in a temp dir; `type` is its package.json `type` (omitted: CommonJS, as `npm init -y` makes it). */
+export function consumerProject(type?: 'module'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'zidane-consumer-'))
+  const modules = join(dir, 'node_modules')
+  mkdirSync(modules)
+  for (const entry of readdirSync(join(root, 'node_modules'))) {
+    if (!entry.startsWith('.') && entry !== 'zidane')
+      symlinkSync(join(root, 'node_modules', entry), join(modules, entry))
+  }
+  symlinkSync(root, join(modules, 'zidane'))
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true, ...(type ? { type } : {}) })}\n`)
+  execFileSync(process.execPath, [tsc, '--init'], { cwd: dir, stdio: 'pipe' })
+  return dir
+}
