@@ -13,6 +13,7 @@ import { loopOverhead } from './loop-overhead'
 import { memoryBenchmark } from './memory'
 import { sessionLease } from './session-lease'
 import { sessionPersist } from './session-persist'
+import { shortRun } from './short-run'
 import { streamDeltas } from './stream-deltas'
 
 const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
@@ -22,6 +23,7 @@ const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'guards', run: guards },
   { name: 'context', run: contextBenchmark },
   { name: 'cold-start', run: coldStart },
+  { name: 'short-run', run: () => shortRun() },
   { name: 'bundle', run: bundleBenchmark },
   { name: 'stream-deltas', run: () => streamDeltas() },
   { name: 'memory', run: memoryBenchmark },

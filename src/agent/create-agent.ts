@@ -19,6 +19,7 @@ import { AgentAbortedError, AgentBusyError } from '../errors'
 import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, validateBehavior } from '../knobs/behavior'
 import { loadBundledModels } from '../providers/catalog/bundled'
+import { preloadProvider } from '../providers/preload'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { attachContextDecide, createDecisionEngine } from './decide'
@@ -115,7 +116,12 @@ export function createAgent(options: AgentOptions): Agent {
   // The bundled model data is not on the import path: start loading it now,
   // so it is there for the first run (which awaits it) and, very likely, for
   // a context breakdown asked for before any run. A failure surfaces there.
-  loadBundledModels().catch(() => {})
+  const catalog = loadBundledModels()
+  catalog.catch(() => {})
+  // Then the provider's SDK, if the process is still busy by then, so the
+  // first model call does not wait for it (only the first provider's: a
+  // fallback loads its own if it is ever used).
+  preloadProvider(providers[0], catalog)
   // A stalled background task may outlive the run that started it: hosts hear
   // of it at once, and the model at its next turn (in this run or the next).
   const onBackgroundStall = (info: TaskStallInfo) => {

@@ -147,10 +147,13 @@ export interface Provider {
    */
   decisions?: ProviderDecisions
   /**
-   * Load what the first request needs (an SDK imported on first use), so
-   * that load is not counted by the stream watchdogs: the loop awaits it
-   * before their clocks start, under bounds of its own. Returns nothing once
-   * everything is loaded. Optional; a failed load is reported by `stream()`.
+   * Load what the first request needs (an SDK kept off the import path).
+   * `createAgent` calls it without waiting, so the load overlaps whatever the
+   * host does before its first run; the loop calls it again and awaits it
+   * before the stream watchdogs start, under bounds of its own, so the load is
+   * never counted by them. Returns nothing once everything is loaded, and
+   * tries again on the next call after a failed load. Optional; a failed load
+   * is reported by `stream()`, never by `createAgent`.
    */
   prepare?: () => PromiseLike<void> | void
 }

@@ -62,6 +62,18 @@ describe('importing zidane loads only what every run needs', () => {
     expect(loadedHeavy(loads, ALL)).toEqual([])
   }, 60_000)
 
+  it('an agent that never runs loads no provider SDK: the process ends without waiting for it', async () => {
+    // \`createAgent\` loads the SDK in the background only while the process is busy anyway
+    // (test/providers/anthropic-first-request.test.ts shows a busy host getting it).
+    const loads = await loadsOf(`
+      const { createAgent } = await import(new URL('index.ts', src).href)
+      const { anthropic } = await import(new URL('providers/anthropic/index.ts', src).href)
+      createAgent({ provider: anthropic({ apiKey: 'test-key', baseURL: 'http://127.0.0.1:9' }) })
+    `)
+    expect(loads.some(url => url.endsWith('/src/agent/create-agent.ts'))).toBe(true)
+    expect(loadedHeavy(loads, ALL)).toEqual(['the model catalog data'])
+  }, 60_000)
+
   it('a run without MCP servers loads no MCP code, and the catalog data only once an agent exists', async () => {
     const loads = await loadsOf(`
       const { createAgent } = await import(new URL('index.ts', src).href)

@@ -49,12 +49,13 @@ export interface AnthropicParams {
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
 
 /**
- * Create the Anthropic provider. Nothing is checked or connected here: the
- * SDK is loaded and its client built on the first `stream()` (the SDK is the
- * bulk of this entry's load time), so a provider can be created without a
- * key, and a missing key fails that first turn with an `auth` error. The
- * loop loads the SDK through `prepare()` before a turn's watchdogs start, so
- * a short `providerStreamStartTimeoutMs` does not count the load.
+ * Create the Anthropic provider. Nothing is loaded, checked or connected
+ * here: the SDK (the bulk of this entry's load time) loads through
+ * `prepare()`, which `createAgent` starts and the loop awaits before a turn's
+ * watchdogs start, so a short `providerStreamStartTimeoutMs` does not count
+ * the load. The client is built on the first `stream()`, so a provider can be
+ * created without a key, and a missing key fails that first turn with an
+ * `auth` error.
  */
 export function anthropic(params: AnthropicParams = {}): Provider {
   const defaultModel = params.defaultModel ?? DEFAULT_ANTHROPIC_MODEL
