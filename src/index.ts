@@ -81,5 +81,7 @@ export { createMemoryToolStateStore, createToolStateController, DEFAULT_MAX_VALU
 export type { AgentToolState, StagedToolState, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state'
 export { OUTPUT_TOOL_NAME, parsePartialJson } from './tools/output-schema'
 export { tool } from './tools/tool'
-export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput } from './tools/types'
+export type { ToolProgressContext } from './tools/hooks'
+export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate } from './tools/types'
+export { TOOL_PROGRESS_LIMITS } from './core/tool-io'
 export { filterUnresolvedToolUses, repairToolPairing, SYNTHETIC_TOOL_RESULT_PLACEHOLDER } from './wire/pairing'

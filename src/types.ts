@@ -145,4 +145,5 @@ export type { ToolDescriptionOverride, ToolDescriptions, ToolDescriptionTarget, 
 export type { ReadStateEntry, ReadStateMap } from './tools/read-state'
 export type { ChildAgent, SpawnedChild, SpawnTool, SpawnToolOptions, SpawnToolState } from './tools/spawn'
 export type { ToolCatalogEntry } from './tools/tool-search'
-export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ValidationResult } from './tools/types'
+export type { ToolProgressContext } from './tools/hooks'
+export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolEnvelopeTarget, ToolMap, ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate, ValidationResult } from './tools/types'
