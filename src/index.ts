@@ -24,6 +24,7 @@ export type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRequest } fro
 export { flattenTurns, statsByModel } from './core/stats'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export type { StopReason } from './core/stop-reason'
+export { TOOL_PROGRESS_LIMITS } from './core/tool-io'
 export type {
   AgentDecide,
   DecideHookContext,
@@ -79,9 +80,8 @@ export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } 
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export { createMemoryToolStateStore, createToolStateController, DEFAULT_MAX_VALUE_BYTES, stagedToolState } from './tool-state'
 export type { AgentToolState, StagedToolState, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state'
+export type { ToolProgressContext } from './tools/hooks'
 export { OUTPUT_TOOL_NAME, parsePartialJson } from './tools/output-schema'
 export { tool } from './tools/tool'
-export type { ToolProgressContext } from './tools/hooks'
 export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate } from './tools/types'
-export { TOOL_PROGRESS_LIMITS } from './core/tool-io'
 export { filterUnresolvedToolUses, repairToolPairing, SYNTHETIC_TOOL_RESULT_PLACEHOLDER } from './wire/pairing'

@@ -59,7 +59,8 @@ export function progressChannel(run: RunContext, base: ToolHookContext): Progres
   let delivered = 0
 
   const deliver = async (): Promise<void> => {
-    while (open && pending !== undefined && delivered < TOOL_PROGRESS_LIMITS.maxEvents) {
+    // `close()` may run while a delivery is awaited: `pending` is then cleared, which ends the loop.
+    while (pending !== undefined && delivered < TOOL_PROGRESS_LIMITS.maxEvents) {
       const next = pending
       const merged = skipped
       pending = undefined
