@@ -8,7 +8,7 @@
 
 export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export { createAgent } from './agent/create-agent'
-export type { Agent } from './agent/create-agent'
+export type { Agent, RunOptionsWithSchema } from './agent/create-agent'
 export type { AgentDecisionsOptions } from './agent/decide'
 export type { AgentOptions, AgentProfile, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
@@ -22,7 +22,7 @@ export type * from './core/content'
 export { defaultRunEffects } from './core/effects'
 export type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRequest } from './core/effects'
 export { flattenTurns, statsByModel } from './core/stats'
-export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
+export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SchemaOutput, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export { TOOL_PROGRESS_LIMITS } from './core/tool-io'
 export type {

@@ -7,7 +7,7 @@
  */
 
 export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
-export type { Agent } from './agent/create-agent'
+export type { Agent, RunOptionsWithSchema } from './agent/create-agent'
 export type { AgentDecisionsOptions } from './agent/decide'
 export type { AgentOptions, AgentProfile, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'
@@ -35,7 +35,7 @@ export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type * from './core/content'
 export type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRequest } from './core/effects'
 export type { MaybePromise } from './core/maybe-promise'
-export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
+export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SchemaOutput, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export { flattenTurns, statsByModel } from './core/stats'
 export type { StopReason } from './core/stop-reason'
 export type {
