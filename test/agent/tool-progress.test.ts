@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createAgent, tool, TOOL_PROGRESS_LIMITS } from '../../src'
 import { scriptedProvider } from '../../src/testing'
+import { createSpawnTool } from '../../src/tools'
 
 // ctx.progress through createAgent: what the `tool:progress` hook and
 // agent.stream() receive, how a chatty tool is held back, and that nothing
@@ -153,5 +154,30 @@ describe('tool progress on agent.stream()', () => {
       sequence: 4,
       skipped: 0,
     })
+  })
+})
+
+describe('tool progress from a subagent', () => {
+  it('reaches the parent as child:tool:progress and on the parent\'s stream with depth 1', async () => {
+    const childProvider = scriptedProvider([
+      { toolCalls: [{ id: 'k1', name: 'download', input: { files: 1 } }] },
+      { text: 'child done' },
+    ])
+    const spawn = createSpawnTool({ child: { provider: childProvider, tools: { download: steady } } })
+    const provider = scriptedProvider([
+      { toolCalls: [{ id: 'p1', name: 'spawn', input: { task: 'download it' } }] },
+      { text: 'parent done' },
+    ])
+    const forwarded: { childId: string, text?: string }[] = []
+    const agent = createAgent({ provider, tools: { spawn }, hooks: { 'child:tool:progress': ({ childId, text }) => void forwarded.push({ childId, text }) } })
+    const events: AgentStreamEvent[] = []
+    for await (const event of agent.stream({ prompt: 'Delegate.' }))
+      events.push(event)
+    expect(forwarded).toEqual([{ childId: 'child-1', text: 'Starting' }, { childId: 'child-1', text: 'Downloaded 1 of 1' }])
+    const progress = events.filter(event => event.type === 'tool-progress')
+    expect(progress.map(event => [event.depth, event.childId, event.callId, event.text])).toEqual([
+      [1, 'child-1', 'k1', 'Starting'],
+      [1, 'child-1', 'k1', 'Downloaded 1 of 1'],
+    ])
   })
 })
