@@ -6,7 +6,7 @@
 import type { AgentBehavior, RepeatGuardConfig, ToolDef } from '../../src'
 import type { ScriptedTurn } from '../../src/testing'
 import type { CorpusRun } from './corpus'
-import { createAgent, defaultRepeatKey } from '../../src'
+import { createAgent, recommendedRepeatGuard } from '../../src'
 import { scriptedProvider } from '../../src/testing'
 import { MAX_CALLS } from './corpus'
 
@@ -143,48 +143,12 @@ export async function playCorpus(runs: readonly CorpusRun[], behavior: () => Age
   return outcomes
 }
 
-/** Long digit runs (timestamps, request ids) say nothing about what a call does. */
-const NOISE = /\d{6,}|\d{4}-\d\d-\d\dT[\d:.]+Z/g
-
 /**
- * A streak key that knows when the workspace changed. Each call's key is the
- * built-in one with timestamps and ids masked, prefixed with a generation
- * that moves on whenever an `edit` or `write_file` really changes a file. A
- * test run or a read after a real change is a new question, so it starts a
- * new streak; an edit that changes nothing (or the same write again) does not
- * move the generation, so a read-edit-read cycle keeps counting. One key
- * function per agent: it keeps the generation between calls.
- */
-export function workspaceAwareKey(): NonNullable<RepeatGuardConfig['normalize']> {
-  let generation = 0
-  const written = new Map<string, unknown>()
-  return (name, input) => {
-    const path = String(input.path)
-    const changes = name === 'edit'
-      ? input.old_string !== input.new_string
-      : name === 'write_file' && written.get(path) !== input.content
-    if (name === 'write_file')
-      written.set(path, input.content)
-    if (changes)
-      generation += 1
-    return `${generation}|${defaultRepeatKey(name, input).replace(NOISE, '#')}`
-  }
-}
-
-/**
- * The configuration the benchmark recommends: both counters, thresholds of
- * 4 and 8 for every tool, every tool tracked except the poll tool (which the
- * global ceiling ignores too), and workspace-aware keys.
+ * The configuration the benchmark recommends, as users turn it on: the
+ * exported `recommendedRepeatGuard`, with the corpus's poll tool named.
  */
 export function recommended(): RepeatGuardConfig {
-  return {
-    mode: 'both',
-    blockThreshold: 4,
-    abortThreshold: 8,
-    tools: [name => name !== 'job_status'],
-    globalCeilingExclude: ['job_status'],
-    normalize: workspaceAwareKey(),
-  }
+  return recommendedRepeatGuard({ pollTools: ['job_status'] })
 }
 
 /** The configurations the benchmark measures, in table order. */

@@ -1,8 +1,9 @@
 import type { TaskStallInfo } from '../contexts/types'
 import type { PromptPart } from '../core/content'
-import type { AgentStats } from '../core/stats'
+import type { AgentStats, SchemaOutput } from '../core/stats'
 import type { AgentDecide } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
+import type { AgentBehavior, OutputSchema } from '../knobs/behavior'
 import type { RunContext } from '../loop/run-context'
 import type { Session } from '../session/session'
 import type { AgentToolState } from '../tool-state/types'
@@ -30,8 +31,15 @@ import { providerList } from './plan'
 import { agentPolicies, executeRun } from './run'
 import { streamRun } from './stream'
 
-/** An agent: a provider, tools and behavior, run one conversation at a time. */
-export interface Agent {
+/** Run options whose `behavior.schema` types the run's `stats.output`. */
+export type RunOptionsWithSchema<Options, Schema extends OutputSchema> = Options & { behavior: AgentBehavior & { schema: Schema } }
+
+/**
+ * An agent: a provider, tools and behavior, run one conversation at a time.
+ * `Output` types `stats.output` of its runs: the output type of the zod
+ * `behavior.schema` given to `createAgent`, `unknown` without one.
+ */
+export interface Agent<Output = unknown> {
   /** The hook bus; register handlers with `agent.hooks.hook(name, handler)`. */
   readonly hooks: AgentHookBus
   /** Whether a run is in progress. */
@@ -51,13 +59,22 @@ export interface Agent {
   steer: (prompt: string | PromptPart[], options?: QueuedMessageOptions) => void
   /** Add a user message when the current (or next) run would otherwise end. */
   followUp: (prompt: string | PromptPart[], options?: QueuedMessageOptions) => void
-  /** Run the loop until the model is done, a limit is hit, or the run is aborted. */
-  run: (options?: AgentRunOptions) => Promise<AgentStats>
+  /**
+   * Run the loop until the model is done, a limit is hit, or the run is
+   * aborted. A run's own `behavior.schema` types that run's `stats.output`.
+   */
+  run: {
+    <Schema extends OutputSchema>(options: RunOptionsWithSchema<AgentRunOptions, Schema>): Promise<AgentStats<SchemaOutput<Schema>>>
+    (options?: AgentRunOptions): Promise<AgentStats<Output>>
+  }
   /**
    * Run like `run()`, and read the run as typed events with `for await`; the
    * stats are on `stream.result`. Breaking out of the loop aborts the run.
    */
-  stream: (options?: AgentStreamOptions) => AgentStream
+  stream: {
+    <Schema extends OutputSchema>(options: RunOptionsWithSchema<AgentStreamOptions, Schema>): AgentStream<SchemaOutput<Schema>>
+    (options?: AgentStreamOptions): AgentStream<Output>
+  }
   /**
    * Ask a model typed questions about some evidence, in one short structured
    * call (see `DecisionRequest`). Never throws unless `{ throw: true }`;
@@ -94,7 +111,7 @@ let agentsCreated = 0
  * aliases, unknown hook names, invalid behavior knobs, a bad policy list)
  * throw here, not in the middle of a run.
  */
-export function createAgent(options: AgentOptions): Agent {
+export function createAgent<Schema extends OutputSchema | undefined = undefined>(options: AgentOptions & { behavior?: AgentBehavior & { schema?: Schema } }): Agent<SchemaOutput<Schema>> {
   const providers = options?.provider ? providerList(options.provider) : []
   if (providers.length === 0 || providers.some(provider => typeof provider?.stream !== 'function'))
     throw new TypeError('createAgent() needs a provider (or a non-empty list of providers)')
@@ -152,7 +169,7 @@ export function createAgent(options: AgentOptions): Agent {
     }
   }
 
-  const agent: Agent = {
+  const agent: Agent<SchemaOutput<Schema>> = {
     hooks,
     decide: decisions.decide,
     session: options.session,
@@ -166,7 +183,9 @@ export function createAgent(options: AgentOptions): Agent {
     followUp(prompt, messageOptions = {}) {
       queues.followUp.push({ prompt, ...messageOptions })
     },
-    async run(runOptions = {}) {
+    // One implementation behind both signatures: `stats.output` is whatever
+    // passed the run's schema, which is the type the signature names.
+    run: async (runOptions: AgentRunOptions = {}): Promise<AgentStats<any>> => {
       if (destroyed)
         throw new AgentAbortedError('This agent was destroyed')
       if (current)
@@ -187,7 +206,7 @@ export function createAgent(options: AgentOptions): Agent {
         mcp.holdEventLoop(false)
       }
     },
-    stream: streamOptions => streamRun(agent.run, streamOptions),
+    stream: (streamOptions?: AgentStreamOptions): AgentStream<any> => streamRun(agent.run, streamOptions),
     getContextBreakdown: () => live ? liveBreakdown(live) : idleBreakdown(options, policies, execution),
     abort(reason) {
       current?.abort(reason ?? new AgentAbortedError())

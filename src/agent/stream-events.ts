@@ -1,7 +1,7 @@
 import type { PromptPart } from '../core/content'
 import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { ClassifiedError } from '../errors'
-import type { ToolOutcome, ToolOutput } from '../tools/types'
+import type { ToolOutcome, ToolOutput, ToolProgress } from '../tools/types'
 
 /** What every event of `agent.stream()` carries: which run emitted it, and how deep in the subagent tree. */
 export interface AgentEventBase {
@@ -71,6 +71,22 @@ export interface ToolCallEvent extends AgentEventBase {
   /** Canonical tool name (the one hooks and sessions use). */
   name: string
   input: Record<string, unknown>
+}
+
+/**
+ * A running tool reported progress (`tool:progress`), between its call's
+ * `tool-call` and `tool-result`. Reports a slow reader has not taken yet are
+ * merged into the newest (`skipped` counts them).
+ */
+export interface ToolProgressEvent extends AgentEventBase, ToolProgress {
+  type: 'tool-progress'
+  turnId: string
+  callId: string
+  /** Canonical name of the reporting tool. */
+  name: string
+  /** 1 for the call's first delivered report, then 2, 3, … */
+  sequence: number
+  skipped: number
 }
 
 /** The answer to one tool call, as the model will read it. */
@@ -159,6 +175,7 @@ export type AgentStreamEvent
     | RetryEvent
     | FallbackEvent
     | ToolCallEvent
+    | ToolProgressEvent
     | ToolResultEvent
     | TurnEndEvent
     | UserMessageEvent

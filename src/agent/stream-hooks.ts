@@ -5,7 +5,7 @@ import type { AgentEventBase } from './stream-events'
 /** The events `agent.stream()` listens to, for the run itself and (as `child:<event>`) for its subagents. */
 type ListenedHook
   = | 'agent:start' | 'turn:before' | 'stream:text' | 'stream:thinking' | 'stream:retry' | 'model:fallback'
-    | 'stream:end' | 'tool:after' | 'tool-results:after' | 'turn:after' | 'steer:inject'
+    | 'stream:end' | 'tool:progress' | 'tool:after' | 'tool-results:after' | 'turn:after' | 'steer:inject'
     | 'spawn:before' | 'spawn:complete' | 'spawn:error' | 'output:partial'
 
 /** Turn one hook context into events; a returned promise is where the run waits for the reader. */
@@ -75,6 +75,17 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
         open.set(callKey(ctx.runId, block.id), block.name)
         buffer.push({ type: 'tool-call', ...base(ctx), turnId: ctx.turnId, callId: block.id, name: block.name, input: block.input })
       }
+      return wait(own)
+    },
+    'tool:progress': (ctx, own) => {
+      const { turnId, callId, name, kind, text, tool, line, completed, total, sequence, skipped } = ctx
+      const fields = { text, tool, line, completed, total }
+      for (const key of Object.keys(fields) as (keyof typeof fields)[]) {
+        if (fields[key] === undefined)
+          delete fields[key]
+      }
+      buffer.push({ type: 'tool-progress', ...base(ctx), turnId, callId, name, kind, ...fields, sequence, skipped })
+      // The reader sets the pace: progress arriving meanwhile is merged into the newest report.
       return wait(own)
     },
     'tool:after': (ctx, own) => {

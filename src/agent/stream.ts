@@ -26,13 +26,13 @@ export interface AgentStreamOptions extends AgentRunOptions {
  * aborts the run and waits for it to wind down, so every tool call is still
  * answered and the session is consistent when the loop exits.
  */
-export interface AgentStream extends AsyncIterable<AgentStreamEvent> {
+export interface AgentStream<Output = unknown> extends AsyncIterable<AgentStreamEvent> {
   /**
-   * The run's stats (the same `agent.run()` returns), or its typed error.
-   * Iterating already reports that error, so an unread rejection here never
-   * counts as unhandled.
+   * The run's stats (the same `agent.run()` returns, `output` typed the same
+   * way), or its typed error. Iterating already reports that error, so an
+   * unread rejection here never counts as unhandled.
    */
-  readonly result: Promise<AgentStats>
+  readonly result: Promise<AgentStats<Output>>
   /** Events produced and not read yet. */
   readonly buffered: number
   /** The most events that were ever waiting unread at once (to tune `highWaterMark`). */
@@ -42,7 +42,7 @@ export interface AgentStream extends AsyncIterable<AgentStreamEvent> {
   /** Stop reading: aborts the run if it is still going and resolves once it has ended. */
   return: () => Promise<IteratorResult<AgentStreamEvent, undefined>>
   /** The stream is its own iterator: `for await` reads the same events as `next()`. */
-  [Symbol.asyncIterator]: () => AgentStream
+  [Symbol.asyncIterator]: () => AgentStream<Output>
 }
 
 /**

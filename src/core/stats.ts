@@ -33,18 +33,27 @@ export interface SideCallUsage extends TurnUsage {
   turn: number
 }
 
-/** A spawned subagent's run, as the parent records it. */
-export interface ChildRunStats {
+/**
+ * The type of the value a `behavior.schema` yields on `stats.output`: a zod
+ * schema's output type, `unknown` for a JSON Schema object or no schema.
+ */
+export type SchemaOutput<Schema> = Schema extends { readonly _zod: { readonly output: infer Output } } ? Output : unknown
+
+/**
+ * A spawned subagent's run, as the parent records it. `Output` is the type
+ * of `output` (see `AgentStats`).
+ */
+export interface ChildRunStats<Output = unknown> {
   id: string
   task: string
-  stats: AgentStats
+  stats: AgentStats<Output>
   callId?: string
   depth?: number
   /**
    * The child's validated output when it ran with `behavior.schema` (its
    * `stats.output`, surfaced here so the parent need not dig into `stats`).
    */
-  output?: unknown
+  output?: Output
   status?: 'completed' | 'error' | 'aborted' | 'timeout'
 }
 
@@ -58,8 +67,13 @@ export interface OutputError {
   attempts: number
 }
 
-/** What `agent.run()` returns. */
-export interface AgentStats {
+/**
+ * What `agent.run()` returns. `Output` is the type of `output`: the zod
+ * schema's output type when the run's `behavior.schema` is a zod schema the
+ * compiler can see (`createAgent` or `run` given it inline or as a typed
+ * constant), `unknown` otherwise.
+ */
+export interface AgentStats<Output = unknown> {
   /** Parent-loop turns only; children keep their own count. */
   turns: number
   totalIn: number
@@ -83,7 +97,7 @@ export interface AgentStats {
    * when validation passed; otherwise `stopReason` says why it is absent
    * (`'output-invalid'` comes with `outputError`).
    */
-  output?: unknown
+  output?: Output
   /** With `behavior.schema`, when no valid output was produced: what failed (`stopReason: 'output-invalid'`). */
   outputError?: OutputError
   paused?: boolean

@@ -9,6 +9,37 @@ import type { ToolResultContent } from './content'
 /** What a mutating tool did, reported through `ctx.reportOutcome` and surfaced on `tool:after`. */
 export type ToolOutcome = 'created' | 'updated' | 'edited' | 'noop' | 'failed'
 
+/**
+ * One progress report of a running tool (`ToolContext.progress`), as hooks
+ * (`tool:progress`) and `agent.stream()` (`tool-progress`) receive it. The
+ * model never reads it.
+ */
+export interface ToolProgress {
+  /** What the report is about, free-form (`'message'` when a tool passes a plain string). */
+  kind: string
+  /** A line for a person to read ("Downloaded 3 of 10 files"); cut to `TOOL_PROGRESS_LIMITS.maxTextChars`. */
+  text?: string
+  /** The tool the report is about, when it is not the reporting tool itself (a tool that calls others). */
+  tool?: string
+  /** A line number in what the tool runs (a script's line), when that helps. */
+  line?: number
+  /** Units of work done so far, with `total`, for a progress bar. */
+  completed?: number
+  /** Units of work in all, when known. */
+  total?: number
+}
+
+/** How much progress one tool call can deliver (`ToolContext.progress`). */
+export const TOOL_PROGRESS_LIMITS = Object.freeze({
+  /** Reports delivered per call; later ones are dropped. */
+  maxEvents: 1000,
+  /** Characters of `text` kept per report; the rest is cut. */
+  maxTextChars: 2000,
+})
+
+/** What a tool passes to `ctx.progress`: a report, or plain text (kind `'message'`). */
+export type ToolProgressUpdate = string | (Partial<ToolProgress> & { kind?: string })
+
 /** What a tool returns: plain text, or blocks when it has media to keep. */
 export type ToolOutput = string | ToolResultContent[]
 

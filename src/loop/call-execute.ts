@@ -10,6 +10,7 @@ import { extendContext } from '../hooks/context'
 import { abortedMessage, errorMessage, failure, LOOP_REFUSED, RAN } from './call-answer'
 import { hookTimeout } from './stream-turn'
 import { checkToolOutput } from './tool-output-check'
+import { progressChannel } from './tool-progress'
 
 /**
  * Run a call's tool, once every gate and the input check have passed:
@@ -22,6 +23,7 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
   const startedAt = run.effects.now()
   let outcome: ToolOutcome | undefined
   let view: ToolStateView | undefined
+  const progress = progressChannel(run, base)
   const ctx: ToolContext = {
     callId: base.callId,
     turnId: base.turnId,
@@ -45,6 +47,7 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     reportOutcome: (value) => {
       outcome = value
     },
+    progress: progress.report,
     callTool,
     effects: run.effects,
   }
@@ -78,6 +81,10 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     await callHookBounded(run.hooks, 'tool:error', extendContext(base, { error }), { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(hookError => debugLog('tool:error hook failed', hookError))
     return { output: `Error: ${errorMessage(error)}`, isError: true, outcome, durationMs, answer: started ? RAN : LOOP_REFUSED }
+  }
+  finally {
+    // The call has ended: what the tool reports from now on (a leftover timer, say) goes nowhere.
+    progress.close()
   }
 }
 

@@ -128,6 +128,12 @@ export interface SessionWriteOptions {
  * processes (see `docs/session-stores.md`).
  */
 export interface SessionStore {
+  /**
+   * Where the store keeps its data on this machine (the file store's
+   * directory), for stores that keep it in local files. An agent recording
+   * into the store keeps its built-in file tools out of it.
+   */
+  readonly localPath?: string
   /** Create an empty session. Rejects when a session with that id exists. */
   create: (record: CreateSessionRecord) => Promise<SessionData>
   /**

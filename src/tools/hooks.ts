@@ -1,7 +1,7 @@
 import type { TaskStallInfo } from '../contexts/types'
 import type { ToolResultMetadata } from '../core/content'
 import type { HookHandler, StreamHookContext, TransformHookHandler } from '../core/hook-context'
-import type { ToolOutcome, ToolOutput, ToolResult } from '../core/tool-io'
+import type { ToolOutcome, ToolOutput, ToolProgress, ToolResult } from '../core/tool-io'
 import type { ToolStateOp } from '../tool-state/types'
 
 /** The tool call a `tool:*` hook fires for. */
@@ -65,6 +65,14 @@ export interface ToolErrorContext extends ToolHookContext {
   error: unknown
 }
 
+/** `tool:progress`: a running tool reported progress (`ToolContext.progress`). */
+export interface ToolProgressContext extends ToolHookContext, ToolProgress {
+  /** 1 for the call's first delivered report, then 2, 3, … */
+  sequence: number
+  /** Reports merged into this one because they came while the previous one was being delivered. */
+  skipped: number
+}
+
 /** `tool-results:after`: every result of a turn, recorded in call order. */
 export interface ToolResultsAfterContext extends StreamHookContext {
   results: ToolResult[]
@@ -86,6 +94,7 @@ export interface ToolHooks {
   'tool:before': HookHandler<ToolHookContext>
   'tool:transform': TransformHookHandler<ToolTransformContext>
   'tool:after': HookHandler<ToolAfterContext>
+  'tool:progress': HookHandler<ToolProgressContext>
   'tool:error': HookHandler<ToolErrorContext>
   'tool-results:after': HookHandler<ToolResultsAfterContext>
   'tool-state:commit-failed': HookHandler<ToolStateCommitFailedContext>
@@ -98,6 +107,7 @@ export const TOOL_HOOK_NAMES = {
   'tool:before': true,
   'tool:transform': true,
   'tool:after': true,
+  'tool:progress': true,
   'tool:error': true,
   'tool-results:after': true,
   'tool-state:commit-failed': true,

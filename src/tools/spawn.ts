@@ -1,4 +1,5 @@
-import type { AgentStats, ChildRunStats, TurnUsage } from '../core/stats'
+import type { AgentStats, ChildRunStats, SchemaOutput, TurnUsage } from '../core/stats'
+import type { AgentBehavior, OutputSchema } from '../knobs/behavior'
 import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ChildAgent } from './spawn-child'
 import type { SpawnHookContext } from './spawn-hooks'
@@ -36,8 +37,20 @@ export interface SpawnToolOptions {
   description?: string
 }
 
-/** The `spawn` tool, with a live view of the children it is running. */
-export type SpawnTool = ToolDef & { readonly state: SpawnToolState }
+/**
+ * The `spawn` tool, with a live view of the children it is running. `Output`
+ * is the type of its children's `output`: the output type of the zod schema
+ * in `child.behavior.schema`, `unknown` without one.
+ */
+export type SpawnTool<Output = unknown> = ToolDef & {
+  readonly state: SpawnToolState
+  /**
+   * The children this tool ran, found in a run's stats (`stats.children`, at
+   * any depth), with `output` typed. Reads the stats objects of runs made in
+   * this process (a record read back from storage is not recognized).
+   */
+  readonly childrenOf: (stats: AgentStats) => ChildRunStats<Output>[]
+}
 
 const DEFAULT_DESCRIPTION = 'Delegate a self-contained task to a subagent that works on its own with its own tools '
   + 'and returns its final answer. Give it everything it needs in `task`: it does not see this conversation. '
@@ -52,7 +65,9 @@ const DEFAULT_DESCRIPTION = 'Delegate a self-contained task to a subagent that w
  * `spawn:before` is followed by `spawn:complete` or, when the child's run
  * fails, `spawn:error`. Tool state is not inherited: each child agent has its own.
  */
-export function createSpawnTool(options: SpawnToolOptions = {}): SpawnTool {
+export function createSpawnTool<Schema extends OutputSchema | undefined = undefined>(
+  options: SpawnToolOptions & { child?: ChildAgent & { behavior?: AgentBehavior & { schema?: Schema } } } = {},
+): SpawnTool<SchemaOutput<Schema>> {
   const maxDepth = options.maxDepth ?? 2
   const limit = Math.max(1, options.maxConcurrent ?? 4)
   const slots = new Map<string, Semaphore>()
@@ -61,6 +76,9 @@ export function createSpawnTool(options: SpawnToolOptions = {}): SpawnTool {
     for (const semaphore of slots.values()) waiting += semaphore.waiting
     return waiting
   })
+
+  // The records this tool reported, so `childrenOf` can pick them out of a stats tree.
+  const reported = new WeakSet<ChildRunStats>()
 
   const input = z.object({
     task: z.string().min(1).describe('The complete task for the subagent'),
@@ -82,7 +100,7 @@ export function createSpawnTool(options: SpawnToolOptions = {}): SpawnTool {
       slots.set(ctx.runId, semaphore)
       await semaphore.acquire(ctx.signal)
       try {
-        return await runChild(options, ctx, { task, model, resume, depth }, state)
+        return await runChild(options, ctx, { task, model, resume, depth }, state, reported)
       }
       finally {
         semaphore.release()
@@ -91,12 +109,19 @@ export function createSpawnTool(options: SpawnToolOptions = {}): SpawnTool {
       }
     },
   })
-  return Object.assign(def, { state: state.view, [SPAWN_MAX_DEPTH]: maxDepth })
+  // The schema in `child.behavior.schema` is what each recorded `output` passed.
+  const childrenOf = (stats: AgentStats) => childRecords(stats).filter(child => reported.has(child)) as ChildRunStats<SchemaOutput<Schema>>[]
+  return Object.assign(def, { state: state.view, childrenOf, [SPAWN_MAX_DEPTH]: maxDepth })
+}
+
+/** Every child record of a stats tree, depth first. */
+function childRecords(stats: AgentStats): ChildRunStats[] {
+  return (stats.children ?? []).flatMap(child => [child, ...childRecords(child.stats)])
 }
 
 interface ChildRequest { task: string, model?: string, resume?: string, depth: number }
 
-async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: ChildRequest, state: SpawnStateTracker): Promise<string> {
+async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: ChildRequest, state: SpawnStateTracker, reported: WeakSet<ChildRunStats>): Promise<string> {
   const host = ctx.subagents
   const persist = options.persist !== false && ctx.session !== undefined
   const resumeRunId = request.resume === undefined ? undefined : findChildRun(ctx, request.resume)
@@ -150,6 +175,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }
     if (stats.output !== undefined)
       record.output = stats.output
+    reported.add(record)
     host.reportChild(record)
     host.emit('spawn:complete', { ...spawn, stats: record })
     if (status !== 'completed')
@@ -161,6 +187,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     const stats = progress.stats(ctx.effects.now() - running.startedAt)
     const status: ChildRunStats['status'] = timedOut ? 'timeout' : ctx.signal.aborted ? 'aborted' : 'error'
     const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }
+    reported.add(record)
     host.reportChild(record)
     host.emit('spawn:error', { ...spawn, error, stats: record })
     const what = status === 'error' ? 'failed' : status === 'timeout' ? 'timed out' : 'was aborted'

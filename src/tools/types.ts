@@ -2,7 +2,7 @@ import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { ToolResultMetadata } from '../core/content'
 import type { RunEffects } from '../core/effects'
 import type { ChildRunStats } from '../core/stats'
-import type { ToolOutcome, ToolOutput, ValidationResult } from '../core/tool-io'
+import type { ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate, ValidationResult } from '../core/tool-io'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
@@ -10,7 +10,7 @@ import type { Provider, ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
 import type { ToolStateView } from '../tool-state/types'
 
-export type { ToolOutcome, ToolOutput, ValidationResult }
+export type { ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate, ValidationResult }
 
 /** Everything a tool may know about the call it is serving. */
 export interface ToolContext {
@@ -48,6 +48,15 @@ export interface ToolContext {
   state: ToolStateView
   /** Record what a mutating call did; shows up as `outcome` on `tool:after`. */
   reportOutcome: (outcome: ToolOutcome) => void
+  /**
+   * Report progress while the call runs: `tool:progress` on the hooks and a
+   * `tool-progress` event on `agent.stream()`; the model never reads it.
+   * Never waits and never throws. Reports made while the previous one is
+   * still being delivered are merged (the newest wins, `skipped` counts the
+   * rest), a call delivers at most `TOOL_PROGRESS_LIMITS.maxEvents`, and a
+   * report made after the call ended is ignored.
+   */
+  progress: (update: ToolProgressUpdate) => void
   /** Set when this call is itself a nested call: the id of the call whose tool made it. */
   parentToolCallId?: string
   /**

@@ -72,6 +72,7 @@ export function toolContext(options: { execution: ExecutionContext, behavior?: R
     behavior: options.behavior ?? {},
     state: undefined as unknown as ToolContext['state'],
     reportOutcome: () => {},
+    progress: () => {},
     execution: options.execution,
     subagents: { emit: () => {}, reportChild: () => {}, nextChildLabel: () => 'child-1' },
     callTool: () => Promise.reject(new Error('a tool run outside an agent run cannot call other tools')),

@@ -60,6 +60,7 @@ export function bareToolContext(options: { behavior?: Record<string, unknown>, s
     behavior: options.behavior ?? {},
     state: options.state,
     reportOutcome: () => {},
+    progress: () => {},
   }
   return ctx as ToolContext
 }

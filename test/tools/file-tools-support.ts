@@ -56,6 +56,7 @@ export function harness(execution: ReturnType<typeof createProcessContext>, opti
     ...toolContext({ execution, behavior: options.behavior as Record<string, unknown> | undefined }),
     session: options.session,
     reportOutcome: outcome => outcomes.push(outcome),
+    progress: () => {},
   }
   const call = async (def: ToolDef, input: Record<string, unknown>) => {
     const checked = def.validate!(input)

@@ -255,6 +255,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   }
 
   const store: SessionStore = {
+    localPath: dir,
     async create(record: CreateSessionRecord) {
       const id = sessionIdFor(record.id)
       // Serialized now, so a caller changing `metadata` afterwards changes nothing.

@@ -33,6 +33,7 @@ export function withLeases(store: SessionStore): Required<Pick<SessionStore, 'ac
     load: (id, options) => store.load(id, options),
     list: () => store.list(),
     ...(store.close ? { close: () => store.close!() } : {}),
+    ...(store.localPath === undefined ? {} : { localPath: store.localPath }),
     async appendTurns(id, turns, write) {
       leases.check(id, write?.owner)
       await store.appendTurns(id, turns)
