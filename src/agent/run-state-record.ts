@@ -6,13 +6,15 @@
  */
 
 import type { RunState } from '../core/run-state'
-import type { RunContext, RunLegStart } from '../loop/run-context'
+import type { TurnUsage } from '../core/stats'
+import type { RunCheckpoint, RunContext, RunLegStart } from '../loop/run-context'
 import type { ModelTarget } from '../providers/model-targets'
 import type { Session } from '../session/session'
 import type { SessionRun } from '../session/types'
 import type { AgentRunOptions } from './options'
+import { policyStateWrites } from '../loop/policy-runner'
 import { checkRunState, createRunState } from '../loop/run-state'
-import { readStateSnapshot, restoreReadState, tracksReadState } from '../tools/read-state'
+import { readStateSnapshot, readStateVersion, restoreReadState, tracksReadState } from '../tools/read-state'
 
 /**
  * The saved state a run continues, checked (`RunStateError` names a broken
@@ -36,7 +38,25 @@ export function stateToContinue(session: Session, options: AgentRunOptions): Run
   if (!unfinished && options.resumeRunId === undefined)
     return undefined
   const saved = checkRunState(record.state, { runId: record.id, sessionId: session.id })
-  return unfinished ? saved : { ...createRunState(saved.target), policies: {} }
+  return unfinished ? withTurnUsage(saved, session, record.id) : { ...createRunState(saved.target), policies: {} }
+}
+
+/**
+ * A boundary record's state made whole: the usage entries it left in the
+ * run's assistant turns (`usageInTurns`) read back from the session. Turns
+ * the session no longer holds give what is left (budgets then count a little
+ * less of a crashed leg, rather than the run refusing to go on).
+ */
+function withTurnUsage(saved: RunState, session: Session, runId: string): RunState {
+  const { usageInTurns: wanted = 0, ...rest } = saved
+  if (wanted === 0)
+    return saved
+  const usages: TurnUsage[] = []
+  for (const turn of session.turnsOfRun(runId)) {
+    if (turn.role === 'assistant' && turn.usage)
+      usages.push(turn.usage)
+  }
+  return { ...rest, usage: [...saved.usage, ...usages.slice(Math.max(0, usages.length - wanted))] }
 }
 
 /**
@@ -87,18 +107,60 @@ export function seedReadState(session: Session): void {
     restoreReadState(session, checkRunState(newest.state, { runId: newest.id, sessionId: session.id }).read!)
 }
 
-/** The run state as saved now: a copy (the run goes on changing its own), with the session's read state. */
-export function savedState(run: RunContext): RunState {
+/**
+ * The run state as saved now: a copy (the run goes on changing its own), with
+ * the session's read state. At a turn boundary (`atBoundary`), this leg's usage
+ * is left in its assistant turns, written in the same write (`usageInTurns`).
+ */
+export function savedState(run: RunContext, atBoundary = false): RunState {
   const state = run.state
   const read = run.session ? readStateSnapshot(run.session) : undefined
+  const inherited = run.legStart.usage
+  const inTurns = atBoundary ? state.usage.length - inherited : 0
   return {
     ...state,
     target: { ...state.target },
     pending: [...state.pending],
-    usage: [...state.usage],
+    usage: inTurns > 0 ? state.usage.slice(0, inherited) : [...state.usage],
+    ...(inTurns > 0 ? { usageInTurns: inTurns } : {}),
     sideCalls: [...state.sideCalls],
     children: [...state.children],
     policies: { ...state.policies },
     ...(read ? { read } : {}),
   }
+}
+
+/**
+ * The run's checkpoint: the record with the state, handed to the session
+ * with each boundary's turns, and whether anything moved since. The check
+ * compares what can move by reference or count, so a turn that changed
+ * nothing after its turns were written costs no second write.
+ */
+export function runCheckpoint(run: RunContext, record: SessionRun, session: Session): RunCheckpoint {
+  let saved: RunState | undefined
+  let savedRead = -1
+  let savedWrites = -1
+  const take = (): SessionRun => {
+    saved = savedState(run, true)
+    savedRead = readStateVersion(session)
+    savedWrites = policyStateWrites(run.state)
+    return { ...record, state: saved }
+  }
+  return {
+    record: take,
+    changed: () => saved === undefined
+      || savedRead !== readStateVersion(session)
+      || savedWrites !== policyStateWrites(run.state)
+      || stateMoved(run.state, saved),
+    save: () => session.saveRun(take()),
+  }
+}
+
+/** Whether `now` differs from the copy `saved` in what the run itself moves (arrays only grow or are drained; policy states are counted apart). */
+function stateMoved(now: RunState, saved: RunState): boolean {
+  if (now.turnCount !== saved.turnCount || now.target.index !== saved.target.index || now.stopResult !== saved.stopResult)
+    return true
+  if (now.usage.length !== saved.usage.length + (saved.usageInTurns ?? 0) || now.sideCalls.length !== saved.sideCalls.length || now.children.length !== saved.children.length)
+    return true
+  return now.pending.length !== saved.pending.length || now.pending.some((message, i) => message !== saved.pending[i])
 }

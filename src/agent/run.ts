@@ -35,7 +35,7 @@ import { BUILT_IN_POLICIES } from '../policies'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
-import { legStartOf, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
+import { legStartOf, runCheckpoint, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
 import { buildStats } from './run-stats'
 import { holdRunLease } from './session-lease'
 import { onAbort } from './signal-fanout'
@@ -327,7 +327,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       await session.saveRun({ ...record, state: savedState(run) })
       // At each turn boundary the record is saved again with the state (with `persistTurns: false` the turns are not stored then either).
       if (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns)
-        Object.assign(run, { checkpoint: () => session.saveRun({ ...record, state: savedState(run) }) })
+        Object.assign(run, { checkpoint: runCheckpoint(run, record, session) })
       await callHookBounded(run.hooks, 'session:start', { ...runIds(run), sessionId: session.id }, lifecycle)
     }
     await callHookBounded(run.hooks, 'agent:start', {

@@ -104,6 +104,15 @@ export interface RunState {
   pending: InjectedMessage[]
   /** Usage of each finished turn, in order. */
   usage: TurnUsage[]
+  /**
+   * In a record saved at a turn boundary: how many more usage entries follow
+   * `usage`, each the `usage` of one of the run's own assistant turns, the
+   * last ones of the run, in order. They are in the session's turns already,
+   * so a boundary's record stays the same size however long the run gets; a
+   * restore reads them back from there. Absent in a live state and in a
+   * run's final record.
+   */
+  usageInTurns?: number
   /** Usage of each side-band model call (a compaction summary), in order. */
   sideCalls: SideCallUsage[]
   /** Subagents spawned that have finished, in completion order. */
@@ -199,6 +208,7 @@ function stateProblem(value: unknown): Problem | undefined {
     ?? targetProblem(value.target)
     ?? listProblem(value, 'pending', messageProblem)
     ?? listProblem(value, 'usage', usageProblem)
+    ?? (value.usageInTurns === undefined ? undefined : count(value, 'usageInTurns'))
     ?? listProblem(value, 'sideCalls', sideCallProblem)
     ?? listProblem(value, 'children', childProblem)
     ?? optionalObject(value, 'stopResult')

@@ -255,9 +255,18 @@ function take<D>(host: PolicyHost, policy: BehaviorPolicy, result: PhaseResult<D
   return result.decision
 }
 
+/** How many policy states each run state took since it was made (a policy may return its own object changed in place). */
+const stateWrites = new WeakMap<RunState, number>()
+
+/** How many times a policy returned a state for this run state: what a checkpoint compares to know the policies moved. */
+export function policyStateWrites(state: RunState): number {
+  return stateWrites.get(state) ?? 0
+}
+
 /** A new state is checked once, when a policy returns it (most phases return none). */
 function setState(host: PolicyHost, policy: BehaviorPolicy, state: unknown): void {
   assertPolicyState(policy.name, state)
+  stateWrites.set(host.state, policyStateWrites(host.state) + 1)
   host.state.policies[policy.name] = state
 }
 

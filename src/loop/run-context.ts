@@ -12,6 +12,7 @@ import type { ModelTarget } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider, StreamOptions } from '../providers/types'
 import type { Session } from '../session/session'
+import type { SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
 import type { SubagentHost } from '../tools/types'
@@ -20,6 +21,21 @@ import type { SentWireStage, WireStage } from '../wire/stage'
 import type { ContentRefCache } from './content-refs'
 import type { PolicyPhases } from './policy-runner'
 import type { WallBound, WallDeadline } from './wall-deadline'
+
+/**
+ * The run record with its state, saved at each turn boundary. The record
+ * rides in the same write as the boundary's turns (`record`); the loop
+ * writes it again after the turn's last phase only when that phase changed
+ * the state (`changed`, then `save`), so a turn costs one write, not two.
+ */
+export interface RunCheckpoint {
+  /** The run record with the state as it is now; remembered as the last one saved. */
+  record: () => SessionRun
+  /** Whether the state moved since the last `record()`. */
+  changed: () => boolean
+  /** Save `record()` on its own. */
+  save: () => Promise<void>
+}
 
 /** A user message waiting to join the next user turn (all of a boundary's messages join as one turn). */
 export type PendingTurn = InjectedMessage
@@ -121,8 +137,8 @@ export interface RunContext {
   readonly policyPhases: PolicyPhases
   /** The run as data: counters, serving target, queued messages, usage, policy states (see `RunState`). */
   readonly state: RunState
-  /** Save the run state with the run record, at a turn boundary (absent without a session, or with `persistTurns: false`). */
-  readonly checkpoint?: () => Promise<void>
+  /** Saves the run state with the run record at turn boundaries (absent without a session, or with `persistTurns: false`). */
+  readonly checkpoint?: RunCheckpoint
   /** Wire stages the run's policies contribute, in policy order (the pipeline places them). */
   readonly wireStages: readonly WireStage[]
   /** Sent-slot stages of the run's policies, in policy order (after `context:transform`). */

@@ -120,9 +120,10 @@ async function loop(run: RunContext): Promise<StopReason> {
     if (verdict.messages.length > 0)
       run.pending.push(...verdict.messages)
     if (toolResults.length > 0 || verdict.keepGoing) {
-      // A turn boundary the run goes on from: its state is saved with the run record (a run that ends saves it as it ends).
-      if (run.checkpoint)
-        await run.checkpoint()
+      // A turn boundary the run goes on from: the state went out with the turn's
+      // records; it is saved again only if the phases since moved it (a run that ends saves it as it ends).
+      if (run.checkpoint?.changed())
+        await run.checkpoint.save()
       continue
     }
     if (result.finishReason === 'length')
@@ -236,7 +237,8 @@ export async function persistNewTurns(run: RunContext): Promise<void> {
   if (!session || run.persistedCount >= run.turns.length)
     return
   const batch = run.turns.slice(run.persistedCount)
-  await session.appendTurns(batch)
+  // With a checkpoint, the run record and its state go in the same write as the turns.
+  await session.appendTurns(batch, run.checkpoint?.record())
   run.persistedCount += batch.length
   if (hasHookHandlers(run.hooks, 'session:turns'))
     await callHookBounded(run.hooks, 'session:turns', { ...runIds(run), sessionId: session.id, turns: batch }, { timeoutMs: hookTimeout(run), failClosed: false })

@@ -23,8 +23,12 @@ export interface Session {
   /** Every run, in start order. */
   readonly runs: readonly SessionRun[]
   readonly store: SessionStore
-  /** Append turns to the session and its store (all or nothing in the store). */
-  appendTurns: (turns: readonly SessionTurn[]) => Promise<void>
+  /**
+   * Append turns to the session and its store (all or nothing in the store).
+   * With `run`, that run record is saved in the same store write when the
+   * store can (`SessionStore.appendTurnsAndRun`), else right after the turns.
+   */
+  appendTurns: (turns: readonly SessionTurn[], run?: SessionRun) => Promise<void>
   /** Record a run, or update the record with the same id. */
   saveRun: (run: SessionRun) => Promise<void>
   /** The turns a run produced, in order. */
@@ -153,6 +157,22 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
     skipped = checked.skipped ?? []
   }
 
+  /** The run record as the handle keeps it: inserted, or replacing the one with its id. */
+  function keepRun(run: SessionRun): void {
+    const index = runs.findIndex(existing => existing.id === run.id)
+    if (index === -1)
+      runs.push(run)
+    else
+      runs[index] = run
+  }
+
+  function saveRun(run: SessionRun): Promise<void> {
+    return enqueue(() => asWriter(async (options) => {
+      await store.saveRun(id, run, options)
+      keepRun(run)
+    }))
+  }
+
   return {
     id,
     createdAt: data.createdAt,
@@ -160,25 +180,23 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
     turns,
     runs,
     store: backend,
-    appendTurns(batch) {
+    appendTurns(batch, run) {
       if (batch.length === 0)
-        return Promise.resolve()
+        return run ? saveRun(run) : Promise.resolve()
       const copy = [...batch]
       return enqueue(() => asWriter(async (options) => {
-        await store.appendTurns(id, copy, options)
-        for (const turn of copy) turns.push(turn)
-      }))
-    },
-    saveRun(run) {
-      return enqueue(() => asWriter(async (options) => {
-        await store.saveRun(id, run, options)
-        const index = runs.findIndex(existing => existing.id === run.id)
-        if (index === -1)
-          runs.push(run)
+        if (!run)
+          await store.appendTurns(id, copy, options)
+        else if (store.appendTurnsAndRun)
+          await store.appendTurnsAndRun(id, copy, run, options)
         else
-          runs[index] = run
+          await store.appendTurns(id, copy, options).then(() => store.saveRun(id, run, options))
+        for (const turn of copy) turns.push(turn)
+        if (run)
+          keepRun(run)
       }))
     },
+    saveRun,
     turnsOfRun: runId => turns.filter(turn => turn.runId === runId),
     get skipped() {
       return skipped

@@ -152,6 +152,14 @@ export interface SessionStore {
   /** Insert a run record, or replace the one with the same run id. Fenced by the lease like `appendTurns`. */
   saveRun: (id: string, run: SessionRun, write?: SessionWriteOptions) => Promise<void>
   /**
+   * Optional: `appendTurns` then `saveRun` in one write (a run's turns and
+   * its record with the run state, at a turn boundary), fenced like them.
+   * A crash may keep the turns without the record, as between two writes,
+   * never the record without the turns. Without it a session makes the two
+   * calls, one after the other.
+   */
+  appendTurnsAndRun?: (id: string, turns: readonly SessionTurn[], run: SessionRun, write?: SessionWriteOptions) => Promise<void>
+  /**
    * Take the session's lease for `owner` for `ttlMs`, atomically. Granted when
    * it is free, already `owner`'s, or its holder is gone (expired, or a
    * process the store can prove dead); otherwise `SessionLeaseError('held')`

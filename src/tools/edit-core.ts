@@ -14,7 +14,7 @@ import { executionContextOf } from '../contexts/from-tool-context'
 import { applyEdit, nearestMatch } from './edit-match'
 import { fileToolBehaviorOf } from './file-behavior'
 import { decodeText, describeFileError, displayPath, looksBinary } from './file-content'
-import { contentHash, readStateOf, recordRead, shellCommandSince } from './read-state'
+import { contentHash, countDriftRefusal, readStateOf, recordRead, shellCommandSince } from './read-state'
 
 /** Below this similarity the closest text is not worth showing. */
 const PREVIEW_MIN_SCORE = 0.35
@@ -110,7 +110,7 @@ function checkReadState(ctx: ToolContext, resolved: string, hash: string, shown:
  * guard with shell one-liners instead.
  */
 function driftRefusal(guard: Extract<Guard, { state: 'drifted' }>, shown: string): string {
-  const count = ++guard.entry.driftRefusals
+  const count = countDriftRefusal(guard.session, guard.entry)
   if (count === 1) {
     return `Refused: ${shown} has changed since you last read it, and old_string does not match its current content. `
       + 'Call read_file on it again and retry with text copied from that fresh output.'

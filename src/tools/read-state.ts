@@ -23,6 +23,8 @@ export type ReadStateMap = Map<string, ReadStateEntry>
 interface SessionReadState {
   entries: ReadStateMap
   seq: number
+  /** Bumped by every change (a read, a shell command, a drift refusal): what a checkpoint compares to know it must save again. */
+  changes: number
   /** The last shell command run in the session, to name it when a file changed behind the model's back. */
   lastShell?: { command: string, seq: number }
 }
@@ -32,7 +34,7 @@ const states = new WeakMap<Session, SessionReadState>()
 function stateOf(session: Session): SessionReadState {
   let state = states.get(session)
   if (!state) {
-    state = { entries: new Map(), seq: 0 }
+    state = { entries: new Map(), seq: 0, changes: 0 }
     states.set(session, state)
   }
   return state
@@ -47,7 +49,7 @@ export function restoreReadState(session: Session, saved: RunReadState): void {
     return
   const entries: ReadStateMap = new Map()
   for (const entry of saved.entries) entries.set(entry.path, { ...entry, ...(entry.slice ? { slice: { ...entry.slice } } : {}) })
-  states.set(session, { entries, seq: saved.seq, ...(saved.lastShell ? { lastShell: { ...saved.lastShell } } : {}) })
+  states.set(session, { entries, seq: saved.seq, changes: 0, ...(saved.lastShell ? { lastShell: { ...saved.lastShell } } : {}) })
 }
 
 /** Whether this process tracks the session's read state already (then a saved copy is older). */
@@ -65,6 +67,17 @@ export function readStateSnapshot(session: Session): RunReadState | undefined {
   return { seq: state.seq, entries, ...(state.lastShell ? { lastShell: state.lastShell } : {}) }
 }
 
+/** How many times the session's read state changed in this process (0 when it is not tracked): cheap to compare. */
+export function readStateVersion(session: Session): number {
+  return states.get(session)?.changes ?? 0
+}
+
+/** Count one more refused edit of a file that drifted since it was read; returns the new count. */
+export function countDriftRefusal(session: Session, entry: ReadStateEntry): number {
+  stateOf(session).changes++
+  return ++entry.driftRefusals
+}
+
 /** The read state of a session (live: later reads show up in it). */
 export function readStateOf(session: Session): ReadStateMap {
   return stateOf(session).entries
@@ -79,6 +92,7 @@ export function contentHash(bytes: Uint8Array | string): string {
 export function recordRead(session: Session, entry: { path: string, hash: string, source: ReadSource, slice?: ReadSlice }): ReadStateEntry {
   const state = stateOf(session)
   const recorded: ReadStateEntry = { ...entry, seq: ++state.seq, driftRefusals: 0 }
+  state.changes++
   state.entries.set(entry.path, recorded)
   return recorded
 }
@@ -97,6 +111,7 @@ export function isDuplicateRead(session: Session, path: string, hash: string, sl
 export function noteShellCommand(session: Session, command: string): void {
   const state = stateOf(session)
   state.lastShell = { command, seq: ++state.seq }
+  state.changes++
 }
 
 /** The last shell command that ran after `entry` was recorded, if any. */

@@ -295,6 +295,14 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       await fenced(id, 'save a run on', write?.owner, () => appendLine(id, line, run))
     },
 
+    async appendTurnsAndRun(id: string, turns: readonly SessionTurn[], run: SessionRun, write?: SessionWriteOptions) {
+      assertSessionId(id)
+      const at = Date.now()
+      // Two records, one write, turns first: a torn tail never keeps the record without its turns.
+      const lines = turns.length === 0 ? runLine(run, at) : turnsLine(turns, at) + runLine(run, at)
+      await fenced(id, 'append to', write?.owner, () => appendLine(id, lines, run))
+    },
+
     async acquireLease(id, owner, ttlMs, origin) {
       assertSessionId(id)
       assertLeaseRequest(owner, ttlMs)

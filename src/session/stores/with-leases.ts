@@ -7,7 +7,8 @@
  * cannot see writers in other processes.
  */
 
-import type { SessionStore } from '../types'
+import type { SessionTurn } from '../../core/content'
+import type { SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import type { LeaseTable } from './lease'
 import { createLeaseTable } from './lease'
 
@@ -42,6 +43,14 @@ export function withLeases(store: SessionStore): Required<Pick<SessionStore, 'ac
       leases.check(id, write?.owner)
       await store.saveRun(id, run)
     },
+    ...(store.appendTurnsAndRun
+      ? {
+          async appendTurnsAndRun(id: string, turns: readonly SessionTurn[], run: SessionRun, write?: SessionWriteOptions) {
+            leases.check(id, write?.owner)
+            await store.appendTurnsAndRun!(id, turns, run)
+          },
+        }
+      : {}),
     async acquireLease(id, owner, ttlMs, origin) {
       return leases.acquire(id, owner, ttlMs, origin)
     },
