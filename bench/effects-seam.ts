@@ -127,7 +127,7 @@ export async function seamCallCosts(): Promise<Record<SeamKind, number>> {
 
 /**
  * Print, per scenario and configuration, the seam calls per turn and what
- * they cost: CPU µs per turn and as a share of the floor's CPU per turn.
+ * they cost: CPU ns per turn and as a share of the floor's CPU per turn.
  */
 export async function printSeamCost(results: readonly ScenarioResult[], turns: number): Promise<void> {
   const costs = await seamCallCosts()
@@ -137,11 +137,11 @@ export async function printSeamCost(results: readonly ScenarioResult[], turns: n
   for (const result of results) {
     for (const { config } of result.configs) {
       const calls = await countSeamCalls(result.provider, result.label.startsWith('3') ? 3 : 1, config, turns)
-      const perTurnUs = KINDS.reduce((sum, kind) => sum + calls[kind] * costs[kind], 0) / 1000
-      const share = perTurnUs / (result.floor.cpuMs * 1000)
-      rows.push([`${result.provider}, ${result.label}, ${config}`, ...KINDS.map(kind => calls[kind].toFixed(1)), perTurnUs.toFixed(2), `${(share * 100).toFixed(2)}%`])
+      const perTurnNs = KINDS.reduce((sum, kind) => sum + calls[kind] * costs[kind], 0)
+      const share = perTurnNs / (result.floor.cpuMs * 1e6)
+      rows.push([`${result.provider}, ${result.label}, ${config}`, ...KINDS.map(kind => calls[kind].toFixed(1)), perTurnNs.toFixed(1), `${(share * 100).toFixed(3)}%`])
     }
   }
   console.log('\neffects seam: calls per turn, and their cost beside the loop figures above')
-  printTable(['scenario', ...KINDS, 'seam µs/turn', 'of floor CPU/turn'], rows)
+  printTable(['scenario', ...KINDS, 'seam CPU ns/turn', 'of floor CPU/turn'], rows)
 }

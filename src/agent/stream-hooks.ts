@@ -1,6 +1,6 @@
 import type { ChildEventMarks, HookContext, RunHookMap } from '../hooks/hook-map'
 import type { EventBuffer } from './event-buffer'
-import type { AgentEventBase } from './stream-events'
+import type { AgentEventBase, ToolProgressEvent } from './stream-events'
 
 /** The events `agent.stream()` listens to, for the run itself and (as `child:<event>`) for its subagents. */
 type ListenedHook
@@ -79,12 +79,19 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
     },
     'tool:progress': (ctx, own) => {
       const { turnId, callId, name, kind, text, tool, line, completed, total, sequence, skipped } = ctx
-      const fields = { text, tool, line, completed, total }
-      for (const key of Object.keys(fields) as (keyof typeof fields)[]) {
-        if (fields[key] === undefined)
-          delete fields[key]
-      }
-      buffer.push({ type: 'tool-progress', ...base(ctx), turnId, callId, name, kind, ...fields, sequence, skipped })
+      // Typed as the one event it is: checked against the whole event union, this literal costs the compiler dearly.
+      const event: ToolProgressEvent = { type: 'tool-progress', ...base(ctx), turnId, callId, name, kind, sequence, skipped }
+      if (text !== undefined)
+        event.text = text
+      if (tool !== undefined)
+        event.tool = tool
+      if (line !== undefined)
+        event.line = line
+      if (completed !== undefined)
+        event.completed = completed
+      if (total !== undefined)
+        event.total = total
+      buffer.push(event)
       // The reader sets the pace: progress arriving meanwhile is merged into the newest report.
       return wait(own)
     },
@@ -131,10 +138,13 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
     },
   }
 
-  const hooks: RunHookMap = {}
+  // Filled as a plain record: assigning through a union of hook names makes
+  // the compiler intersect every one of their handler types, which grows
+  // steeply with each event the stream listens to.
+  const hooks: Record<string, (ctx: unknown) => Promise<void> | void> = {}
   for (const [name, translate] of Object.entries(translators) as [ListenedHook, (ctx: unknown, own: boolean) => Promise<void> | void][]) {
-    hooks[name] = (ctx: unknown) => translate(ctx, true)
-    hooks[`child:${name}`] = (ctx: unknown) => translate(ctx, false)
+    hooks[name] = ctx => translate(ctx, true)
+    hooks[`child:${name}`] = ctx => translate(ctx, false)
   }
-  return hooks
+  return hooks as RunHookMap
 }
