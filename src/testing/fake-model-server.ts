@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import type { Timer } from '../core/timer'
 import type { FakeModelTurn } from './fake-model-wire'
 import { createServer } from 'node:http'
+import { startTimer } from '../core/timer'
 import { anthropicFrames, chatFrames } from './fake-model-wire'
 
 export type { FakeModelTurn } from './fake-model-wire'
@@ -64,7 +66,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
   const script = [...options.script]
   const requests: FakeModelRequest[] = []
   const sockets = new Set<Socket>()
-  const timers = new Set<NodeJS.Timeout>()
+  const timers = new Set<Timer>()
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -106,10 +108,10 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
       send()
       return
     }
-    const timer = setTimeout(() => {
+    const timer = startTimer(turn.delayMs, () => {
       timers.delete(timer)
       send()
-    }, turn.delayMs)
+    })
     timers.add(timer)
   }
 
@@ -130,7 +132,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
       for (const timer of timers)
-        clearTimeout(timer)
+        timer.clear()
       timers.clear()
       server.close(() => resolve())
       for (const socket of sockets)

@@ -26,7 +26,8 @@ describe('requestIdJag: what any IdP answer gets', () => {
       fc.json(),
       fc.string(),
     )
-    const status = fc.oneof(fc.constant(200), fc.integer({ min: 200, max: 599 }))
+    // 204, 205 and 304 carry no body, so a `Response` with one cannot be made for them.
+    const status = fc.oneof(fc.constant(200), fc.integer({ min: 200, max: 599 }).filter(code => code !== 204 && code !== 205 && code !== 304))
     await fc.assert(fc.asyncProperty(status, body, async (code, text) => {
       const outcome = await requestIdJag({ ...base, fetch: answering(code, text) }).then(r => r, (error: unknown) => error)
       let parsed: unknown
