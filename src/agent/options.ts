@@ -152,7 +152,7 @@ export interface AgentRunOptions {
   resumeRunId?: string
   /** Display label recorded on the run (`SessionRun.label`). */
   runLabel?: string
-  /** The host's agent profile recorded on the run (`SessionRun.agent`). */
+  /** The host's agent profile recorded on the run (`SessionRun.agent`); default: `{ name }` of the run's `profile`, when it has one. */
   runAgent?: SessionRunAgent
   /**
    * Stop at the next turn boundary, after the turn in flight and its tool

@@ -318,7 +318,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       parentRunId: options.parentRunId,
       parentCallId: options.parentCallId,
       label: options.runLabel,
-      agent: options.runAgent,
+      agent: options.runAgent ?? (options.profile ? { name: options.profile.name } : undefined),
       resumedFromRunId: options.resumeRunId,
     }),
   }

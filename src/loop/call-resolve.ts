@@ -109,7 +109,8 @@ function isConcurrencySafe(def: ToolDef, input: Record<string, unknown>): boolea
 
 /** What the policies' gates see of a call. */
 export function gatedCall(base: ToolHookContext): GatedCall {
-  return { callId: base.callId, name: base.name, displayName: base.displayName, input: base.input }
+  const call = { callId: base.callId, name: base.name, displayName: base.displayName, input: base.input }
+  return base.parentToolCallId === undefined ? call : { ...call, parentToolCallId: base.parentToolCallId }
 }
 
 export function unknownToolMessage(run: RunContext, called: string): string {

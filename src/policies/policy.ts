@@ -264,6 +264,8 @@ export interface GatedCall {
   /** The name the model used. */
   readonly displayName: string
   readonly input: Readonly<Record<string, unknown>>
+  /** Set when a tool made this call (`ToolContext.callTool`): the id of the calling tool call. */
+  readonly parentToolCallId?: string
 }
 
 /** One call of a batch, with what earlier policies decided about it. */

@@ -165,6 +165,24 @@ describe('toolContext.callTool', () => {
     expect(answers).toEqual([expect.objectContaining({ blocked: true, blockedBy: 'policy', output: 'Blocked: echo is switched off' })])
   })
 
+  it('a policy\'s gates see a nested call as nested (parentToolCallId), and may refuse only those', async () => {
+    const seen: (string | undefined)[] = []
+    const directOnly: BehaviorPolicy = {
+      name: 'direct-only',
+      gateBatch: ({ calls }) => {
+        seen.push(...calls.map(call => call.parentToolCallId))
+        return undefined
+      },
+      gateCall: ({ call }) => call.parentToolCallId !== undefined && call.name === 'echo' ? { decision: { type: 'block', reason: 'echo only when the model asks' } } : undefined,
+    }
+    const { answers, echo } = await route([{ name: 'echo', input: { text: 'x' } }], { policies: [directOnly] })
+    expect(echo.runs()).toBe(0)
+    expect(answers).toEqual([expect.objectContaining({ blocked: true, blockedBy: 'policy', output: 'Blocked: echo only when the model asks' })])
+    // The model's own call (the router) comes with no parent; the nested one names the router's call.
+    expect(seen[0]).toBeUndefined()
+    expect(seen[1]).toEqual(expect.any(String))
+  })
+
   it('is refused by the host\'s tool:gate, which sees it as nested', async () => {
     const { answers, echo } = await route([{ name: 'echo', input: { text: 'x' } }], {
       hooks: { 'tool:gate': (ctx) => {

@@ -11,6 +11,7 @@ import type { ChatProfile } from '../../src/chat'
 import type { McpConnection, McpServerConfig } from '../../src/mcp'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
+import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
 import { echoTool } from '../support/helpers'
 
@@ -34,6 +35,15 @@ const reviewer: AgentProfile = {
 }
 
 describe('run({ profile })', () => {
+  it('records the profile on the session\'s run record unless the host names the run\'s agent itself', async () => {
+    const session = await createSession()
+    const agent = createAgent({ provider: scriptedProvider([{ text: 'a' }, { text: 'b' }, { text: 'c' }]), session })
+    await agent.run({ prompt: 'one', profile: reviewer })
+    await agent.run({ prompt: 'two', profile: reviewer, runAgent: { name: 'host-named', version: 2 } })
+    await agent.run({ prompt: 'three' })
+    expect(session.runs.map(run => run.agent)).toEqual([{ name: 'reviewer' }, { name: 'host-named', version: 2 }, undefined])
+  })
+
   it('merges behavior agent → profile → run: the run\'s knobs win over the profile\'s, which win over the agent\'s', async () => {
     const seen: Parameters<typeof probe>[0] = []
     const provider = scriptedProvider([{ text: 'a' }, { text: 'b' }, { text: 'c' }])
