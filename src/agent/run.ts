@@ -1,17 +1,15 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
-import type { AgentStats, ChildRunStats } from '../core/stats'
+import type { AgentStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
-import type { Session } from '../session/session'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
-import type { SubagentHost, SubagentParent } from '../tools/types'
 import type { DecisionBinding } from './decide'
 import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
@@ -40,6 +38,7 @@ import { buildStats } from './run-stats'
 import { holdRunLease } from './session-lease'
 import { onAbort } from './signal-fanout'
 import { queuePolicies, seedQueuedMessages } from './steering'
+import { subagentHost } from './subagent-host'
 
 /** What an agent hands each of its runs. */
 export interface RunEnvironment {
@@ -471,29 +470,6 @@ function freezeNotes(options: AgentRunOptions, fresh: string, sections: FrozenPr
   if (freeze?.system === undefined || !freeze.notes)
     return []
   return freeze.notes(fresh, sections)
-}
-
-/** The seam the `spawn` tool uses: events on this bus, child stats into this run, session-wide labels, what a child inherits. */
-function subagentHost(hooks: AgentHookBus, children: ChildRunStats[], session: Session | undefined, parent: SubagentParent): SubagentHost {
-  let lastLabel: number | undefined
-  return {
-    parent,
-    emit: (name, ctx) => fireHook(hooks, name as AgentHookName, ctx as never),
-    reportChild: child => children.push(child),
-    nextChildLabel: () => {
-      // Labels are unique within the session, so `resume: 'child-2'` names one run.
-      lastLabel ??= Math.max(0, ...(session?.runs ?? []).map(record => labelNumber(record.label)))
-      lastLabel += 1
-      return `child-${lastLabel}`
-    },
-  }
-}
-
-const CHILD_LABEL = /^child-(\d+)$/
-
-function labelNumber(label: string | undefined): number {
-  const match = label === undefined ? null : CHILD_LABEL.exec(label)
-  return match ? Number(match[1]) : 0
 }
 
 function describeError(error: unknown): { name: string, message: string } {
