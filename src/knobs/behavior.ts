@@ -51,6 +51,7 @@ import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
 export type { AutoCompactConfig, CompactFunction, CompactSkip } from './compaction-knobs'
+export type { ToolBatch, ToolBatchExecutor } from './execution-knobs'
 export type { ToolSearchBehavior } from './mcp-knobs'
 export type { MediaBudget } from './media-knobs'
 export type { OutputSchema, OutputZodSchema } from './output-knobs'

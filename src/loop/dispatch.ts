@@ -6,6 +6,7 @@ import { answerCall, gateCalls } from './call-pipeline'
 import { prepareCall } from './call-resolve'
 import { NestedCallLog } from './nested-call-log'
 import { runToolCallsInOrder } from './scheduler'
+import { answerWithExecutor } from './tool-batch-executor'
 
 /**
  * Answer every tool call of one assistant turn, in call order. Each call gets
@@ -19,6 +20,10 @@ import { runToolCallsInOrder } from './scheduler'
 export async function dispatchToolCalls(run: RunContext, turnId: string, calls: readonly ToolCall[]): Promise<ToolResultBlock[]> {
   const prepared = calls.map(call => prepareCall(run, { turnId }, call, new NestedCallLog()))
   await gateCalls(run, turnId, prepared)
+  // A host scheduler (`toolBatchExecutor`) takes the turn's calls instead of the built-in one.
+  const executor = run.behavior.toolBatchExecutor
+  if (executor)
+    return answerWithExecutor(run, turnId, prepared, executor)
   const maxConcurrent = run.behavior.maxConcurrentTools ?? BEHAVIOR_DEFAULTS.maxConcurrentTools
   return runToolCallsInOrder(
     prepared.length,

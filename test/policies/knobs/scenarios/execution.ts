@@ -1,3 +1,4 @@
+import type { ToolBatchExecutor } from '../../../../src'
 import type { ExecutionContext } from '../../../../src/contexts/types'
 import type { ExecutionKnobs } from '../../../../src/knobs/execution-knobs'
 import type { SliceScenarios } from '../harness'
@@ -58,5 +59,48 @@ export const executionScenarios: SliceScenarios<ExecutionKnobs> = {
     },
     unset: true,
     set: false,
+  },
+  toolBatchExecutor: {
+    // The order the calls run in: the built-in scheduler keeps the model's, this executor reverses it.
+    value: (async (batch) => {
+      const results = []
+      for (const call of [...batch.calls].reverse()) results.push(await batch.execute(call))
+      return results
+    }) satisfies ToolBatchExecutor,
+    outcome: async (behavior) => {
+      const ran: string[] = []
+      const tool = echoTool('step', { execute: (input) => {
+        ran.push(String((input as { n: number }).n))
+        return 'ok'
+      } })
+      const provider = scriptedProvider([{ toolCalls: [{ name: 'step', input: { n: 1 } }, { name: 'step', input: { n: 2 } }] }, { text: 'done' }])
+      await createAgent({ provider, tools: { step: tool }, behavior }).run({ prompt: 'go' })
+      return ran.join(',')
+    },
+    unset: '1,2',
+    set: '2,1',
+  },
+  toolBatchTimeoutMs: {
+    // Bounds a slow host executor: its late answer is replaced by a timeout error.
+    value: 20,
+    outcome: async (behavior) => {
+      let answer: unknown
+      const slowExecutor: ToolBatchExecutor = async (batch) => {
+        await wait(150)
+        return Promise.all(batch.calls.map(call => batch.execute(call)))
+      }
+      const provider = scriptedProvider([{ toolCalls: [{ name: 'step', input: {} }] }, { text: 'done' }])
+      await createAgent({
+        provider,
+        tools: { step: echoTool('step', { execute: () => 'ok' }) },
+        behavior: { ...behavior, toolBatchExecutor: slowExecutor },
+        hooks: { 'tool-results:after': (ctx) => {
+          answer = ctx.results[0].isError ? 'error' : ctx.results[0].output
+        } },
+      }).run({ prompt: 'go' })
+      return answer
+    },
+    unset: 'ok',
+    set: 'error',
   },
 }
