@@ -562,3 +562,33 @@ export class DecisionError extends Error {
     this.model = failure.model
   }
 }
+
+/** Why an OAuth token refresh failed. */
+export type OAuthRefreshFailure = 'http' | 'malformed' | 'too-large' | 'timeout' | 'network' | 'aborted'
+
+/**
+ * A provider's OAuth credentials could not be refreshed: the token endpoint
+ * refused (`status`, and its OAuth `error` code when it sent one), answered
+ * with something that is not a token or is too large, did not answer in time,
+ * or could not be reached. The message never carries a token, and neither
+ * does anything it keeps (the endpoint's body is not kept).
+ */
+export class OAuthRefreshError extends Error {
+  override name = 'OAuthRefreshError'
+  /** The provider whose credentials were being refreshed. */
+  readonly provider: string
+  readonly reason: OAuthRefreshFailure
+  /** HTTP status of the refusal, when there was a response. */
+  readonly status?: number
+  /** OAuth `error` code of the refusal (`invalid_grant`, …), when one was sent. */
+  readonly code?: string
+  constructor(init: { provider: string, reason: OAuthRefreshFailure, message: string, status?: number, code?: string }) {
+    super(init.message)
+    this.provider = init.provider
+    this.reason = init.reason
+    if (init.status !== undefined)
+      this.status = init.status
+    if (init.code !== undefined)
+      this.code = init.code
+  }
+}

@@ -92,6 +92,8 @@ export type {
   McpIdentityAssertionError,
   McpIdentityAssertionStage,
   MissingPeerDependencyError,
+  OAuthRefreshError,
+  OAuthRefreshFailure,
   OperationTimeoutError,
   PairingRepair,
   SessionLease,

@@ -18,7 +18,7 @@ export type { HookHandler, RunHookContext, StreamHookContext } from '../core/hoo
 export type { DecisionHooks } from '../decisions/hooks'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
 export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../policies/repeat-guard/hooks'
-export type { ProviderInputTransformationsContext } from '../providers/hooks'
+export type { OAuthCredentials, OAuthRefreshHookContext, ProviderInputTransformationsContext } from '../providers/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
 export type { OutputPartialContext } from '../tools/output-hooks'

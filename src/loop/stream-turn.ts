@@ -232,6 +232,9 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
         return
       watchdog.activity()
     },
+    // Reported even after the attempt ended: the credentials changed whatever became of it.
+    onOAuthRefresh: refresh => callHookBounded(run.hooks, 'oauth:refresh', refresh, { timeoutMs: hookTimeout(run), failClosed: false })
+      .catch(error => debugLog('oauth:refresh hook failed', error instanceof Error ? error.name : undefined)),
   }))()
   // The losing side of the race must not surface as an unhandled rejection.
   call.catch(() => {})

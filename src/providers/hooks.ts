@@ -1,5 +1,8 @@
 import type { HookHandler, StreamHookContext } from '../core/hook-context'
+import type { OAuthRefreshHookContext } from './oauth-hook'
 import type { ProviderInputTransformation } from './types'
+
+export type { OAuthCredentials, OAuthRefreshHookContext } from './oauth-hook'
 
 /**
  * `provider:input-transformations`: the provider changed the input of this
@@ -19,9 +22,11 @@ export interface ProviderInputTransformationsContext extends StreamHookContext {
 /** The events providers report through the loop. */
 export interface ProviderHooks {
   'provider:input-transformations': HookHandler<ProviderInputTransformationsContext>
+  'oauth:refresh': HookHandler<OAuthRefreshHookContext>
 }
 
 /** The provider events by name; `satisfies` keeps it in step with `ProviderHooks`. */
 export const PROVIDER_HOOK_NAMES = {
   'provider:input-transformations': true,
+  'oauth:refresh': true,
 } as const satisfies Record<keyof ProviderHooks, true>

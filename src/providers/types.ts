@@ -2,6 +2,7 @@ import type { SessionContentBlock, SessionMessage } from '../core/content'
 import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { ToolResult } from '../core/tool-io'
 import type { ProviderDecisions } from '../decisions/types'
+import type { OAuthRefreshHookContext } from './oauth-hook'
 import type { ThinkingLevel } from './thinking'
 
 /** A tool as the model sees it: the (wire) name, a description and a JSON Schema for its input. */
@@ -100,6 +101,13 @@ export interface StreamCallbacks {
   onServerToolUse?: (call: { id: string, name: string }) => void
   /** Any other sign of life (argument fragments, server-tool progress). */
   onActivity?: () => void
+  /**
+   * The provider refreshed its OAuth credentials (during this call, or during
+   * a call that had no callbacks, such as a decision). The loop fires
+   * `oauth:refresh` with it and the provider waits for the hook, so a host
+   * has stored a rotated refresh token before the next refresh needs it.
+   */
+  onOAuthRefresh?: (refresh: OAuthRefreshHookContext) => Promise<void> | void
 }
 
 /** One finished assistant turn. */

@@ -7,7 +7,7 @@
 import type { ClassifiedErrorKind } from '../../errors'
 // The error classes alone: the package root would load the whole SDK.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/core/error'
-import { ClassifiedError, matchesContextExceeded } from '../../errors'
+import { ClassifiedError, matchesContextExceeded, OAuthRefreshError } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
 import { isRetryableKind, kindForStatus } from '../shared/error-classification'
 import { connectionFailureMessage, isAbortError, isNetworkFailure, messageOf } from '../transport-errors'
@@ -48,6 +48,9 @@ export function classifyAnthropicError(error: unknown, signal?: AbortSignal, url
     return make('The request was aborted', { kind: 'aborted', retryable: false }, error, { url })
   if (error instanceof ClassifiedError)
     return error
+  // The token endpoint, not the API, failed: a refusal or a malformed answer is an auth failure a retry cannot fix.
+  if (error instanceof OAuthRefreshError)
+    return make(error.message, classification(refreshFailureKind(error)), error, { status: error.status })
   // The SDK says only `Connection error.`; the message names who and where, and what the socket said.
   if (error instanceof APIConnectionTimeoutError)
     return make(connectionFailureMessage('timeout', PROVIDER_NAME, url, error), classification('timeout'), error, { url })
@@ -79,6 +82,14 @@ function classifyApiError(error: APIError, url: string | undefined): ClassifiedE
     kind = byType ?? 'unknown'
 
   return make(message, classification(kind), error, { status, retryAfterMs, url })
+}
+
+function refreshFailureKind(error: OAuthRefreshError): ClassifiedErrorKind {
+  if (error.reason === 'timeout' || error.reason === 'network')
+    return error.reason
+  if (error.reason === 'http' && error.status !== undefined && error.status >= 500)
+    return 'server'
+  return 'auth'
 }
 
 /** The key is checked before any request, so its absence never reaches the network. */

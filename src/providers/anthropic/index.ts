@@ -13,6 +13,8 @@ import type { ClientOptions } from '@anthropic-ai/sdk'
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages'
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import type { AnthropicClient } from './client'
+import type { AnthropicOAuthCredentials } from './oauth'
+import { APIError } from '@anthropic-ai/sdk/core/error'
 import { clampTimerDelay } from '../../core/timer'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
@@ -21,6 +23,7 @@ import { loadAnthropicClient, loadAnthropicSdk } from './client'
 import { anthropicDecisions } from './decisions'
 import { classifyAnthropicError, missingApiKeyError, PROVIDER_NAME } from './errors'
 import { findAnthropicModel } from './models'
+import { anthropicOAuthSession, OAUTH_BETA } from './oauth'
 import { AnthropicTurnReader } from './stream'
 import { buildAnthropicRequest } from './wire'
 
@@ -43,7 +46,17 @@ export interface AnthropicParams {
   headers?: Record<string, string>
   /** Server-side context editing (`context_management`), sent with the context-management beta. */
   contextManagement?: BetaContextManagementConfig
+  /**
+   * A Claude subscription's OAuth credentials instead of an API key: sent as
+   * a bearer token (with the OAuth beta), refreshed shortly before `expires`
+   * and once on a 401, each refresh reported on the `oauth:refresh` hook.
+   * `cacheTtl: '1h'` is sent as `'5m'` on this path. See docs/providers/anthropic.md.
+   */
+  oauth?: AnthropicOAuthCredentials
 }
+
+/** The signal of a wait nothing cancels (a decision's refresh, bounded by its own timeout). */
+const NEVER_ABORTED = new AbortController().signal
 
 /** The model a run uses when it names none. */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
@@ -60,7 +73,11 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
 export function anthropic(params: AnthropicParams = {}): Provider {
   const defaultModel = params.defaultModel ?? DEFAULT_ANTHROPIC_MODEL
   const { beta: userBetas, rest: userHeaders } = splitBetaHeader(params.headers)
+  const oauth = params.oauth === undefined ? undefined : anthropicOAuthSession(params.oauth)
+  const extraBetas = oauth ? [...new Set([...userBetas, OAUTH_BETA])] : userBetas
   let client: Promise<AnthropicClient> | undefined
+  // The bearer token `client` was built with: a refreshed token needs a new client.
+  let clientToken: string | undefined
   // The SDK module, loading or loaded; `sdkLoaded` once it is, so `prepare` then costs nothing.
   let sdk: Promise<void> | undefined
   let sdkLoaded = false
@@ -83,13 +100,13 @@ export function anthropic(params: AnthropicParams = {}): Provider {
 
   // Synchronous, so `canAnswer` can tell at once whether a client would build.
   const clientOptions = (): ClientOptions => {
-    const apiKey = params.apiKey ?? process.env.ANTHROPIC_API_KEY
-    if (!apiKey)
+    const apiKey = oauth ? null : params.apiKey ?? process.env.ANTHROPIC_API_KEY
+    if (!oauth && !apiKey)
       throw missingApiKeyError()
     return {
       apiKey,
-      // A key given here wins; never pick up an OAuth token from the environment as well.
-      authToken: null,
+      // With OAuth the token is the bearer; without, a key given here wins and no token is picked up from the environment.
+      authToken: oauth ? oauth.access() : null,
       baseURL: params.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
       maxRetries: params.maxRetries ?? 0,
       timeout: params.timeoutMs === undefined ? undefined : clampTimerDelay(params.timeoutMs),
@@ -97,9 +114,10 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     }
   }
   const getClient = (): Promise<AnthropicClient> => {
-    if (client)
+    if (client && clientToken === oauth?.access())
       return client
     const settings = clientOptions()
+    clientToken = oauth?.access()
     const building = loadAnthropicClient(settings)
     client = building
     // A failed load is retried by the next request rather than cached.
@@ -113,19 +131,39 @@ export function anthropic(params: AnthropicParams = {}): Provider {
   async function stream(options: StreamOptions, callbacks: StreamCallbacks): Promise<TurnResult> {
     if (options.signal.aborted)
       throw classifyAnthropicError(options.signal.reason, options.signal)
-    const { body, betas } = buildAnthropicRequest(options, { contextManagement: params.contextManagement })
-    const allBetas = userBetas.length === 0 ? betas : [...new Set([...userBetas, ...betas])]
+    // The extended cache TTL is verified with API keys only; an unaccepted beta would fail every OAuth request.
+    const request = oauth && options.cacheTtl === '1h' ? { ...options, cacheTtl: '5m' as const } : options
+    const { body, betas } = buildAnthropicRequest(request, { contextManagement: params.contextManagement })
+    const allBetas = extraBetas.length === 0 ? betas : [...new Set([...extraBetas, ...betas])]
     // The endpoint is named only in errors, so it is worked out only when one happens.
     let api: AnthropicClient | undefined
+    const send = (client: AnthropicClient) => client.messages.create(
+      // Same keys and order as a spread, without V8 11's slow path for properties after one.
+      Object.assign({}, body, { stream: true as const }),
+      { signal: options.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
+    ).asResponse()
     try {
+      if (oauth) {
+        await oauth.fresh(options.signal)
+        await reportRefreshes(callbacks)
+      }
+      const used = oauth?.access()
       api = await getClient()
       // The raw response: HTTP errors are still raised by the SDK, the body is read by `readAnthropicBody`.
-      const response = await api.messages.create(
-        // Same keys and order as a spread, without V8 11's slow path for properties after one.
-        Object.assign({}, body, { stream: true as const }),
-        { signal: options.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
-      ).asResponse()
-      const turn = new AnthropicTurnReader(callbacks, { model: options.model, cacheTtl: options.cacheTtl ?? STREAM_OPTION_DEFAULTS.cacheTtl })
+      let response: Response
+      try {
+        response = await send(api)
+      }
+      catch (error) {
+        // A token the API refused although it had not expired (revoked, clock skew): one refresh, one retry.
+        if (!oauth || used === undefined || !(error instanceof APIError) || error.status !== 401)
+          throw error
+        await oauth.afterRejection(used, options.signal)
+        await reportRefreshes(callbacks)
+        api = await getClient()
+        response = await send(api)
+      }
+      const turn = new AnthropicTurnReader(callbacks, { model: options.model, cacheTtl: request.cacheTtl ?? STREAM_OPTION_DEFAULTS.cacheTtl })
       await readAnthropicBody(response, turn)
       return turn.finish()
     }
@@ -133,6 +171,16 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       throw classifyAnthropicError(error, options.signal, api && endpointUrl(api.baseURL, '/v1/messages'))
     }
   }
+
+  /** Hand the refreshes made so far to the loop (`oauth:refresh`); without a listener they wait for a call that has one. */
+  async function reportRefreshes(callbacks: StreamCallbacks): Promise<void> {
+    if (!oauth || !callbacks.onOAuthRefresh)
+      return
+    for (const report of oauth.takeReports()) await callbacks.onOAuthRefresh(report)
+  }
+
+  // A decision refreshes an expiring token too (bounded by the refresh's own timeout); its refresh is reported with the next turn.
+  const decisionClient = oauth ? () => oauth.fresh(NEVER_ABORTED).then(getClient) : getClient
 
   return {
     name: PROVIDER_NAME,
@@ -147,7 +195,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     },
     stream,
     prepare,
-    decisions: anthropicDecisions({ client: getClient, settings: clientOptions }, defaultModel, userBetas),
+    decisions: anthropicDecisions({ client: decisionClient, settings: clientOptions }, defaultModel, extraBetas),
   }
 }
 
@@ -168,6 +216,8 @@ export { parseRetryAfter } from '../retry-after'
 export { classifyAnthropicError } from './errors'
 export { ANTHROPIC_EFFORTS, anthropicTurnCost, DEFAULT_MAX_OUTPUT_TOKENS, findAnthropicModel } from './models'
 export type { AnthropicEffort, AnthropicModelInfo, AnthropicPrice, AnthropicPriceRates, AnthropicTokenCounts } from './models'
+export { ANTHROPIC_OAUTH_CLIENT_ID, ANTHROPIC_OAUTH_TOKEN_URL, MAX_TOKEN_RESPONSE_BYTES, OAUTH_BETA, OAUTH_REFRESH_MARGIN_MS, OAUTH_REFRESH_TIMEOUT_MS } from './oauth'
+export type { AnthropicOAuthCredentials } from './oauth'
 export { anthropicFinishReason, consumeAnthropicStream } from './stream'
 export { anthropicThinkingFields, THINKING_BUDGETS } from './thinking'
 export type { ThinkingRequestFields } from './thinking'
