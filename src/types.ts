@@ -141,7 +141,7 @@ export type { CreateSessionOptions, LoadSessionOptions, Session } from './sessio
 export type { RemoteStoreHeaders, RemoteStoreOptions } from './session/stores/remote'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './session/system-freeze'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
-export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
+export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunOrigin, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'
 export type { ToolProgressContext } from './tools/hooks'
 export type { InteractionToolOptions } from './tools/interaction'

@@ -12,7 +12,7 @@ import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { SystemFreezeOptions } from '../session/system-freeze'
-import type { SessionRunAgent } from '../session/types'
+import type { SessionRunAgent, SessionRunOrigin } from '../session/types'
 import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
 import type { AgentDecisionsOptions } from './decide'
@@ -154,6 +154,12 @@ export interface AgentRunOptions {
   runLabel?: string
   /** The host's agent profile recorded on the run (`SessionRun.agent`); default: `{ name }` of the run's `profile`, when it has one. */
   runAgent?: SessionRunAgent
+  /**
+   * Where the run came from, recorded on the run (`SessionRun.origin`); its
+   * `display` is what a transcript shows instead of the prompt, which still
+   * reaches the model in full.
+   */
+  runOrigin?: SessionRunOrigin
   /**
    * Stop at the next turn boundary, after the turn in flight and its tool
    * results are recorded; the run returns `stopReason: 'paused'` and a later

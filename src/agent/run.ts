@@ -26,10 +26,12 @@ import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
 import { adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
-import { persistNewTurns, runLoop } from '../loop/run-loop'
+import { persistNewTurns, persistSettledTurns, runLoop } from '../loop/run-loop'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '../loop/wall-deadline'
 import { BUILT_IN_POLICIES } from '../policies'
+import { runOriginProblem } from '../session/stores/record-checks'
+import { holdUnsavedWork } from '../session/unsaved-work'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
@@ -107,6 +109,9 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? { ...runOptions, prompt: undefined } : runOptions
   const { agent, hooks, controller } = env
   const session = agent.session
+  const originProblem = options.runOrigin === undefined ? undefined : runOriginProblem(options.runOrigin)
+  if (originProblem)
+    throw new TypeError(`runOrigin ${originProblem.slice('has an origin '.length)}`)
   const seed = seedTurns(env, options)
   const behavior = planBehavior(agent, options)
   const clock = resolveClock(options.clock ?? agent.clock, hostEffects)
@@ -243,6 +248,9 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     if (env.bindDecisions)
       detachers.push(env.bindDecisions({ runId: run.runId, signal: controller.signal, effects, record: entry => decisions.push(entry) }))
     detachers.push(registerHookMap(hooks, options.hooks))
+    // `session.save()` stores what this run holds back (`persistTurns: false`) while it lives.
+    if (session)
+      detachers.push(holdUnsavedWork(session, () => persistSettledTurns(run)))
 
     // Tool state loads before any tool can run; a failed load is retried by the next run.
     await untilWall(env.toolState.hydrate(), run)
@@ -318,6 +326,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       parentCallId: options.parentCallId,
       label: options.runLabel,
       agent: options.runAgent ?? (options.profile ? { name: options.profile.name } : undefined),
+      origin: options.runOrigin,
       resumedFromRunId: options.resumeRunId,
     }),
   }

@@ -228,20 +228,37 @@ async function afterProviderFailure(run: RunContext, error: unknown, retried: bo
 }
 
 /**
- * Store the turns recorded since the last write, as one batch. Called after
- * each turn's tool results, so a tool call is stored together with its
- * result, and once more when the run ends.
+ * Store the turns recorded since the last write (up to `end`), as one batch.
+ * Called after each turn's tool results, so a tool call is stored together
+ * with its result, once more when the run ends, and by `session.save()`
+ * (`persistSettledTurns`).
  */
-export async function persistNewTurns(run: RunContext): Promise<void> {
+export async function persistNewTurns(run: RunContext, end = run.turns.length): Promise<void> {
   const session = run.session
-  if (!session || run.persistedCount >= run.turns.length)
+  const start = run.persistedCount
+  if (!session || start >= end)
     return
-  const batch = run.turns.slice(run.persistedCount)
-  // With a checkpoint, the run record and its state go in the same write as the turns.
-  await session.appendTurns(batch, run.checkpoint?.record())
-  run.persistedCount += batch.length
+  const batch = run.turns.slice(start, end)
+  // Claimed before the write, so a `save()` meanwhile does not send these turns again; given back if the write fails.
+  run.persistedCount = end
+  try {
+    // With a checkpoint, the run record and its state go in the same write as the turns.
+    await session.appendTurns(batch, run.checkpoint?.record())
+  }
+  catch (error) {
+    if (run.persistedCount === end)
+      run.persistedCount = start
+    throw error
+  }
   if (hasHookHandlers(run.hooks, 'session:turns'))
     await callHookBounded(run.hooks, 'session:turns', { ...runIds(run), sessionId: session.id, turns: batch }, { timeoutMs: hookTimeout(run), failClosed: false })
+}
+
+/** What `session.save()` stores of a run in progress: every turn but an assistant turn whose calls await their results. */
+export function persistSettledTurns(run: RunContext): Promise<void> {
+  const last = run.turns.at(-1)
+  const waiting = last?.role === 'assistant' && last.content.some(block => block.type === 'tool_call')
+  return persistNewTurns(run, waiting ? run.turns.length - 1 : run.turns.length)
 }
 
 async function appendTurn(

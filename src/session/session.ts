@@ -8,6 +8,7 @@ import { checkSessionData } from './stores/corrupt-records'
 import { DEFAULT_LEASE_TTL_MS, thisProcess } from './stores/lease'
 import { createMemoryStore } from './stores/memory'
 import { withLeases } from './stores/with-leases'
+import { flushUnsavedWork } from './unsaved-work'
 
 /**
  * A conversation that outlives one run: its turns, its runs, and the store
@@ -33,6 +34,16 @@ export interface Session {
   saveRun: (run: SessionRun) => Promise<void>
   /** The turns a run produced, in order. */
   turnsOfRun: (runId: string) => SessionTurn[]
+  /**
+   * Make the store hold everything this session has: the turns a run in
+   * progress keeps back (`persistTurns: false`) up to its last settled turn
+   * (a tool call waiting for its result stays back, so the store never holds
+   * an unanswered call), with the run's record; then wait for every write
+   * queued before the call. Rejects when a write it makes fails; calling it
+   * again retries what is still unsaved. Without a run in progress it is
+   * a barrier for the writes already made.
+   */
+  save: () => Promise<void>
   /** Broken records an `onCorrupt: 'skip'` load left out (still in the store, unchanged); empty otherwise. */
   readonly skipped: readonly SkippedSessionRecord[]
   /**
@@ -173,7 +184,7 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
     }))
   }
 
-  return {
+  const handle: Session = {
     id,
     createdAt: data.createdAt,
     metadata: data.metadata,
@@ -198,6 +209,11 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
     },
     saveRun,
     turnsOfRun: runId => turns.filter(turn => turn.runId === runId),
+    async save() {
+      await flushUnsavedWork(handle)
+      // Queued after everything before it: it resolves once those writes have landed.
+      await enqueue(async () => {})
+    },
     get skipped() {
       return skipped
     },
@@ -247,4 +263,5 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
       })
     },
   }
+  return handle
 }

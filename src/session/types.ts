@@ -23,6 +23,21 @@ export interface SessionRunAgent {
   [key: string]: unknown
 }
 
+/**
+ * Where a run came from, for transcripts; free-form beyond `display` (a
+ * host's command name, its arguments, a job id).
+ */
+export interface SessionRunOrigin {
+  /**
+   * Display-only replacement for the run's prompt when a transcript renders
+   * it (a slash command's one-line form, a scheduled job's name): the full
+   * prompt still reaches the model unchanged, and stays in the run's turns.
+   * The run-level counterpart of `SessionTurn.display`.
+   */
+  display?: string
+  [key: string]: unknown
+}
+
 /** Token and cost totals of one run, as recorded when it ended. */
 export interface SessionRunUsage {
   input: number
@@ -48,6 +63,8 @@ export interface SessionRun {
   parentCallId?: string
   label?: string
   agent?: SessionRunAgent
+  /** Where the run came from (`AgentRunOptions.runOrigin`), for transcripts. */
+  origin?: SessionRunOrigin
   resumedFromRunId?: string
   /**
    * The decisions the run's hooks made (`ctx.decide`), in the order they

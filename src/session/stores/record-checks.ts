@@ -130,6 +130,15 @@ export function runProblem(run: unknown): string | undefined {
     return `has an unknown status ${describeValue(run.status)}`
   if (typeof run.startedAt !== 'number')
     return 'has no numeric startedAt'
+  return run.origin === undefined ? undefined : runOriginProblem(run.origin)
+}
+
+/** What is wrong with a run's `origin`, or `undefined` when it is an object whose `display`, when set, is a string. */
+export function runOriginProblem(origin: unknown): string | undefined {
+  if (!isRecord(origin))
+    return `has an origin that is ${describeValue(origin)}, not an object`
+  if (origin.display !== undefined && typeof origin.display !== 'string')
+    return `has an origin display that is ${describeValue(origin.display)}, not a string`
   return undefined
 }
 
