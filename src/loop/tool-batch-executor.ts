@@ -65,7 +65,11 @@ export async function answerWithExecutor(
   const running: (Promise<ToolResultBlock> | undefined)[] = []
   const answered: (ToolResultBlock | undefined)[] = []
 
+  let closed = false
   const execute = (call: ToolCall): Promise<ToolResult> => {
+    // The turn's results are recorded: a call started now would run with no one to read its answer.
+    if (closed)
+      return Promise.reject(new Error('This tool batch is over; its results are already recorded'))
     const index = indexOf.get(call) ?? calls.findIndex(candidate => candidate.id === call?.id)
     if (index === -1)
       return Promise.reject(new TypeError(`No call "${String(call?.id)}" in this tool batch`))
@@ -94,8 +98,12 @@ export async function answerWithExecutor(
       outcome.cut = await Promise.race([Promise.all(pending).then(() => undefined), stopWaiting.promise])
   }
   finally {
+    closed = true
     timer?.clear()
     run.signal.removeEventListener('abort', onRunAbort)
+    // Anything still running for this batch (cut by the timeout or the executor's failure) stops now.
+    if (!controller.signal.aborted)
+      controller.abort(new Error('the tool batch is over'))
   }
 
   const hostResults = outcome.returned ? pairResults(calls, outcome.returned.value) : []

@@ -171,6 +171,24 @@ describe('toolBatchExecutor', () => {
     expect(observed.results.map(result => result.output)).toEqual(['alpha says 1', 'beta says 2', 'alpha says 3'])
   })
 
+  it('refuses execute() once the batch is over, so no tool runs after its turn', async () => {
+    let late: Promise<unknown> | undefined
+    let batchSignal: AbortSignal | undefined
+    const observed = await runBatch({
+      toolBatchExecutor: async (batch) => {
+        batchSignal = batch.signal
+        setTimeout(() => {
+          late = batch.execute(batch.calls[0]).catch((error: Error) => error.message)
+        }, 0)
+        return [await batch.execute(batch.calls[1])]
+      },
+    })
+    await wait(20)
+    expect(await late).toBe('This tool batch is over; its results are already recorded')
+    expect(batchSignal!.aborted).toBe(true)
+    expect(observed.ran).toEqual(['beta:2'])
+  })
+
   it('turns a rejecting or malformed executor into error results for every call it left unanswered', async () => {
     const failing = await runBatch({
       toolBatchExecutor: async (batch) => {
