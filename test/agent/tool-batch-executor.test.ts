@@ -1,6 +1,7 @@
 import type { AgentBehavior, ToolBatch, ToolBatchExecutor } from '../../src'
 import type { ToolDef } from '../../src/tools/types'
 import type { ToolResult } from '../../src/types'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { scriptedProvider } from '../../src/testing'
@@ -271,5 +272,34 @@ describe('toolBatchExecutor', () => {
     expect(observed.stopReason).toBe('aborted')
     expect(observed.results.map(result => result.callId)).toEqual(['c1', 'c2', 'c3'])
     expect(observed.results.every(result => result.isError && String(result.output).startsWith('Aborted'))).toBe(true)
+  })
+})
+
+describe('toolBatchExecutor pairing, for any answer an executor gives', () => {
+  it('every call gets exactly one result, in the model\'s order; an executed call keeps its real result', async () => {
+    const ids = ['c1', 'c2', 'c3']
+    const resultArb = fc.oneof(
+      fc.record({ callId: fc.constantFrom(...ids, 'zzz', ''), output: fc.oneof(fc.string(), fc.anything()), isError: fc.option(fc.boolean(), { nil: undefined }) }),
+      fc.anything(),
+    )
+    await fc.assert(fc.asyncProperty(
+      fc.subarray([0, 1, 2]),
+      fc.array(resultArb, { maxLength: 6 }),
+      fc.boolean(),
+      async (executed, extra, shuffle) => {
+        const observed = await runBatch({
+          toolBatchExecutor: async (batch) => {
+            const done = await Promise.all(executed.map(index => batch.execute(batch.calls[index])))
+            const all = [...done, ...extra] as ToolResult[]
+            return shuffle ? all.reverse() : all
+          },
+        })
+        expect(observed.results.map(result => result.callId)).toEqual(ids)
+        for (const index of executed)
+          expect(observed.results[index]).toEqual({ callId: ids[index], output: `${CALLS[index].name} says ${index + 1}` })
+        expect(observed.ran).toHaveLength(executed.length)
+        expect(observed.stopReason).toBe('completed')
+      },
+    ), { numRuns: 40 })
   })
 })
