@@ -45,6 +45,7 @@ export interface PolicyPhases {
   readonly result: readonly BehaviorPolicy[]
   readonly afterTurn: readonly BehaviorPolicy[]
   readonly providerError: readonly BehaviorPolicy[]
+  readonly runEnd: readonly BehaviorPolicy[]
 }
 
 /** What the runner needs of a run: the view policies read, the knobs, the enabled phases and the state. */
@@ -112,10 +113,10 @@ export interface ActivatedPolicies {
   readonly withHooks: readonly BehaviorPolicy[]
 }
 
-const PHASES = ['request', 'prompt', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
+const PHASES = ['request', 'prompt', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError', 'runEnd'] as const
 
 function emptyPhases(): Record<(typeof PHASES)[number], BehaviorPolicy[]> {
-  return { request: [], prompt: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] }
+  return { request: [], prompt: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [], runEnd: [] }
 }
 
 /** No policy in any phase (a run before its policies are activated). */
