@@ -5,6 +5,8 @@ const NON_WORD = /[^a-z0-9]+/
 
 /** Default most characters of the `skills` prompt section. */
 export const DEFAULT_SKILL_CATALOG_MAX_CHARS = 12_000
+/** Smallest catalog budget accepted: the fixed header and the overflow lines need about 600 characters. */
+export const MIN_SKILL_CATALOG_MAX_CHARS = 1000
 /** Most skills a `skills_use { query }` search returns. */
 export const SKILL_SEARCH_LIMIT = 10
 
@@ -18,6 +20,8 @@ export interface SkillCatalog {
   /** Only counted. */
   readonly unlisted: readonly string[]
 }
+
+const NAMES_PREFIX = 'Also available (names only, for space): '
 
 const HEADER = [
   '# Skills',
@@ -37,6 +41,8 @@ const HEADER = [
  * find it (`skills_use { query }` searches every skill).
  */
 export function buildSkillCatalog(skills: readonly SkillConfig[], maxChars: number): SkillCatalog {
+  if (!Number.isInteger(maxChars) || maxChars < MIN_SKILL_CATALOG_MAX_CHARS)
+    throw new RangeError(`The skills catalog budget must be an integer of at least ${MIN_SKILL_CATALOG_MAX_CHARS} characters, got ${String(maxChars)}`)
   const sorted = [...skills].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   const entries = sorted.map(skill => `- ${skill.name}: ${oneLine(skill.description)}`)
   const whole = `${HEADER}${entries.join('\n')}`
@@ -44,7 +50,7 @@ export function buildSkillCatalog(skills: readonly SkillConfig[], maxChars: numb
     return { text: whole, described: sorted.map(skill => skill.name), named: [], unlisted: [] }
   // Room kept for the closing lines, whose length depends on counts: their longest form.
   const closing = (named: number, unlisted: number) => overflowLines(named, unlisted, sorted.length)
-  const reserve = closing(sorted.length, sorted.length).length + 2
+  const reserve = closing(sorted.length, sorted.length).length + NAMES_PREFIX.length + 2
   let used = HEADER.length
   let described = 0
   while (described < sorted.length && used + entries[described].length + 1 + reserve <= maxChars) {
@@ -62,7 +68,7 @@ export function buildSkillCatalog(skills: readonly SkillConfig[], maxChars: numb
   const unlisted = sorted.slice(described + namedNames.length).map(skill => skill.name)
   const lines = [HEADER + entries.slice(0, described).join('\n')]
   if (namedNames.length > 0)
-    lines.push(`Also available (names only, for space): ${namedNames.join(', ')}`)
+    lines.push(`${NAMES_PREFIX}${namedNames.join(', ')}`)
   lines.push(closing(namedNames.length, unlisted.length))
   return { text: lines.join('\n'), described: sorted.slice(0, described).map(skill => skill.name), named: namedNames, unlisted }
 }

@@ -7,7 +7,7 @@
  */
 
 export { SkillValidationError } from '../errors'
-export { buildSkillCatalog, DEFAULT_SKILL_CATALOG_MAX_CHARS, searchSkills, SKILL_SEARCH_LIMIT } from './catalog'
+export { buildSkillCatalog, DEFAULT_SKILL_CATALOG_MAX_CHARS, MIN_SKILL_CATALOG_MAX_CHARS, searchSkills, SKILL_SEARCH_LIMIT } from './catalog'
 export type { SkillCatalog } from './catalog'
 export { loadSkills, MAX_SKILL_RESOURCE_DEPTH, MAX_SKILL_RESOURCES, MAX_SKILLS_PER_FOLDER } from './load'
 export { readSkillResource, SKILL_RESOURCE_MAX_BYTES } from './resources'

@@ -1,7 +1,7 @@
 import type { SkillCatalog } from './catalog'
 import type { LoadedSkills, SkillConfig, SkillsConfig, SkillSkip, SkillSource } from './types'
 import { SkillValidationError } from '../errors'
-import { buildSkillCatalog, DEFAULT_SKILL_CATALOG_MAX_CHARS } from './catalog'
+import { buildSkillCatalog, DEFAULT_SKILL_CATALOG_MAX_CHARS, MIN_SKILL_CATALOG_MAX_CHARS } from './catalog'
 import { loadSkillSources } from './load'
 import { skillProblems } from './validate'
 
@@ -39,8 +39,8 @@ export function createSkillSet(option: readonly SkillSource[] | SkillsConfig): S
   if (!config || !Array.isArray(config.sources))
     throw new TypeError('createAgent(): `skills` must be a list of skill paths and skills, or `{ sources }`')
   const maxChars = config.catalogMaxChars ?? DEFAULT_SKILL_CATALOG_MAX_CHARS
-  if (!Number.isInteger(maxChars) || maxChars < 200)
-    throw new TypeError(`createAgent(): \`skills.catalogMaxChars\` must be an integer of at least 200, got ${String(maxChars)}`)
+  if (!Number.isInteger(maxChars) || maxChars < MIN_SKILL_CATALOG_MAX_CHARS)
+    throw new TypeError(`createAgent(): \`skills.catalogMaxChars\` must be an integer of at least ${MIN_SKILL_CATALOG_MAX_CHARS}, got ${String(maxChars)}`)
   const seen = new Set<string>()
   const sources: SkillSource[] = []
   for (const source of config.sources) {

@@ -50,7 +50,8 @@ export interface SkillsConfig {
    * Most characters of the `skills` prompt section. Skills are listed by
    * name with their whole description while they fit, then by name alone,
    * then counted; every skill stays reachable through `skills_use { query }`.
-   * Default: `DEFAULT_SKILL_CATALOG_MAX_CHARS` (12,000).
+   * Default: `DEFAULT_SKILL_CATALOG_MAX_CHARS` (12,000); at least
+   * `MIN_SKILL_CATALOG_MAX_CHARS` (1,000).
    */
   readonly catalogMaxChars?: number
 }
