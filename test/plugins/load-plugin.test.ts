@@ -77,7 +77,7 @@ describe('loadAgentPlugin', () => {
     })
     expect(expandServerConfig(server, { OTHER: 'x', PLUGIN_ROOT: '/elsewhere' })).toBe(server)
 
-    const mcp: McpConnection = await connectMcpServers(loaded.mcpServers)
+    const mcp: McpConnection = await connectMcpServers([...loaded.mcpServers])
     cleanups.push(() => mcp.close())
     expect(mcp.servers[0].status).toBe('connected')
     const text = await mcp.tools['mcp__everything__get-env'].execute({}, { signal: new AbortController().signal } as never) as string
