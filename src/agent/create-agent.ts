@@ -19,7 +19,7 @@ import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
 import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, validateBehavior } from '../knobs/behavior'
-import { skillsPolicy } from '../policies/skills/policy'
+import { SKILLS_EVENTS, skillsPolicy } from '../policies/skills/policy'
 import { loadBundledModels } from '../providers/catalog/bundled'
 import { preloadProvider } from '../providers/preload'
 import { createSkillSet } from '../skills/skill-set'
@@ -127,7 +127,8 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
   const skills = options.skills === undefined ? undefined : createSkillSet(options.skills)
   const policies = agentPolicies(queues, options.policies, skills ? [skillsPolicy(skills)] : [])
   // The bus knows the events its policies fire, so hook maps may name them.
-  const hooks = createHookBus(policies.flatMap(policy => policy.events ?? []))
+  // The skills events are known even without skills, so a host registers its handlers whatever it configures.
+  const hooks = createHookBus([...policies.flatMap(policy => policy.events ?? []), ...SKILLS_EVENTS])
   registerHookMap(hooks, options.hooks)
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()

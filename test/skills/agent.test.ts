@@ -206,6 +206,24 @@ describe('skills:deactivate at run end', () => {
     order.push('returned')
     expect(order).toEqual(['deactivated release-notes completed', 'returned'])
 
+    const aborted: SkillDeactivateContext[] = []
+    const stopping = new AbortController()
+    const stopper: ToolDef = { spec: { name: 'stop', description: 'stop', inputSchema: { type: 'object' } }, execute: () => {
+      stopping.abort()
+      return 'stopping'
+    } }
+    const abortable = createAgent({
+      provider: scriptedProvider([call('skills_use', { name: 'sql-review' }), call('stop', {}), { text: 'never' }]),
+      tools: { stop: stopper, read_file: probe('read_file') },
+      skills: [{ name: 'sql-review', description: 'x', body: 'y', allowedTools: ['stop'] }],
+      hooks: { 'skills:deactivate': ctx => void aborted.push(ctx) },
+    })
+    expect((await abortable.run({ prompt: 'go', signal: stopping.signal })).stopReason).toBe('aborted')
+    expect(aborted).toEqual([expect.objectContaining({ name: 'sql-review', stopReason: 'aborted' })])
+
+    // An agent without skills still takes handlers for the skills events.
+    expect(() => createAgent({ provider: scriptedProvider([]), hooks: { 'skills:activate': () => {} } })).not.toThrow()
+
     const hung = createAgent({
       provider: scriptedProvider([call('skills_use', { name: 'release-notes' }), { text: 'done' }]),
       skills: [LIBRARY],

@@ -7,6 +7,9 @@ import { SKILLS_READ, SKILLS_USE, skillTools } from './tools'
 export const SKILLS_POLICY = 'skills'
 export const SKILLS_SECTION = 'skills'
 
+/** The skills events, known to every agent's hook bus (a host may register them whether or not it has skills). */
+export const SKILLS_EVENTS = ['skills:activate', 'skills:deactivate', 'skills:skip', 'skills:overflow'] as const
+
 /** One active skill: which call activated it. */
 interface ActiveSkill {
   readonly name: string
@@ -38,7 +41,7 @@ export function skillsPolicy(set: SkillSet): BehaviorPolicy<SkillsPolicyState> {
   const ready = () => set.ready && set.ready.list.length > 0 ? set.ready : undefined
   return {
     name: SKILLS_POLICY,
-    events: ['skills:activate', 'skills:deactivate', 'skills:skip', 'skills:overflow'],
+    events: SKILLS_EVENTS,
     enabled: () => ready() !== undefined,
     initialState: () => ({ active: [] }),
     tools: () => {
