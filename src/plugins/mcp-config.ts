@@ -11,8 +11,9 @@ const WHITESPACE = /\s/
 const IPV6_BRACKETS = /^\[|\]$/g
 const LOOPBACK_V4 = /^127(?:\.\d{1,3}){3}$/
 
-/** The `$schema` identifiers of Agent Plugins 1.0.0, the version zidane reads. */
+/** The `$schema` of an Agent Plugins 1.0.0 `plugin.json`, the version zidane reads. */
 export const PLUGIN_SCHEMA_1_0 = 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json'
+/** The `$schema` of an Agent Plugins 1.0.0 `mcp.json`. */
 export const PLUGIN_MCP_SCHEMA_1_0 = 'https://agent-plugins.org/schemas/1.0.0/mcp.schema.json'
 /** Most servers read from one `mcp.json`. */
 export const MAX_PLUGIN_SERVERS = 100
@@ -200,6 +201,7 @@ function isLoopback(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || LOOPBACK_V4.test(bare)
 }
 
+/** A JSON object (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

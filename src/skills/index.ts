@@ -13,4 +13,4 @@ export { loadSkills, MAX_SKILL_RESOURCE_DEPTH, MAX_SKILL_RESOURCES, MAX_SKILLS_P
 export { readSkillResource, SKILL_RESOURCE_MAX_BYTES } from './resources'
 export type { SkillResourceRead } from './resources'
 export type { LoadedSkills, SkillConfig, SkillResource, SkillsConfig, SkillSkip, SkillSource } from './types'
-export { parseSkill, SKILL_COMPATIBILITY_MAX_CHARS, SKILL_DESCRIPTION_MAX_CHARS, SKILL_FILE_MAX_BYTES, SKILL_NAME_MAX_CHARS, skillProblems } from './validate'
+export { parseSkill, SKILL_COMPATIBILITY_MAX_CHARS, SKILL_DESCRIPTION_MAX_CHARS, SKILL_FILE_MAX_BYTES, SKILL_NAME_MAX_CHARS, SKILL_RESOURCE_PATH_MAX_CHARS, skillProblems } from './validate'

@@ -7,8 +7,9 @@ import { parseSkill, SKILL_FILE_MAX_BYTES } from './validate'
 
 /** Most skills read from one folder of skills; the rest are reported, not read. */
 export const MAX_SKILLS_PER_FOLDER = 1000
-/** Most resource files listed per skill, and how deep the listing goes. */
+/** Most resource files listed per skill. */
 export const MAX_SKILL_RESOURCES = 500
+/** How many directory levels below the skill the resource listing goes. */
 export const MAX_SKILL_RESOURCE_DEPTH = 8
 
 /**

@@ -7,10 +7,14 @@ const DRIVE = /^[a-z]:/i
 const SEPARATOR = /[/\\]/
 const WHITESPACE = /\s/
 
-/** Agent Skills limits (the specification's numbers). */
+/** Longest skill name (Agent Skills specification). */
 export const SKILL_NAME_MAX_CHARS = 64
+/** Longest skill description (Agent Skills specification). */
 export const SKILL_DESCRIPTION_MAX_CHARS = 1024
+/** Longest `compatibility` text (Agent Skills specification). */
 export const SKILL_COMPATIBILITY_MAX_CHARS = 500
+/** Longest resource path accepted. */
+export const SKILL_RESOURCE_PATH_MAX_CHARS = 4096
 /** Largest `SKILL.md` read, in bytes: a bigger one is refused before it is parsed. */
 export const SKILL_FILE_MAX_BYTES = 1024 * 1024
 
@@ -118,6 +122,8 @@ export function skillProblems(skill: SkillConfig): string[] {
 export function resourcePathProblem(path: unknown): string | undefined {
   if (typeof path !== 'string' || path === '')
     return 'a path is required'
+  if (path.length > SKILL_RESOURCE_PATH_MAX_CHARS)
+    return `a path is at most ${SKILL_RESOURCE_PATH_MAX_CHARS} characters`
   if (path.includes('\0'))
     return 'a path may not contain NUL'
   if (path.startsWith('/') || path.startsWith('\\') || DRIVE.test(path))
