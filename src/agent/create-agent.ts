@@ -19,8 +19,10 @@ import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
 import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, validateBehavior } from '../knobs/behavior'
+import { SKILLS_EVENTS, skillsPolicy } from '../policies/skills/policy'
 import { loadBundledModels } from '../providers/catalog/bundled'
 import { preloadProvider } from '../providers/preload'
+import { createSkillSet } from '../skills/skill-set'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { attachContextDecide, createDecisionEngine } from './decide'
@@ -29,6 +31,7 @@ import { MessageQueue } from './message-queue'
 import { idleBreakdown, liveBreakdown } from './next-request'
 import { providerList } from './plan'
 import { agentPolicies, executeRun } from './run'
+import { loadAgentSkills } from './skills-loader'
 import { streamRun } from './stream'
 
 /** Run options whose `behavior.schema` types the run's `stats.output`. */
@@ -120,9 +123,12 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
 
   const queues: SteeringQueues = { steering: new MessageQueue(), followUp: new MessageQueue(), notices: new MessageQueue() }
   // Checked and ordered once: a bad policy list fails here, not in a run.
-  const policies = agentPolicies(queues, options.policies)
+  // Inline skills are checked now (`SkillValidationError`); directories are read before the first run.
+  const skills = options.skills === undefined ? undefined : createSkillSet(options.skills)
+  const policies = agentPolicies(queues, options.policies, skills ? [skillsPolicy(skills)] : [])
   // The bus knows the events its policies fire, so hook maps may name them.
-  const hooks = createHookBus(policies.flatMap(policy => policy.events ?? []))
+  // The skills events are known even without skills, so a host registers its handlers whatever it configures.
+  const hooks = createHookBus([...policies.flatMap(policy => policy.events ?? []), ...SKILLS_EVENTS])
   registerHookMap(hooks, options.hooks)
   const toolState = createToolStateController(options.toolState)
   const execution = options.execution ?? createProcessContext()
@@ -196,6 +202,8 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
       mcp.holdEventLoop(true)
       try {
         await loadBundledModels()
+        if (skills)
+          await loadAgentSkills(skills, hooks, options.behavior?.hookTimeoutMs)
         return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions, onRunContext: (run) => {
           live = run
         } }, runOptions)

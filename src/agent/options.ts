@@ -13,6 +13,7 @@ import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { SystemFreezeOptions } from '../session/system-freeze'
 import type { SessionRunAgent, SessionRunOrigin } from '../session/types'
+import type { SkillsConfig, SkillSource } from '../skills/types'
 import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
 import type { AgentDecisionsOptions } from './decide'
@@ -99,6 +100,16 @@ export interface AgentOptions {
   policies?: readonly BehaviorPolicy[]
   /** Where `agent.decide` / `ctx.decide` send decisions: provider, model and timeout defaults. */
   decisions?: AgentDecisionsOptions
+  /**
+   * Agent Skills (`zidane/skills`): skill directories (holding `SKILL.md`),
+   * folders of them, and inline `SkillConfig`s; or `{ sources,
+   * catalogMaxChars }`. An inline skill that breaks a rule throws
+   * `SkillValidationError` here; directories are read before the first run,
+   * and a skill there that breaks one is left out and reported
+   * (`skills:skip` and a process warning). The model sees the catalog (the
+   * `skills` prompt section) and the `skills_use` / `skills_read` tools.
+   */
+  skills?: readonly SkillSource[] | SkillsConfig
 }
 
 /** Options for one `agent.run()`. */

@@ -24,6 +24,7 @@ import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
 import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
+import { endPolicies } from '../loop/policy-run-end'
 import { adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
 import { persistNewTurns, persistSettledTurns, runLoop } from '../loop/run-loop'
@@ -67,8 +68,9 @@ export interface RunEnvironment {
  * host's, then the agent's queues (stall notices, steering), each moved after
  * the ones its `after` names. Throws `AgentPolicyError` for a bad list.
  */
-export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPolicy[] = []): BehaviorPolicy[] {
-  return orderPolicies([...BUILT_IN_POLICIES, ...host, ...queuePolicies(queues)])
+export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPolicy[] = [], own: readonly BehaviorPolicy[] = []): BehaviorPolicy[] {
+  // The agent's own policies (its skills) come first: their gate refuses before any budget counts the call.
+  return orderPolicies([...own, ...BUILT_IN_POLICIES, ...host, ...queuePolicies(queues)])
 }
 
 /**
@@ -375,6 +377,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     await persistNewTurns(run)
     const stats = buildStats(run, stopReason)
     await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason, undefined, decisions)
+    await endPolicies(run, stopReason)
     if (stopReason === 'aborted')
       await callHookBounded(run.hooks, 'agent:abort', { ...runIds(run), reason: run.signal.reason }, lifecycle)
     await callHookBounded(run.hooks, 'agent:done', { ...runIds(run), stats, stopReason }, lifecycle)
@@ -386,6 +389,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     await persistNewTurns(run).catch(() => {})
     const status: SessionEndStatus = error instanceof AgentBudgetExceededError ? 'aborted' : 'error'
     await finishRecord(run, record, status, buildStats(run, 'aborted'), undefined, error, decisions).catch(() => {})
+    await endPolicies(run, undefined, error)
     await callHookBounded(run.hooks, 'agent:error', { ...runIds(run), error }, lifecycle).catch(() => {})
     throw error
   }

@@ -13,6 +13,9 @@ import type { AgentBehavior } from '../knobs/behavior'
 
 /** Context-loading tools to leave out of `toolOutputBudget` (`behavior.toolOutputBudgetExcludeTools`). */
 export { DEFAULT_BUDGET_EXCLUDE_TOOLS } from '../knobs/budget-knobs'
+/** Agent Plugins: `loadAgentPlugin(dir, { dataDir })` reads a plugin's manifest, MCP servers and skills. */
+export { AgentPluginError, loadAgentPlugin, MAX_PLUGIN_SERVERS, PLUGIN_FILE_MAX_BYTES, PLUGIN_MCP_SCHEMA_1_0, PLUGIN_SCHEMA_1_0 } from '../plugins'
+export type { AgentPlugin, AgentPluginManifest, AgentPluginProblem, LoadAgentPluginOptions } from '../plugins'
 /** Whether a turn's input has crossed the auto-compaction threshold of a window (the loop's own trigger). */
 export { shouldAutoCompact } from '../policies/compact-summary'
 

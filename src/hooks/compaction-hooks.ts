@@ -32,6 +32,8 @@ export interface CompactEndContext extends RunHookContext {
   usage?: TurnUsage
   /** Files whose current text was put back after the summary. */
   restoredFiles: readonly string[]
+  /** Skills whose instructions were put back after the summary (activated in the turns it replaces); absent when none. */
+  restoredSkills?: readonly string[]
   /**
    * Set when the model answered but its summary was not kept (cut off at the
    * output ceiling, too large, or empty): no marker was written and the

@@ -9,6 +9,7 @@
 import type { HookHandler } from '../core/hook-context'
 import type { DecideHookContext } from '../decisions/types'
 import type { RepeatGuardHooks } from '../policies/repeat-guard/hooks'
+import type { SkillsHooks } from '../policies/skills/hooks'
 import type { SpawnHooks } from '../tools/spawn-hooks'
 import type { BudgetHooks } from './budget-hooks'
 import type { CompactionHooks } from './compaction-hooks'
@@ -19,6 +20,7 @@ export type { DecisionHooks } from '../decisions/hooks'
 export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext } from '../mcp/hooks'
 export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../policies/repeat-guard/hooks'
 export type { OAuthCredentials, OAuthRefreshHookContext, ProviderInputTransformationsContext } from '../providers/hooks'
+export type { SkillActivateContext, SkillActivationReason, SkillDeactivateContext, SkillOverflowContext, SkillSkipContext } from '../policies/skills/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
 export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
 export type { OutputPartialContext } from '../tools/output-hooks'
@@ -32,7 +34,7 @@ export type { AgentAbortContext, AgentDoneContext, AgentErrorContext, AgentStart
  * (the map is a lower layer); their names reach the bus from each policy's
  * `events`, so only this line names them here.
  */
-interface BuiltInPolicyEvents extends RepeatGuardHooks, BudgetHooks, CompactionHooks {}
+interface BuiltInPolicyEvents extends RepeatGuardHooks, BudgetHooks, CompactionHooks, SkillsHooks {}
 
 /**
  * Every event of the agent itself (subagents' re-emissions aside), by name,

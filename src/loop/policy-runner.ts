@@ -24,9 +24,12 @@ import type { ToolMap } from '../tools/types'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
 import type { WallDeadline } from './wall-deadline'
-import { AgentContextExceededError, AgentPolicyError, AgentProviderError } from '../errors'
+import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { isSentStage } from '../wire/stage'
+import { POLICY_PHASES } from './policy-order'
 import { assertPolicyState } from './run-state'
+
+export { orderPolicies } from './policy-order'
 
 /**
  * The policy runner: it calls the policies' phases in order and folds what
@@ -45,6 +48,7 @@ export interface PolicyPhases {
   readonly result: readonly BehaviorPolicy[]
   readonly afterTurn: readonly BehaviorPolicy[]
   readonly providerError: readonly BehaviorPolicy[]
+  readonly runEnd: readonly BehaviorPolicy[]
 }
 
 /** What the runner needs of a run: the view policies read, the knobs, the enabled phases and the state. */
@@ -112,68 +116,14 @@ export interface ActivatedPolicies {
   readonly withHooks: readonly BehaviorPolicy[]
 }
 
-const PHASES = ['request', 'prompt', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError'] as const
+const PHASES = POLICY_PHASES
 
 function emptyPhases(): Record<(typeof PHASES)[number], BehaviorPolicy[]> {
-  return { request: [], prompt: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [] }
+  return { request: [], prompt: [], gateBatch: [], gateCall: [], result: [], afterTurn: [], providerError: [], runEnd: [] }
 }
 
 /** No policy in any phase (a run before its policies are activated). */
 export const NO_PHASES: PolicyPhases = Object.freeze(emptyPhases())
-
-/**
- * Check a policy list and put it in run order: each policy after the ones its
- * `after` names, otherwise in list order. Throws `AgentPolicyError` for a
- * policy without a name or with a phase that is not a function, a duplicate
- * name, an `after` naming no policy in the list, and a cycle.
- */
-export function orderPolicies(policies: readonly BehaviorPolicy[]): BehaviorPolicy[] {
-  const byName = new Map<string, number>()
-  policies.forEach((policy, index) => {
-    checkShape(policy, index)
-    if (byName.has(policy.name))
-      throw new AgentPolicyError(policy.name, 'duplicate', `Two policies are named "${policy.name}"; policy names must be unique`)
-    byName.set(policy.name, index)
-  })
-  const waitingOn = policies.map(() => 0)
-  const dependents: number[][] = policies.map(() => [])
-  policies.forEach((policy, index) => {
-    for (const name of policy.after ?? []) {
-      const before = byName.get(name)
-      if (before === undefined)
-        throw new AgentPolicyError(policy.name, 'unknown-after', `Policy "${policy.name}" runs after "${name}", but the agent has no policy of that name`)
-      waitingOn[index] += 1
-      dependents[before].push(index)
-    }
-  })
-  // Kahn's algorithm, always taking the earliest ready policy in list order: with no `after`, the order is the list's.
-  const ordered: BehaviorPolicy[] = []
-  const done = policies.map(() => false)
-  while (ordered.length < policies.length) {
-    const next = waitingOn.findIndex((count, index) => count === 0 && !done[index])
-    if (next === -1) {
-      const stuck = policies.filter((_, index) => !done[index]).map(policy => policy.name)
-      throw new AgentPolicyError(stuck[0], 'cycle', `Policies ${stuck.map(name => `"${name}"`).join(', ')} wait on each other through \`after\`; the order has a cycle`)
-    }
-    done[next] = true
-    ordered.push(policies[next])
-    for (const dependent of dependents[next]) waitingOn[dependent] -= 1
-  }
-  return ordered
-}
-
-function checkShape(policy: BehaviorPolicy, index: number): void {
-  if (typeof policy !== 'object' || policy === null || typeof policy.name !== 'string' || policy.name === '')
-    throw new AgentPolicyError(`#${index}`, 'invalid', `Policy #${index} has no name; every policy needs a non-empty string name`)
-  if (policy.after !== undefined && (!Array.isArray(policy.after) || policy.after.some(name => typeof name !== 'string')))
-    throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`after\` must be a list of policy names`)
-  if (policy.events !== undefined && (!Array.isArray(policy.events) || policy.events.some(name => typeof name !== 'string' || name === '' || name.startsWith('child:'))))
-    throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`events\` must be a list of event names (no \`child:\` re-emissions)`)
-  for (const key of [...PHASES, 'enabled', 'initialState', 'wireStages', 'tools', 'sections', 'hooks'] as const) {
-    if (policy[key] !== undefined && typeof policy[key] !== 'function')
-      throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`${key}\` must be a function`)
-  }
-}
 
 /**
  * Set up ordered policies for one run: ask each whether it is on, seed the

@@ -8,6 +8,7 @@ import { wireMessageOf } from '../wire/messages'
 import { mediaSlots } from '../wire/stages/media-ageing'
 import { mediaMarker } from '../wire/stages/media-marker'
 import { compactTail } from '../wire/stages/tail-compaction'
+import { restoredSkills } from './compact-skill-restore'
 import { messagesBytes, summaryOutputCeiling, summaryRefusal, utf8Bytes } from './summary-limits'
 
 /**
@@ -175,10 +176,12 @@ export async function compactConversation(
   }
   const markers = summarizedMedia(visible)
   const saved = replacedBytes - utf8Bytes(block.summary) - (markers ? utf8Bytes(markers.text) : 0)
+  // Active skills' instructions first (they steer the work), then the files, sharing what the summary saved.
+  const skills = options.restore ? restoredSkills(older, saved - 1) : { blocks: [], skills: [], used: 0 }
   // Reading the files is I/O of this phase: it goes through the run's effects.
-  const restored = options.restore ? await run.effects.step('compact-summary:restore-files', () => restoredFiles(run, touchedFiles(older), saved - 1)) : { blocks: [], files: [] }
-  await run.emit('compact:end', { trigger: options.trigger, summary: block.summary, replacesTurnIds, usage: block.usage, restoredFiles: restored.files })
-  return { block, message: { content: [block, ...(markers ? [markers] : []), ...restored.blocks], injected: 'compact' } }
+  const restored = options.restore ? await run.effects.step('compact-summary:restore-files', () => restoredFiles(run, touchedFiles(older), saved - 1 - skills.used)) : { blocks: [], files: [] }
+  await run.emit('compact:end', { trigger: options.trigger, summary: block.summary, replacesTurnIds, usage: block.usage, restoredFiles: restored.files, ...(skills.skills.length > 0 ? { restoredSkills: skills.skills } : {}) })
+  return { block, message: { content: [block, ...(markers ? [markers] : []), ...skills.blocks, ...restored.blocks], injected: 'compact' } }
 }
 
 /** Most media markers a compaction message lists: the newest, so a long run's summary stays small. */

@@ -351,6 +351,20 @@ export interface ProviderErrorContext<S> extends PolicyPhaseContext<S> {
   readonly retried: boolean
 }
 
+/**
+ * The run-end phase: the run is over, whichever way it ended (its record is
+ * written). A policy releases what it held for the run here; its events are
+ * awaited, each bounded by `hookTimeoutMs`. Not called when the run paused
+ * or was suspended (its continuation picks the states up), nor when the
+ * run's policies never became active.
+ */
+export interface RunEndContext<S> extends PolicyPhaseContext<S> {
+  /** How the run ended; absent when it failed with an error. */
+  readonly stopReason?: StopReason
+  /** The error the run failed with, when it did. */
+  readonly error?: unknown
+}
+
 /** Fire an event on the agent's hooks without waiting for its handlers (as streaming hooks fire). */
 export type PolicyHookEmit = (name: string, ctx: object) => void
 
@@ -426,6 +440,8 @@ export interface BehaviorPolicy<S = any> {
   afterTurn?: (ctx: TurnPhaseContext<S>) => PhaseReturn<TurnDecision | readonly TurnDecision[], S>
   /** React to a turn that failed at the provider (retry it once, stop, fail, or let it fail). */
   providerError?: (ctx: ProviderErrorContext<S>) => PhaseReturn<ProviderErrorDecision, S>
+  /** The run is over: fire closing events (awaited), take no decision. */
+  runEnd?: (ctx: RunEndContext<S>) => PhaseReturn<never, S>
 }
 
 /** A message the loop writes (a nudge): joins the next turn, never keeps the run going. */

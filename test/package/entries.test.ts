@@ -33,9 +33,17 @@ describe('public entry points', () => {
   it('zidane/chat exports the chat helpers the root re-exports, as the same values', async () => {
     const chat = await import('../../src/chat')
     const rootEntry = await import('../../src')
-    expect(Object.keys(chat).sort()).toEqual(['DEFAULT_BUDGET_EXCLUDE_TOOLS', 'shouldAutoCompact'])
+    expect(Object.keys(chat).sort()).toEqual(['AgentPluginError', 'DEFAULT_BUDGET_EXCLUDE_TOOLS', 'MAX_PLUGIN_SERVERS', 'PLUGIN_FILE_MAX_BYTES', 'PLUGIN_MCP_SCHEMA_1_0', 'PLUGIN_SCHEMA_1_0', 'loadAgentPlugin', 'shouldAutoCompact'])
     expect(chat.DEFAULT_BUDGET_EXCLUDE_TOOLS).toBe(rootEntry.DEFAULT_BUDGET_EXCLUDE_TOOLS)
     expect(chat.shouldAutoCompact).toBe(rootEntry.shouldAutoCompact)
     expect(chat.shouldAutoCompact({ input: 900 }, 1000, true)).toBe(true)
+  })
+
+  it('zidane/skills exports the loaders and the error zidane/errors has', async () => {
+    const skills = await import('../../src/skills')
+    const errors = await import('../../src/errors')
+    expect(Object.keys(skills)).toEqual(expect.arrayContaining(['loadSkills', 'parseSkill', 'SkillValidationError', 'buildSkillCatalog', 'searchSkills', 'readSkillResource']))
+    expect(skills.SkillValidationError).toBe(errors.SkillValidationError)
+    expect(skills.parseSkill('---\nname: a\ndescription: b\n---\nbody').name).toBe('a')
   })
 })

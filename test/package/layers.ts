@@ -15,11 +15,11 @@ export const LAYERS: readonly (readonly string[])[] = [
   // 3. The knob types (`AgentBehavior`) and their defaults.
   ['knobs/'],
   // 4. Execution contexts and tools (peers: tools run in a context, a context can be derived from a tool call).
-  ['contexts/', 'tools/'],
+  ['contexts/', 'tools/', 'skills/'],
   // 5. MCP: turns servers into tools.
-  ['mcp/'],
+  ['mcp/', 'plugins/'],
   // 6. The hook bus and the event map composed from every domain below.
-  ['hooks/', 'policies/repeat-guard/hooks.ts'],
+  ['hooks/', 'policies/repeat-guard/hooks.ts', 'policies/skills/hooks.ts'],
   // 7. The policy interface and the built-in policies (phases that return decisions).
   ['policies/'],
   // 8. The loop and its run state.
