@@ -20,7 +20,7 @@ export type { McpToolAfterContext, McpToolHookContext, McpToolTransformContext }
 export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext } from '../policies/repeat-guard/hooks'
 export type { ProviderInputTransformationsContext } from '../providers/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
-export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
+export type { BackgroundStallContext, ToolAfterContext, ToolApprovalContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
 export type { OutputPartialContext } from '../tools/output-hooks'
 export type { SpawnCompleteContext, SpawnErrorContext, SpawnHookContext } from '../tools/spawn-hooks'
 export type { OutputBudgetExceededContext, ToolBudgetExceededContext, ToolOutputShare } from './budget-hooks'

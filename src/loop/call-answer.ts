@@ -16,6 +16,8 @@ export interface Answer {
   durationMs: number
   /** Whether the tool ran, and who answered in its place when it did not (for the result phase). */
   answer: CallAnswer
+  /** The call waits for approval: it is answered by a placeholder and recorded in the run state (see `./approval.ts`). */
+  pending?: true
 }
 
 /** A call's answer as recorded, and how it was reached. */
@@ -24,6 +26,8 @@ export interface AnsweredCall {
   /** Whether the tool ran, or who answered in its place. */
   answer: CallAnswer
   outcome?: ToolOutcome
+  /** Set when the call was left waiting for approval (its result is a placeholder). */
+  pending?: true
 }
 
 export const RAN: CallAnswer = Object.freeze({ kind: 'ran' })

@@ -22,7 +22,7 @@ const BROKEN: Record<string, { path: string, says: RegExp }> = {
   'not-json.json': { path: '(record)', says: /not valid JSON/ },
   'not-an-object.json': { path: '(record)', says: /an array, not an object/ },
   'no-version.json': { path: 'version', says: /missing/ },
-  'newer-version.json': { path: 'version', says: /version 99; this build reads up to 1/ },
+  'newer-version.json': { path: 'version', says: /version 99; this build reads up to 2/ },
   'negative-turn-count.json': { path: 'turnCount', says: /not a count/ },
   'target-without-model.json': { path: 'target.model', says: /undefined, not a string/ },
   'pending-content-not-blocks.json': { path: 'pending[0].content[0]', says: /not a content block/ },
@@ -31,18 +31,21 @@ const BROKEN: Record<string, { path: string, says: RegExp }> = {
   'child-without-stats.json': { path: 'children[0].stats', says: /not an object/ },
   'read-entry-unknown-source.json': { path: 'read.entries[0].source', says: /not one of read_file/ },
   'policies-array.json': { path: 'policies', says: /an array, not an object/ },
+  'approvals-not-array.json': { path: 'approvals', says: /not an array/ },
+  'approval-input-not-object.json': { path: 'approvals[0].input', says: /a string, not an object/ },
+  'approval-decision-not-boolean.json': { path: 'approvals[0].decision.approved', says: /a string, not a boolean/ },
 }
 
 describe('run state fixtures', () => {
-  it('the current version is 1, and there is a fixture folder for every version up to it', () => {
-    expect(RUN_STATE_VERSION).toBe(1)
+  it('the current version is 2, and there is a fixture folder for every version up to it', () => {
+    expect(RUN_STATE_VERSION).toBe(2)
     for (let version = 1; version <= RUN_STATE_VERSION; version++)
       expect(readdirSync(join(fixtures, `v${version}`)).length).toBeGreaterThan(0)
   })
 
-  const valid = readdirSync(join(fixtures, 'v1'))
-  it.each(valid)('v1/%s parses and round-trips', (name) => {
-    const text = read('v1', name)
+  const valid = ['v1', 'v2'].flatMap(folder => readdirSync(join(fixtures, folder)).map(name => `${folder}/${name}`))
+  it.each(valid)('%s parses and round-trips', (file) => {
+    const text = readFileSync(join(fixtures, file), 'utf8')
     const state: RunState = parseRunState(text)
     expect(state).toEqual(JSON.parse(text))
     expect(parseRunState(serializeRunState(state))).toEqual(state)

@@ -1,0 +1,312 @@
+import type { AgentStreamEvent, ToolDef } from '../../src'
+import type { ScriptedProvider } from '../../src/testing'
+import { describe, expect, it } from 'vitest'
+import { createAgent } from '../../src'
+import { ToolApprovalError } from '../../src/errors'
+import { createSession } from '../../src/session'
+import { scriptedProvider } from '../../src/testing'
+
+// Tool approval through the public API: the request on the hook and on the stream, approve and deny with a
+// reason, the function form, suspension with no listener, continuation, abort while waiting, a parallel batch
+// with one pending call, and a nested call.
+
+/** A tool that records each input it runs with. */
+function recordingTool(name: string, ran: string[], options: Partial<ToolDef> = {}): ToolDef {
+  return {
+    spec: { name, description: name, inputSchema: { type: 'object', properties: { command: { type: 'string' } } } },
+    execute: (input: { command?: string }) => {
+      ran.push(`${name}:${input.command ?? ''}`)
+      return `${name} ran ${input.command ?? ''}`
+    },
+    ...options,
+  }
+}
+
+/** The tool results of the provider's last request (its last message), by call id. */
+function lastResults(provider: ScriptedProvider): Record<string, { output: string, isError: boolean }> {
+  const results: Record<string, { output: string, isError: boolean }> = {}
+  const last = provider.requests.at(-1)!.messages.at(-1)!
+  for (const block of last.content as { type: string, callId?: string, output?: unknown, isError?: boolean }[]) {
+    if (block.type === 'tool_result')
+      results[block.callId!] = { output: String(block.output), isError: block.isError === true }
+  }
+  return results
+}
+
+function shellTurn(id: string, command: string) {
+  return { toolCalls: [{ id, name: 'shell', input: { command } }] }
+}
+
+describe('tool approval in process', () => {
+  it('the hook approves with a reason: the call runs through the pipeline and the model reads its result', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([shellTurn('c1', 'ls'), { text: 'done' }])
+    const agent = createAgent({ provider, tools: { shell: recordingTool('shell', ran, { needsApproval: true }) } })
+    const asked: unknown[] = []
+    const after: string[] = []
+    agent.hooks.hook('tool:approval', (ctx) => {
+      asked.push({ callId: ctx.callId, name: ctx.name, input: ctx.input })
+      ctx.approve({ reason: 'read-only' })
+    })
+    agent.hooks.hook('tool:after', (ctx) => {
+      after.push(String(ctx.result))
+    })
+    const stats = await agent.run({ prompt: 'list' })
+    expect(stats.stopReason).toBe('completed')
+    expect(asked).toEqual([{ callId: 'c1', name: 'shell', input: { command: 'ls' } }])
+    expect(ran).toEqual(['shell:ls'])
+    expect(after).toEqual(['shell ran ls'])
+    expect(lastResults(provider).c1).toEqual({ output: 'shell ran ls', isError: false })
+  })
+
+  it('a denial reaches the model as a blocked result carrying the reason, and the tool never runs', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([shellTurn('c1', 'rm -rf /'), { text: 'ok' }])
+    const agent = createAgent({ provider, tools: { shell: recordingTool('shell', ran, { needsApproval: true }) } })
+    agent.hooks.hook('tool:approval', (ctx) => {
+      ctx.deny({ reason: 'never delete the root' })
+    })
+    await agent.run({ prompt: 'clean up' })
+    expect(ran).toEqual([])
+    expect(lastResults(provider).c1).toEqual({ output: 'Blocked: the call was denied: never delete the root', isError: true })
+  })
+
+  it('the function form asks only for the inputs it names, and gets the checked input and the call', async () => {
+    const ran: string[] = []
+    const seen: unknown[] = []
+    const shell = recordingTool('shell', ran, {
+      needsApproval: (input: { command: string }, call) => {
+        seen.push({ command: input.command, name: call.name, callId: call.callId })
+        return input.command.startsWith('rm')
+      },
+    })
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'a', name: 'shell', input: { command: 'ls' } }, { id: 'b', name: 'shell', input: { command: 'rm x' } }] }, { text: 'done' }])
+    const agent = createAgent({ provider, tools: { shell } })
+    const asked: string[] = []
+    agent.hooks.hook('tool:approval', (ctx) => {
+      asked.push(ctx.callId)
+      ctx.deny()
+    })
+    await agent.run({ prompt: 'go' })
+    expect(seen).toEqual([{ command: 'ls', name: 'shell', callId: 'a' }, { command: 'rm x', name: 'shell', callId: 'b' }])
+    expect(asked).toEqual(['b'])
+    expect(ran).toEqual(['shell:ls'])
+    expect(lastResults(provider).b).toEqual({ output: 'Blocked: the call was denied.', isError: true })
+  })
+
+  it('the host option gates a tool it does not own, and false lifts a tool\'s own flag', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'a', name: 'builtin', input: { command: 'x' } }, { id: 'b', name: 'own', input: { command: 'y' } }] }, { text: 'done' }])
+    const agent = createAgent({
+      provider,
+      tools: { builtin: recordingTool('builtin', ran), own: recordingTool('own', ran, { needsApproval: true }) },
+      needsApproval: { builtin: input => (input as { command: string }).command === 'x', own: false },
+    })
+    const asked: string[] = []
+    agent.hooks.hook('tool:approval', (ctx) => {
+      asked.push(ctx.name)
+      ctx.approve()
+    })
+    await agent.run({ prompt: 'go' })
+    expect(asked).toEqual(['builtin'])
+    expect(ran).toEqual(['builtin:x', 'own:y'])
+  })
+
+  it('a needsApproval function that throws refuses the call', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([shellTurn('c1', 'ls'), { text: 'done' }])
+    const shell = recordingTool('shell', ran, { needsApproval: () => {
+      throw new Error('policy store down')
+    } })
+    await createAgent({ provider, tools: { shell } }).run({ prompt: 'go' })
+    expect(ran).toEqual([])
+    expect(lastResults(provider).c1.output).toBe('Blocked: the needsApproval check of shell failed (policy store down)')
+  })
+
+  it('the stream shows the request; agent.approve() decides it later while the run waits', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([shellTurn('c1', 'make'), { text: 'built' }])
+    const agent = createAgent({ provider, tools: { shell: recordingTool('shell', ran, { needsApproval: true }) } })
+    const stream = agent.stream({ prompt: 'build' })
+    const types: string[] = []
+    for await (const event of stream) {
+      types.push(event.type)
+      if (event.type === 'tool-approval') {
+        expect(event).toMatchObject({ callId: 'c1', name: 'shell', input: { command: 'make' }, depth: 0 })
+        expect(agent.pendingApprovals()).toMatchObject([{ callId: 'c1', name: 'shell' }])
+        // Decided after a pause, from outside the event: the run waited.
+        setTimeout(() => void agent.approve('c1', { reason: 'ok' }), 20)
+      }
+    }
+    expect((await stream.result).stopReason).toBe('completed')
+    expect(ran).toEqual(['shell:make'])
+    expect(types.indexOf('tool-approval')).toBeGreaterThan(types.indexOf('tool-call'))
+    expect(types.indexOf('tool-result')).toBeGreaterThan(types.indexOf('tool-approval'))
+  })
+
+  it('the stream event\'s own deny() carries its reason to the model', async () => {
+    const provider = scriptedProvider([shellTurn('c1', 'curl evil'), { text: 'ok' }])
+    const agent = createAgent({ provider, tools: { shell: recordingTool('shell', [], { needsApproval: true }) } })
+    for await (const event of agent.stream({ prompt: 'go' })) {
+      if (event.type === 'tool-approval')
+        event.deny({ reason: 'no network' })
+    }
+    expect(lastResults(provider).c1.output).toBe('Blocked: the call was denied: no network')
+  })
+
+  it('agent.abort() ends the wait: the run returns aborted and the tool never runs', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([shellTurn('c1', 'deploy'), { text: 'never' }])
+    const agent = createAgent({ provider, tools: { shell: recordingTool('shell', ran, { needsApproval: true }) } })
+    agent.hooks.hook('tool:approval', () => {
+      setTimeout(() => agent.abort(), 20)
+    })
+    const stats = await agent.run({ prompt: 'deploy' })
+    expect(stats.stopReason).toBe('aborted')
+    expect(ran).toEqual([])
+    expect(provider.requests).toHaveLength(1)
+  })
+
+  it('a hook that throws denies the call', async () => {
+    const provider = scriptedProvider([shellTurn('c1', 'ls'), { text: 'ok' }])
+    const agent = createAgent({ provider, tools: { shell: recordingTool('shell', [], { needsApproval: true }) } })
+    agent.hooks.hook('tool:approval', () => {
+      throw new Error('ui gone')
+    })
+    await agent.run({ prompt: 'go' })
+    expect(lastResults(provider).c1.output).toBe('Blocked: the call was denied: a tool:approval hook failed (ui gone)')
+  })
+
+  it('approve() of a call nobody waits on is a ToolApprovalError', async () => {
+    const agent = createAgent({ provider: scriptedProvider([]) })
+    await expect(agent.approve('nope')).rejects.toBeInstanceOf(ToolApprovalError)
+    await expect(agent.deny('nope')).rejects.toMatchObject({ callId: 'nope', problem: 'not-pending' })
+  })
+})
+
+describe('nested calls', () => {
+  const router: ToolDef = {
+    spec: { name: 'router', description: 'calls shell', inputSchema: { type: 'object' } },
+    execute: async (_input, ctx) => {
+      const inner = await ctx.callTool('shell', { command: 'rm -rf dist' })
+      return `${inner.isError ? 'refused' : 'ran'}: ${String(inner.output)}`
+    },
+  }
+
+  it('a nested call that needs approval with no listener is refused with a clear error; the run is not suspended', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'r1', name: 'router', input: {} }] }, { text: 'done' }])
+    const stats = await createAgent({ provider, tools: { router, shell: recordingTool('shell', ran, { needsApproval: true }) } }).run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    expect(ran).toEqual([])
+    expect(lastResults(provider).r1.output).toMatch(/^refused: Blocked: shell needs approval, and no decision was given while the run waited; it was made by another tool/)
+  })
+
+  it('a nested call waits for an in-process decision like a model\'s call, and the hook names its caller', async () => {
+    const ran: string[] = []
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'r1', name: 'router', input: {} }] }, { text: 'done' }])
+    const agent = createAgent({ provider, tools: { router, shell: recordingTool('shell', ran, { needsApproval: true }) } })
+    const callers: (string | undefined)[] = []
+    agent.hooks.hook('tool:approval', (ctx) => {
+      callers.push(ctx.parentToolCallId)
+      setTimeout(() => ctx.approve(), 10)
+    })
+    await agent.run({ prompt: 'go' })
+    expect(callers).toEqual(['r1'])
+    expect(ran).toEqual(['shell:rm -rf dist'])
+    expect(lastResults(provider).r1.output).toBe('ran: shell ran rm -rf dist')
+  })
+})
+
+describe('suspension', () => {
+  it('with no listener the run suspends at once; the other calls of the batch keep their results; approve() and run() continue it', async () => {
+    const ran: string[] = []
+    const session = await createSession()
+    const tools = { shell: recordingTool('shell', ran, { needsApproval: true }), read: recordingTool('read', ran) }
+    const batch = { toolCalls: [{ id: 'r1', name: 'read', input: { command: 'a' } }, { id: 's1', name: 'shell', input: { command: 'rm build' } }, { id: 'r2', name: 'read', input: { command: 'b' } }] }
+    const first = scriptedProvider([batch, { text: 'never asked' }])
+    const stats = await createAgent({ provider: first, tools, session }).run({ prompt: 'tidy' })
+    expect(stats).toMatchObject({ stopReason: 'suspended', suspended: true })
+    expect(stats.pendingApprovals).toMatchObject([{ callId: 's1', name: 'shell', input: { command: 'rm build' } }])
+    expect(ran).toEqual(['read:a', 'read:b'])
+    expect(first.requests).toHaveLength(1)
+    // The session is paired: the pending call has a placeholder result next to the others.
+    const results = session.turns.at(-1)!.content as { type: string, callId: string, metadata?: unknown }[]
+    expect(results.map(block => block.callId)).toEqual(['r1', 's1', 'r2'])
+    expect(results[1].metadata).toEqual({ approval: 'pending' })
+    expect(session.runs.at(-1)!.state!.approvals).toHaveLength(1)
+
+    const second = scriptedProvider([{ text: 'tidied' }])
+    const agent = createAgent({ provider: second, tools, session })
+    expect(agent.pendingApprovals().map(approval => approval.callId)).toEqual(['s1'])
+    await agent.approve('s1', { reason: 'fine' })
+    const continued = await agent.run()
+    expect(continued.stopReason).toBe('completed')
+    expect(ran).toEqual(['read:a', 'read:b', 'shell:rm build'])
+    // The model sees the three results, the approved one in the placeholder's place.
+    expect(lastResults(second)).toEqual({
+      r1: { output: 'read ran a', isError: false },
+      s1: { output: 'shell ran rm build', isError: false },
+      r2: { output: 'read ran b', isError: false },
+    })
+    expect(second.requests[0].messages.filter(message => message.role === 'user')).toHaveLength(2)
+    expect(agent.pendingApprovals()).toEqual([])
+  })
+
+  it('a listener may suspend(): the run stops and a later deny() reaches the model with its reason', async () => {
+    const ran: string[] = []
+    const session = await createSession()
+    const tools = { shell: recordingTool('shell', ran, { needsApproval: true }) }
+    const agent = createAgent({ provider: scriptedProvider([shellTurn('c1', 'publish')]), tools, session })
+    const off = agent.hooks.hook('tool:approval', ctx => ctx.suspend())
+    expect((await agent.run({ prompt: 'ship it' })).stopReason).toBe('suspended')
+    off()
+    await agent.deny('c1', { reason: 'not on a Friday' })
+    await expect(agent.approve('c1')).rejects.toBeInstanceOf(ToolApprovalError)
+    const next = scriptedProvider([{ text: 'understood' }])
+    expect((await createAgent({ provider: next, tools, session }).run()).stopReason).toBe('completed')
+    expect(ran).toEqual([])
+    expect(lastResults(next).c1).toEqual({ output: 'Blocked: the call was denied: not on a Friday', isError: true })
+  })
+
+  it('a continuation with no decision and no listener stays suspended without calling the model', async () => {
+    const session = await createSession()
+    const tools = { shell: recordingTool('shell', [], { needsApproval: true }) }
+    await createAgent({ provider: scriptedProvider([shellTurn('c1', 'x')]), tools, session }).run({ prompt: 'go' })
+    const again = scriptedProvider([{ text: 'never' }])
+    const stats = await createAgent({ provider: again, tools, session }).run()
+    expect(stats).toMatchObject({ stopReason: 'suspended', suspended: true, pendingApprovals: [{ callId: 'c1' }] })
+    expect(again.requests).toHaveLength(0)
+  })
+
+  it('a continuation asks a listener again for an undecided call', async () => {
+    const ran: string[] = []
+    const session = await createSession()
+    const tools = { shell: recordingTool('shell', ran, { needsApproval: true }) }
+    await createAgent({ provider: scriptedProvider([shellTurn('c1', 'x')]), tools, session }).run({ prompt: 'go' })
+    const next = scriptedProvider([{ text: 'done' }])
+    const agent = createAgent({ provider: next, tools, session })
+    const events: AgentStreamEvent['type'][] = []
+    for await (const event of agent.stream()) {
+      events.push(event.type)
+      if (event.type === 'tool-approval')
+        event.approve()
+    }
+    expect(events).toContain('tool-approval')
+    expect(ran).toEqual(['shell:x'])
+    expect(lastResults(next).c1.output).toBe('shell ran x')
+  })
+
+  it('a new prompt instead of a decision leaves the placeholder as the call\'s answer, and the approval lapses', async () => {
+    const session = await createSession()
+    const tools = { shell: recordingTool('shell', [], { needsApproval: true }) }
+    await createAgent({ provider: scriptedProvider([shellTurn('c1', 'x')]), tools, session }).run({ prompt: 'go' })
+    const next = scriptedProvider([{ text: 'something else' }])
+    const agent = createAgent({ provider: next, tools, session })
+    await agent.run({ prompt: 'never mind, do something else' })
+    const answered = next.requests[0].messages.at(-2)!.content as { type: string, output?: unknown }[]
+    expect(String(answered[0].output)).toMatch(/^Not run yet: this call needs approval/)
+    expect(agent.pendingApprovals()).toEqual([])
+    await expect(agent.approve('c1')).rejects.toMatchObject({ problem: 'not-pending' })
+  })
+})
