@@ -1,8 +1,10 @@
 import type { AgentStreamEvent, ToolDef } from '../../src'
 import type { ScriptedProvider } from '../../src/testing'
 import { describe, expect, it } from 'vitest'
-import { createAgent } from '../../src'
+import { z } from 'zod'
+import { createAgent, tool } from '../../src'
 import { ToolApprovalError } from '../../src/errors'
+import { basic, basicApprovals } from '../../src/presets'
 import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
 
@@ -94,6 +96,25 @@ describe('tool approval in process', () => {
     expect(lastResults(provider).b).toEqual({ output: 'Blocked: the call was denied.', isError: true })
   })
 
+  it('tool() takes needsApproval as a function of the parsed input', async () => {
+    const ran: string[] = []
+    const deploy = tool({
+      name: 'deploy',
+      description: 'deploy',
+      input: z.object({ tag: z.string(), env: z.enum(['staging', 'production']) }),
+      needsApproval: input => input.env === 'production',
+      execute: ({ tag, env }) => {
+        ran.push(`${tag}@${env}`)
+        return 'ok'
+      },
+    })
+    const provider = scriptedProvider([{ toolCalls: [{ id: 's', name: 'deploy', input: { tag: 'v1', env: 'staging' } }, { id: 'p', name: 'deploy', input: { tag: 'v1', env: 'production' } }] }])
+    const stats = await createAgent({ provider, tools: { deploy } }).run({ prompt: 'ship' })
+    expect(stats.stopReason).toBe('suspended')
+    expect(stats.pendingApprovals!.map(approval => approval.callId)).toEqual(['p'])
+    expect(ran).toEqual(['v1@staging'])
+  })
+
   it('the host option gates a tool it does not own, and false lifts a tool\'s own flag', async () => {
     const ran: string[] = []
     const provider = scriptedProvider([{ toolCalls: [{ id: 'a', name: 'builtin', input: { command: 'x' } }, { id: 'b', name: 'own', input: { command: 'y' } }] }, { text: 'done' }])
@@ -181,6 +202,32 @@ describe('tool approval in process', () => {
     const agent = createAgent({ provider: scriptedProvider([]) })
     await expect(agent.approve('nope')).rejects.toBeInstanceOf(ToolApprovalError)
     await expect(agent.deny('nope')).rejects.toMatchObject({ callId: 'nope', problem: 'not-pending' })
+  })
+})
+
+describe('the basic preset', () => {
+  it('basicApprovals gates shell and the tools that change files, not the reading tools', async () => {
+    const provider = scriptedProvider([{ toolCalls: [
+      { id: 'w', name: 'write_file', input: { path: 'a.txt', content: 'x' } },
+      { id: 'e', name: 'edit', input: { path: 'a.txt', old_string: 'x', new_string: 'y' } },
+      { id: 'm', name: 'multi_edit', input: { path: 'a.txt', edits: [{ old_string: 'x', new_string: 'y' }] } },
+      { id: 's', name: 'shell', input: { command: 'echo hi' } },
+      { id: 'r', name: 'read_file', input: { path: 'a.txt' } },
+      { id: 'l', name: 'list_files', input: {} },
+      { id: 'g', name: 'glob', input: { pattern: '*' } },
+      { id: 'q', name: 'grep', input: { pattern: 'x' } },
+    ] }, { text: 'done' }])
+    const agent = createAgent({ ...basic, needsApproval: basicApprovals, provider })
+    const asked: string[] = []
+    agent.hooks.hook('tool:approval', (ctx) => {
+      asked.push(ctx.name)
+      ctx.deny({ reason: 'dry run' })
+    })
+    await agent.run({ prompt: 'go' })
+    expect(asked.sort()).toEqual(['edit', 'multi_edit', 'shell', 'write_file'])
+    const results = lastResults(provider)
+    expect(results.w.output).toBe('Blocked: the call was denied: dry run')
+    expect(results.r.output).not.toMatch(/denied/)
   })
 })
 
