@@ -6,7 +6,7 @@ import type { ApprovalVerdict } from './approval-desk'
 import type { Answer } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
-import { hasHookHandlers } from '../hooks/bus'
+import { hasAnsweringHandlers } from '../hooks/bus'
 import { abortedMessage, blocked, errorMessage, failure, HOST_REFUSED, LOOP_REFUSED } from './call-answer'
 
 /**
@@ -49,7 +49,7 @@ export async function needsApproval(run: RunContext, call: PreparedCall, def: To
 export async function askApproval(run: RunContext, base: ToolHookContext, signal: AbortSignal): Promise<ApprovalVerdict> {
   if (signal.aborted)
     return { kind: 'aborted' }
-  if (!hasHookHandlers(run.hooks, 'tool:approval'))
+  if (!hasAnsweringHandlers(run.hooks, 'tool:approval'))
     return { kind: 'suspended' }
   const request = run.approvals.request(base, await run.clock.now())
   const settle = request.settle

@@ -7,6 +7,7 @@ import { ToolApprovalError } from '../../src/errors'
 import { basic, basicApprovals } from '../../src/presets'
 import { createSession } from '../../src/session'
 import { scriptedProvider } from '../../src/testing'
+import { createSpawnTool } from '../../src/tools/spawn'
 
 // Tool approval through the public API: the request on the hook and on the stream, approve and deny with a
 // reason, the function form, suspension with no listener, continuation, abort while waiting, a parallel batch
@@ -262,6 +263,22 @@ describe('nested calls', () => {
     expect(callers).toEqual(['r1'])
     expect(ran).toEqual(['shell:rm -rf dist'])
     expect(lastResults(provider).r1.output).toBe('ran: shell ran rm -rf dist')
+  })
+})
+
+describe('subagents', () => {
+  it('a subagent\'s call that needs approval is refused, not left waiting, even while the parent listens', async () => {
+    const ran: string[] = []
+    const childProvider = scriptedProvider([shellTurn('k1', 'rm -rf /tmp/x'), { text: 'child gave up' }], { name: 'kid' })
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'sp', name: 'spawn', input: { task: 'clean' } }] }, { text: 'done' }])
+    const shell = recordingTool('shell', ran, { needsApproval: true })
+    const agent = createAgent({ provider, tools: { shell, spawn: createSpawnTool({ child: { provider: childProvider, tools: { shell } } }) } })
+    agent.hooks.hook('tool:approval', ctx => ctx.approve())
+    const stats = await agent.run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    expect(ran).toEqual([])
+    const childResult = childProvider.requests.at(-1)!.messages.at(-1)!.content[0] as { output: string }
+    expect(childResult.output).toMatch(/^Blocked: shell needs approval, .* it was made in a subagent/)
   })
 })
 
