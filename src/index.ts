@@ -6,6 +6,7 @@
  * @module zidane
  */
 
+export type { AgentApprovals } from './agent/approvals'
 export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export { createAgent } from './agent/create-agent'
 export type { Agent, RunOptionsWithSchema } from './agent/create-agent'
