@@ -97,6 +97,11 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
     },
     'tool:approval': (ctx) => {
       const { turnId, callId, name, input, parentToolCallId, approve, deny, suspend } = ctx
+      // A suspended call asked about again by a continuation was announced in an earlier run: announce it here, so its result follows.
+      if (parentToolCallId === undefined && !open.has(callKey(ctx.runId, callId))) {
+        open.set(callKey(ctx.runId, callId), name)
+        buffer.push({ type: 'tool-call', ...base(ctx), turnId, callId, name, input })
+      }
       const event: ToolApprovalEvent = { type: 'tool-approval', ...base(ctx), turnId, callId, name, input, approve, deny, suspend }
       if (parentToolCallId !== undefined)
         event.parentToolCallId = parentToolCallId

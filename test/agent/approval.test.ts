@@ -48,7 +48,7 @@ describe('tool approval in process', () => {
     const asked: unknown[] = []
     const after: string[] = []
     agent.hooks.hook('tool:approval', (ctx) => {
-      asked.push({ callId: ctx.callId, name: ctx.name, input: ctx.input })
+      asked.push({ callId: ctx.callId, name: ctx.name, input: ctx.input, decide: typeof ctx.decide })
       ctx.approve({ reason: 'read-only' })
     })
     agent.hooks.hook('tool:after', (ctx) => {
@@ -56,7 +56,8 @@ describe('tool approval in process', () => {
     })
     const stats = await agent.run({ prompt: 'list' })
     expect(stats.stopReason).toBe('completed')
-    expect(asked).toEqual([{ callId: 'c1', name: 'shell', input: { command: 'ls' } }])
+    // The context carries ctx.decide, as every hook context does.
+    expect(asked).toEqual([{ callId: 'c1', name: 'shell', input: { command: 'ls' }, decide: 'function' }])
     expect(ran).toEqual(['shell:ls'])
     expect(after).toEqual(['shell ran ls'])
     expect(lastResults(provider).c1).toEqual({ output: 'shell ran ls', isError: false })
@@ -356,7 +357,8 @@ describe('suspension', () => {
       if (event.type === 'tool-approval')
         event.approve()
     }
-    expect(events).toContain('tool-approval')
+    // The continuation announces the call again, then its approval request and its result.
+    expect(events.filter(type => type.startsWith('tool-'))).toEqual(['tool-call', 'tool-approval', 'tool-result'])
     expect(ran).toEqual(['shell:x'])
     expect(lastResults(next).c1.output).toBe('shell ran x')
   })
