@@ -1,7 +1,7 @@
 import type { ApprovalDecision } from '../core/run-state'
 import type { ToolApprovalContext } from '../hooks/hook-map'
 import type { ApprovalDecisionOptions, ToolHookContext } from '../tools/hooks'
-import type { ToolDef } from '../tools/types'
+import type { NeedsApproval, ToolDef } from '../tools/types'
 import type { ApprovalVerdict } from './approval-desk'
 import type { Answer } from './call-answer'
 import type { PreparedCall } from './call-resolve'
@@ -24,13 +24,18 @@ export function verdictOf(decision: ApprovalDecision): ApprovalVerdict {
   return decision.approved ? { kind: 'approved', reason: decision.reason } : { kind: 'denied', reason: decision.reason }
 }
 
+/** The rule that applies to this call: the host's entry for the tool, else the tool's own; `undefined` when neither says anything. */
+export function approvalRule(run: RunContext, call: PreparedCall, def: ToolDef): NeedsApproval | undefined {
+  return run.needsApproval && Object.hasOwn(run.needsApproval, call.base.name) ? run.needsApproval[call.base.name] : def.needsApproval
+}
+
 /**
  * Whether this call needs approval: the host's `needsApproval` entry for the
  * tool wins over the tool's own. `Answer` when the check itself failed (the
  * call is refused).
  */
 export async function needsApproval(run: RunContext, call: PreparedCall, def: ToolDef, input: unknown): Promise<boolean | Answer> {
-  const rule = run.needsApproval && Object.hasOwn(run.needsApproval, call.base.name) ? run.needsApproval[call.base.name] : def.needsApproval
+  const rule = approvalRule(run, call, def)
   if (rule === undefined || typeof rule === 'boolean')
     return rule === true
   const { callId, runId, name, parentToolCallId } = call.base
