@@ -56,6 +56,11 @@ export async function askApproval(run: RunContext, base: ToolHookContext, signal
     return { kind: 'aborted' }
   if (!hasAnsweringHandlers(run.hooks, 'tool:approval'))
     return { kind: 'suspended' }
+  // The decision is I/O from outside the run: a journaling host records it, and a replay gets it back without asking.
+  return run.effects.step('approval:decision', () => waitForDecision(run, base, signal))
+}
+
+async function waitForDecision(run: RunContext, base: ToolHookContext, signal: AbortSignal): Promise<ApprovalVerdict> {
   const request = run.approvals.request(base, await run.clock.now())
   const settle = request.settle
   const onAbort = () => settle({ kind: 'aborted' })

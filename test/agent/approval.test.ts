@@ -6,7 +6,7 @@ import { createAgent, tool } from '../../src'
 import { ToolApprovalError } from '../../src/errors'
 import { basic, basicApprovals } from '../../src/presets'
 import { createSession } from '../../src/session'
-import { scriptedProvider } from '../../src/testing'
+import { scriptedProvider, testEffects } from '../../src/testing'
 import { createSpawnTool } from '../../src/tools/spawn'
 
 // Tool approval through the public API: the request on the hook and on the stream, approve and deny with a
@@ -188,6 +188,39 @@ describe('tool approval in process', () => {
     expect(stats.stopReason).toBe('aborted')
     expect(ran).toEqual([])
     expect(provider.requests).toHaveLength(1)
+  })
+
+  it('the decision goes through the effects seam: a journal records it, and a replay gets it back without asking', async () => {
+    const steps: { name: string, value: unknown }[] = []
+    const recording = createAgent({
+      provider: scriptedProvider([shellTurn('c1', 'ls'), { text: 'ok' }]),
+      tools: { shell: recordingTool('shell', [], { needsApproval: true }) },
+      effects: { ...testEffects(), step: async (name, exec) => {
+        const value = await exec()
+        steps.push({ name, value })
+        return value
+      } },
+    })
+    recording.hooks.hook('tool:approval', ctx => ctx.deny({ reason: 'recorded' }))
+    await recording.run({ prompt: 'go' })
+    expect(steps).toEqual([{ name: 'approval:decision', value: { kind: 'denied', reason: 'recorded' } }])
+
+    const ran: string[] = []
+    const provider = scriptedProvider([shellTurn('c1', 'ls'), { text: 'ok' }])
+    const replay = createAgent({
+      provider,
+      tools: { shell: recordingTool('shell', ran, { needsApproval: true }) },
+      effects: { ...testEffects(), step: async () => steps.shift()!.value as never },
+    })
+    const asked: string[] = []
+    replay.hooks.hook('tool:approval', (ctx) => {
+      asked.push(ctx.callId)
+      ctx.approve()
+    })
+    await replay.run({ prompt: 'go' })
+    expect(asked).toEqual([])
+    expect(ran).toEqual([])
+    expect(lastResults(provider).c1.output).toBe('Blocked: the call was denied: recorded')
   })
 
   it('a hook that throws denies the call', async () => {
