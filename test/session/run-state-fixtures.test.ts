@@ -82,4 +82,25 @@ describe('run state fixtures', () => {
     expect(error).toBeInstanceOf(RunStateError)
     expect(error).toMatchObject({ path: 'usage[1].input', runId: 'run-paused', sessionId: session.id })
   })
+
+  it('a v2 record suspended with an approved call is continued: the call runs and the model reads its result', async () => {
+    const session = await createSession()
+    const state = JSON.parse(read('v2', 'approved.json')) as RunState
+    await session.appendTurns([
+      { id: 'u1', role: 'user', content: [{ type: 'text', text: 'release it' }], createdAt: 1, runId: 'run-s' },
+      { id: 'a1', role: 'assistant', content: [{ type: 'tool_call', id: 'call_9', name: 'mcp__deploy__release', input: { tag: 'v2.1.0' } }], createdAt: 2, runId: 'run-s', usage: { input: 10, output: 5 } },
+      { id: 'u2', role: 'user', content: [{ type: 'tool_result', callId: 'call_9', output: 'Not run yet', isError: true, metadata: { approval: 'pending' } }], createdAt: 3, runId: 'run-s' },
+    ])
+    await session.saveRun({ id: 'run-s', status: 'completed', stopReason: 'suspended', startedAt: 1, state })
+    const released: string[] = []
+    const release = { spec: { name: 'mcp__deploy__release', description: 'release', inputSchema: { type: 'object' } }, execute: (input: { tag: string }) => {
+      released.push(input.tag)
+      return `released ${input.tag}`
+    } }
+    const provider = scriptedProvider([{ text: 'released' }])
+    const stats = await createAgent({ provider, tools: { release }, session }).run()
+    expect(stats.stopReason).toBe('completed')
+    expect(released).toEqual(['v2.1.0'])
+    expect(provider.requests[0].messages.at(-1)!.content).toMatchObject([{ type: 'tool_result', callId: 'call_9', output: 'released v2.1.0' }])
+  })
 })
