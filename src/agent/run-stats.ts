@@ -71,7 +71,7 @@ export function buildStats(run: RunContext, stopReason: StopReason): AgentStats 
   if (stopReason === 'suspended') {
     stats.suspended = true
     if (run.state.approvals)
-      stats.pendingApprovals = run.state.approvals.map(approval => ({ ...approval }))
+      stats.pendingApprovals = run.state.approvals.filter(approval => !approval.decision).map(approval => ({ ...approval }))
   }
   if (stopReason === 'aborted') {
     const reason = abortReasonText(run.signal.reason)

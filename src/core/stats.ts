@@ -108,7 +108,7 @@ export interface AgentStats<Output = unknown> {
    * is saved with the run record; `agent.run()` without a prompt continues it.
    */
   suspended?: boolean
-  /** On a run suspended for approval: the calls waiting for a decision, in call order (`agent.approve()` / `agent.deny()`). */
+  /** On a run suspended for approval: the calls still waiting for a decision, in call order (`agent.approve()` / `agent.deny()`). */
   pendingApprovals?: PendingApproval[]
   /** Text of the last assistant turn of the run. */
   text: string

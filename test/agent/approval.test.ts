@@ -377,6 +377,27 @@ describe('suspension', () => {
     expect(again.requests).toHaveLength(0)
   })
 
+  it('two pending calls: one decided on the record, the other still open; the stats list only the open one', async () => {
+    const ran: string[] = []
+    const session = await createSession()
+    const tools = { shell: recordingTool('shell', ran, { needsApproval: true }) }
+    const batch = { toolCalls: [{ id: 'a', name: 'shell', input: { command: 'one' } }, { id: 'b', name: 'shell', input: { command: 'two' } }] }
+    const first = await createAgent({ provider: scriptedProvider([batch]), tools, session }).run({ prompt: 'go' })
+    expect(first.pendingApprovals!.map(approval => approval.callId)).toEqual(['a', 'b'])
+    const agent = createAgent({ provider: scriptedProvider([{ text: 'never' }]), tools, session })
+    await agent.approve('a')
+    expect(agent.pendingApprovals().map(approval => approval.callId)).toEqual(['b'])
+    const again = await agent.run()
+    expect(again).toMatchObject({ stopReason: 'suspended', pendingApprovals: [{ callId: 'b' }] })
+    expect(ran).toEqual([])
+    // The decision on 'a' was kept: deciding 'b' is enough to go on, and both are answered in call order.
+    await agent.deny('b', { reason: 'only one' })
+    const provider = scriptedProvider([{ text: 'done' }])
+    await createAgent({ provider, tools, session }).run()
+    expect(ran).toEqual(['shell:one'])
+    expect(lastResults(provider)).toEqual({ a: { output: 'shell ran one', isError: false }, b: { output: 'Blocked: the call was denied: only one', isError: true } })
+  })
+
   it('a continuation asks a listener again for an undecided call', async () => {
     const ran: string[] = []
     const session = await createSession()
