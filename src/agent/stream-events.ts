@@ -107,8 +107,11 @@ export interface ToolApprovalEvent extends AgentEventBase {
   input: Record<string, unknown>
   /** Set when a tool made the call while it ran (`ToolContext.callTool`): the calling tool's call id. */
   parentToolCallId?: string
+  /** Let the call run. */
   approve: (options?: ApprovalDecisionOptions) => void
+  /** Refuse the call; the model reads `Blocked: the call was denied: <reason>`. */
   deny: (options?: ApprovalDecisionOptions) => void
+  /** Leave the call pending and stop the run with `stopReason: 'suspended'` (a nested call is refused instead). */
   suspend: () => void
 }
 

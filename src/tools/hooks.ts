@@ -48,7 +48,9 @@ export interface ApprovalDecisionOptions {
  * decision counts; later ones are ignored.
  */
 export interface ToolApprovalContext extends ToolHookContext {
+  /** Let the call run. */
   approve: (options?: ApprovalDecisionOptions) => void
+  /** Refuse the call; the model reads `Blocked: the call was denied: <reason>`. */
   deny: (options?: ApprovalDecisionOptions) => void
   /** Leave the call pending and suspend the run (a nested call or a subagent's is refused instead). */
   suspend: () => void
