@@ -1,4 +1,4 @@
-import type { ToolResultBlock } from '../core/content'
+import type { ToolResultBlock, ToolResultMetadata } from '../core/content'
 import type { CallAnswer } from '../policies/policy'
 import type { ToolOutcome, ToolOutput } from '../tools/types'
 import type { RunContext } from './run-context'
@@ -18,6 +18,8 @@ export interface Answer {
   answer: CallAnswer
   /** The call waits for approval: it is answered by a placeholder and recorded in the run state (see `./approval.ts`). */
   pending?: true
+  /** Data the loop records on the result for the host (the approval decision), under what the transforms add. */
+  metadata?: ToolResultMetadata
 }
 
 /** A call's answer as recorded, and how it was reached. */

@@ -182,16 +182,25 @@ async function runGatedCall(run: RunContext, call: PreparedCall): Promise<Answer
   if (verdict !== undefined && 'output' in verdict)
     return verdict
   if (verdict !== undefined && verdict.kind !== 'approved')
-    return verdictAnswer(run, call, verdict)
+    return withApproval(verdictAnswer(run, call, verdict), verdict)
 
   // The tool may call others while it runs (`ToolContext.callTool`); they end with it.
   const nested = nestedCaller(run, call, answerNestedCall)
   try {
-    return await executeTool(run, call, def, checked.value, nested.callTool)
+    const answer = await executeTool(run, call, def, checked.value, nested.callTool)
+    return verdict ? withApproval(answer, verdict) : answer
   }
   finally {
     nested.close()
   }
+}
+
+/** The host's decision, recorded on the result's metadata (`approval: { approved, reason? }`) for audits; the model never sees it. */
+function withApproval(answer: Answer, verdict: ApprovalVerdict): Answer {
+  if (verdict.kind !== 'approved' && verdict.kind !== 'denied')
+    return answer
+  const approval = { approved: verdict.kind === 'approved', ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) }
+  return { ...answer, metadata: { ...answer.metadata, approval } }
 }
 
 /** The approval step: no verdict when the call needs none, an `Answer` when the check failed. */

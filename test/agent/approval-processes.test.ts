@@ -49,7 +49,8 @@ describe('approval across processes', () => {
     const after = await loadSession('deploys', { store: createFileStore({ dir }) })
     const suspended = after.runs.find(run => run.stopReason === 'suspended')!
     expect(suspended.state!.approvals![0].decision).toMatchObject({ approved: true, reason: 'release window open' })
-    expect(after.turns.some(turn => turn.supersedes !== undefined)).toBe(true)
+    const superseding = after.turns.find(turn => turn.supersedes !== undefined)!
+    expect(superseding.content).toMatchObject([{ callId: 'call-deploy', metadata: { approval: { approved: true, reason: 'release window open' } } }])
   })
 
   it('a denial from the second process reaches the model with its reason; the tool never runs', async () => {

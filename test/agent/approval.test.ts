@@ -51,10 +51,14 @@ describe('tool approval in process', () => {
       asked.push({ callId: ctx.callId, name: ctx.name, input: ctx.input, decide: typeof ctx.decide })
       ctx.approve({ reason: 'read-only' })
     })
+    const metadata: unknown[] = []
     agent.hooks.hook('tool:after', (ctx) => {
       after.push(String(ctx.result))
+      metadata.push(ctx.metadata)
     })
     const stats = await agent.run({ prompt: 'list' })
+    // The decision is recorded on the result for audits (metadata: the model never reads it).
+    expect(metadata).toEqual([{ approval: { approved: true, reason: 'read-only' } }])
     expect(stats.stopReason).toBe('completed')
     // The context carries ctx.decide, as every hook context does.
     expect(asked).toEqual([{ callId: 'c1', name: 'shell', input: { command: 'ls' }, decide: 'function' }])
@@ -70,7 +74,10 @@ describe('tool approval in process', () => {
     agent.hooks.hook('tool:approval', (ctx) => {
       ctx.deny({ reason: 'never delete the root' })
     })
+    const metadata: unknown[] = []
+    agent.hooks.hook('tool:after', ctx => void metadata.push(ctx.metadata))
     await agent.run({ prompt: 'clean up' })
+    expect(metadata).toEqual([{ approval: { approved: false, reason: 'never delete the root' } }])
     expect(ran).toEqual([])
     expect(lastResults(provider).c1).toEqual({ output: 'Blocked: the call was denied: never delete the root', isError: true })
   })
