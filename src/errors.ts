@@ -316,6 +316,24 @@ export class RunStateError extends Error {
 }
 
 /**
+ * `agent.approve()` / `agent.deny()` named a call that has no approval to
+ * decide: no run of this agent waits on it, and the session's last top-level
+ * run is not suspended with it pending (`problem: 'not-pending'`); or a run
+ * is in progress, so the saved one cannot be changed under it
+ * (`problem: 'running'`).
+ */
+export class ToolApprovalError extends Error {
+  override name = 'ToolApprovalError'
+  readonly callId: string
+  readonly problem: 'not-pending' | 'running'
+  constructor(message: string, init: { callId: string, problem: 'not-pending' | 'running' }) {
+    super(message)
+    this.callId = init.callId
+    this.problem = init.problem
+  }
+}
+
+/**
  * Who holds a session's lease: the single-writer claim a run takes on its
  * session (see `SessionStore.acquireLease`). `expiresAt` is wall-clock epoch
  * ms; `pid` and `hostname` name the holding process when the store knows them.

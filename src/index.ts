@@ -6,6 +6,7 @@
  * @module zidane
  */
 
+export type { AgentApprovals } from './agent/approvals'
 export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export { createAgent } from './agent/create-agent'
 export type { Agent, RunOptionsWithSchema } from './agent/create-agent'
@@ -16,6 +17,7 @@ export type { QueuedUserMessage } from './agent/steering'
 export { DEFAULT_STREAM_HIGH_WATER_MARK } from './agent/stream'
 export type { AgentStream, AgentStreamOptions } from './agent/stream'
 export type * from './agent/stream-events'
+export type { ApprovalDecision, PendingApproval } from './core/approval'
 export { DEFAULT_AGENT_CLOCK } from './core/clock'
 export type { AgentClock } from './core/clock'
 export type * from './core/content'
@@ -81,7 +83,8 @@ export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } fr
 export { createMemoryToolStateStore, createToolStateController, DEFAULT_MAX_VALUE_BYTES, stagedToolState } from './tool-state'
 export type { AgentToolState, StagedToolState, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state'
 export type { ToolProgressContext } from './tools/hooks'
+export type { ApprovalDecisionOptions } from './tools/hooks'
 export { OUTPUT_TOOL_NAME, parsePartialJson } from './tools/output-schema'
 export { tool } from './tools/tool'
-export type { NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate } from './tools/types'
+export type { ApprovalCheck, NeedsApproval, NeedsApprovalMap, NestedToolCallOptions, NestedToolCallResult, ToolContext, ToolDef, ToolMap, ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate } from './tools/types'
 export { filterUnresolvedToolUses, repairToolPairing, SYNTHETIC_TOOL_RESULT_PLACEHOLDER } from './wire/pairing'

@@ -7,6 +7,7 @@ import type { AgentBehavior, OutputSchema } from '../knobs/behavior'
 import type { RunContext } from '../loop/run-context'
 import type { Session } from '../session/session'
 import type { AgentToolState } from '../tool-state/types'
+import type { AgentApprovals } from './approvals'
 import type { ContextBreakdown } from './context-breakdown'
 import type { AgentOptions, AgentRunOptions, QueuedMessageOptions } from './options'
 import type { RunEnvironment } from './run'
@@ -25,6 +26,7 @@ import { preloadProvider } from '../providers/preload'
 import { createSkillSet } from '../skills/skill-set'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
+import { agentApprovals } from './approvals'
 import { attachContextDecide, createDecisionEngine } from './decide'
 import { createMcpLoader } from './mcp-loader'
 import { MessageQueue } from './message-queue'
@@ -42,7 +44,7 @@ export type RunOptionsWithSchema<Options, Schema extends OutputSchema> = Options
  * `Output` types `stats.output` of its runs: the output type of the zod
  * `behavior.schema` given to `createAgent`, `unknown` without one.
  */
-export interface Agent<Output = unknown> {
+export interface Agent<Output = unknown> extends AgentApprovals {
   /** The hook bus; register handlers with `agent.hooks.hook(name, handler)`. */
   readonly hooks: AgentHookBus
   /** Whether a run is in progress. */
@@ -175,7 +177,10 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
     }
   }
 
+  const approvals = agentApprovals({ session: options.session, clock, live: () => live, running: () => current !== undefined })
+
   const agent: Agent<SchemaOutput<Schema>> = {
+    ...approvals,
     hooks,
     decide: decisions.decide,
     session: options.session,

@@ -4,6 +4,7 @@
  * @module zidane/agent
  */
 
+export type { ApprovalDecision, PendingApproval } from '../core/approval'
 export type { AgentClock } from '../core/clock'
 export { DEFAULT_AGENT_CLOCK } from '../core/clock'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, TurnFinishReason, TurnUsage } from '../core/stats'
@@ -13,6 +14,7 @@ export type * from '../hooks/hook-map'
 export type { AgentBehavior, CacheTtl, RetryConfig } from '../knobs/behavior'
 export { continueWith, definePolicy, nudge } from '../policies/policy'
 export type * from '../policies/policy'
+export type { AgentApprovals } from './approvals'
 export { createAgent } from './create-agent'
 export type { Agent, RunOptionsWithSchema } from './create-agent'
 export type { AgentOptions, AgentProfile, AgentRunOptions } from './options'

@@ -15,7 +15,7 @@ import type { SystemFreezeOptions } from '../session/system-freeze'
 import type { SessionRunAgent, SessionRunOrigin } from '../session/types'
 import type { SkillsConfig, SkillSource } from '../skills/types'
 import type { ToolStateStore } from '../tool-state/types'
-import type { ToolMap } from '../tools/types'
+import type { NeedsApprovalMap, ToolMap } from '../tools/types'
 import type { AgentDecisionsOptions } from './decide'
 import type { McpConnector } from './types'
 
@@ -47,6 +47,13 @@ export interface AgentOptions {
    * sessions and hooks keep the canonical name.
    */
   toolAliases?: Record<string, string>
+  /**
+   * Which tools wait for the host's approval before they run, keyed by
+   * canonical name (an MCP tool by its `mcp__server__tool` name): `true`, or
+   * a function of the call's input. An entry wins over the tool's own
+   * `needsApproval`; `false` lifts it. See docs/approval.md.
+   */
+  needsApproval?: NeedsApprovalMap
   /** Handlers registered on `agent.hooks` at creation. */
   hooks?: AgentHookMap
   /**

@@ -34,7 +34,7 @@ export function stateToContinue(session: Session, options: AgentRunOptions): Run
     record = session.runs.findLast(run => run.parentRunId === undefined)
   if (!record?.state)
     return undefined
-  const unfinished = record.stopReason === 'paused' || record.status === 'running'
+  const unfinished = record.stopReason === 'paused' || record.stopReason === 'suspended' || record.status === 'running'
   if (!unfinished && options.resumeRunId === undefined)
     return undefined
   const saved = checkRunState(record.state, { runId: record.id, sessionId: session.id })
@@ -81,6 +81,7 @@ export function startState(continued: RunState | undefined, targets: readonly Mo
     usage: [...continued.usage],
     sideCalls: [...continued.sideCalls],
     children: [...continued.children],
+    ...(continued.approvals ? { approvals: continued.approvals.map(approval => ({ ...approval })) } : {}),
   }
 }
 
@@ -127,6 +128,7 @@ export function savedState(run: RunContext, atBoundary = false): RunState {
     children: [...state.children],
     policies: { ...state.policies },
     ...(read ? { read } : {}),
+    ...(state.approvals ? { approvals: state.approvals.map(approval => ({ ...approval })) } : {}),
   }
 }
 

@@ -68,6 +68,11 @@ export function buildStats(run: RunContext, stopReason: StopReason): AgentStats 
     stats.timeTillFirstTokenMs = run.firstSignalAtMs - run.startedAtMs
   if (stopReason === 'paused')
     stats.paused = true
+  if (stopReason === 'suspended') {
+    stats.suspended = true
+    if (run.state.approvals)
+      stats.pendingApprovals = run.state.approvals.filter(approval => !approval.decision).map(approval => ({ ...approval }))
+  }
   if (stopReason === 'aborted') {
     const reason = abortReasonText(run.signal.reason)
     if (reason !== undefined)

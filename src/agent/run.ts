@@ -23,6 +23,7 @@ import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '
 import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
 import { SESSION_DEFAULTS } from '../knobs/session-knobs'
+import { ApprovalDesk } from '../loop/approval-desk'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
 import { endPolicies } from '../loop/policy-run-end'
 import { adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError } from '../loop/policy-runner'
@@ -34,6 +35,7 @@ import { BUILT_IN_POLICIES } from '../policies'
 import { runOriginProblem } from '../session/stores/record-checks'
 import { holdUnsavedWork } from '../session/unsaved-work'
 import { filterUnresolvedToolUses } from '../wire/pairing'
+import { replaceSupersededTurns } from '../wire/superseded'
 import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
 import { legStartOf, runCheckpoint, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
@@ -234,6 +236,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       sentStages: [],
       complete: request => completeForPolicy(run, request),
       emit: (event, context) => emitForPolicy(run, event, context),
+      needsApproval: agent.needsApproval,
+      approvals: new ApprovalDesk(),
     }
 
     // Each policy says once, here, whether it takes part in this run; the
@@ -307,7 +311,8 @@ function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[]
  * its calls), so the model answers the last user message afresh instead of
  * seeing a half-finished turn as its final word.
  */
-export function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
+export function resumableTurns(recorded: readonly SessionTurn[]): SessionTurn[] {
+  const turns = replaceSupersededTurns(recorded)
   const filtered = filterUnresolvedToolUses(turns)
   const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
   if (!lastAssistant || filtered.includes(lastAssistant))

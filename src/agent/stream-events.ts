@@ -1,6 +1,7 @@
 import type { PromptPart } from '../core/content'
 import type { AgentStats, ChildRunStats, TurnFinishReason, TurnUsage } from '../core/stats'
 import type { ClassifiedError } from '../errors'
+import type { ApprovalDecisionOptions } from '../tools/hooks'
 import type { ToolOutcome, ToolOutput, ToolProgress } from '../tools/types'
 
 /** What every event of `agent.stream()` carries: which run emitted it, and how deep in the subagent tree. */
@@ -87,6 +88,31 @@ export interface ToolProgressEvent extends AgentEventBase, ToolProgress {
   /** 1 for the call's first delivered report, then 2, 3, … */
   sequence: number
   skipped: number
+}
+
+/**
+ * A call needs the host's approval before it runs (`tool:approval`), after
+ * its `tool-call`. The run waits (abortable, no time limit) until one of the
+ * methods is called, or `agent.approve(callId)` / `agent.deny(callId)`:
+ * `approve()` runs it, `deny({ reason })` refuses it with the reason,
+ * `suspend()` stops the run with `stopReason: 'suspended'` to decide later.
+ * The first decision counts. Its `tool-result` follows as for any call.
+ */
+export interface ToolApprovalEvent extends AgentEventBase {
+  type: 'tool-approval'
+  turnId: string
+  callId: string
+  /** Canonical name of the tool that needs approval (for a `call_tool` envelope, the tool inside it). */
+  name: string
+  input: Record<string, unknown>
+  /** Set when a tool made the call while it ran (`ToolContext.callTool`): the calling tool's call id. */
+  parentToolCallId?: string
+  /** Let the call run. */
+  approve: (options?: ApprovalDecisionOptions) => void
+  /** Refuse the call; the model reads `Blocked: the call was denied: <reason>`. */
+  deny: (options?: ApprovalDecisionOptions) => void
+  /** Leave the call pending and stop the run with `stopReason: 'suspended'` (a nested call is refused instead). */
+  suspend: () => void
 }
 
 /** The answer to one tool call, as the model will read it. */
@@ -176,6 +202,7 @@ export type AgentStreamEvent
     | FallbackEvent
     | ToolCallEvent
     | ToolProgressEvent
+    | ToolApprovalEvent
     | ToolResultEvent
     | TurnEndEvent
     | UserMessageEvent

@@ -1,11 +1,11 @@
 import type { ChildEventMarks, HookContext, RunHookMap } from '../hooks/hook-map'
 import type { EventBuffer } from './event-buffer'
-import type { AgentEventBase, ToolProgressEvent } from './stream-events'
+import type { AgentEventBase, ToolApprovalEvent, ToolProgressEvent } from './stream-events'
 
 /** The events `agent.stream()` listens to, for the run itself and (as `child:<event>`) for its subagents. */
 type ListenedHook
   = | 'agent:start' | 'turn:before' | 'stream:text' | 'stream:thinking' | 'stream:retry' | 'model:fallback'
-    | 'stream:end' | 'tool:progress' | 'tool:after' | 'tool-results:after' | 'turn:after' | 'steer:inject'
+    | 'stream:end' | 'tool:progress' | 'tool:approval' | 'tool:after' | 'tool-results:after' | 'turn:after' | 'steer:inject'
     | 'spawn:before' | 'spawn:complete' | 'spawn:error' | 'output:partial'
 
 /** Turn one hook context into events; a returned promise is where the run waits for the reader. */
@@ -94,6 +94,18 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
       buffer.push(event)
       // The reader sets the pace: progress arriving meanwhile is merged into the newest report.
       return wait(own)
+    },
+    'tool:approval': (ctx) => {
+      const { turnId, callId, name, input, parentToolCallId, approve, deny, suspend } = ctx
+      // A suspended call asked about again by a continuation was announced in an earlier run: announce it here, so its result follows.
+      if (parentToolCallId === undefined && !open.has(callKey(ctx.runId, callId))) {
+        open.set(callKey(ctx.runId, callId), name)
+        buffer.push({ type: 'tool-call', ...base(ctx), turnId, callId, name, input })
+      }
+      const event: ToolApprovalEvent = { type: 'tool-approval', ...base(ctx), turnId, callId, name, input, approve, deny, suspend }
+      if (parentToolCallId !== undefined)
+        event.parentToolCallId = parentToolCallId
+      buffer.push(event)
     },
     'tool:after': (ctx, own) => {
       if (!open.delete(callKey(ctx.runId, ctx.callId)))

@@ -156,6 +156,13 @@ export interface SessionTurn {
   display?: string
   /** On a `role: 'system'` turn: a frozen system prompt (`content` holds its text). */
   systemSnapshot?: SystemPromptSnapshot
+  /**
+   * The id of an earlier turn this one replaces: a turn of tool results
+   * recorded again once calls that waited for approval were answered (see
+   * docs/approval.md). A run seeded from the session shows the model this
+   * turn in the earlier one's place, and not the earlier one.
+   */
+  supersedes?: string
 }
 
 /**

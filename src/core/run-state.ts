@@ -11,12 +11,18 @@
  * field at fault and how to recover.
  */
 
+import type { PendingApproval } from './approval'
 import type { InjectedTurnReason, PromptPart, SessionContentBlock } from './content'
 import type { ChildRunStats, OutputError, SideCallUsage, TurnUsage } from './stats'
 import { RunStateError } from '../errors'
 
-/** The version `RunState` records are written in; every later version must still read `test/fixtures/run-state/v1/`. */
-export const RUN_STATE_VERSION = 1
+/**
+ * The version `RunState` records are written in; every later version must
+ * still read `test/fixtures/run-state/v1/` and `v2/`. Version 2 added
+ * `approvals` (tool calls waiting for a host's decision); a version 1 record
+ * has none and reads as it is.
+ */
+export const RUN_STATE_VERSION = 2
 
 /**
  * Plain JSON data: what a policy keeps between phases. It lives on the run's
@@ -92,6 +98,8 @@ export interface RunStateTarget {
   model: string
 }
 
+export type { ApprovalDecision, PendingApproval } from './approval'
+
 /** Everything a run decides from, as JSON. See the module comment. */
 export interface RunState {
   /** `RUN_STATE_VERSION` when written. */
@@ -123,6 +131,11 @@ export interface RunState {
   read?: RunReadState
   /** Each enabled policy's state, by policy name. */
   policies: Record<string, PolicyState>
+  /**
+   * Tool calls of the last turn that wait for a host's decision (version 2).
+   * Present only on a run suspended for approval; absent otherwise.
+   */
+  approvals?: PendingApproval[]
 }
 
 /** A fresh run state: nothing done yet, served by the first target. */
@@ -214,6 +227,7 @@ function stateProblem(value: unknown): Problem | undefined {
     ?? optionalObject(value, 'stopResult')
     ?? (value.read === undefined ? undefined : readProblem(value.read))
     ?? (isRecord(value.policies) ? undefined : { path: 'policies', problem: `is ${describe(value.policies)}, not an object` })
+    ?? (value.approvals === undefined ? undefined : listProblem(value, 'approvals', approvalProblem))
 }
 
 function count(fields: Fields, key: string, prefix = ''): Problem | undefined {
@@ -287,6 +301,35 @@ function childProblem(child: Fields, prefix: string): Problem | undefined {
       return found
   }
   return undefined
+}
+
+function approvalProblem(approval: Fields, prefix: string): Problem | undefined {
+  const problem = text(approval, 'callId', prefix) ?? text(approval, 'turnId', prefix) ?? text(approval, 'name', prefix)
+    ?? objectField(approval, 'input', prefix) ?? num(approval, 'requestedAt', prefix)
+  if (problem)
+    return problem
+  const envelope = approval.envelope
+  if (envelope !== undefined) {
+    if (!isRecord(envelope))
+      return { path: `${prefix}envelope`, problem: `is ${describe(envelope)}, not an object` }
+    const found = text(envelope, 'name', `${prefix}envelope.`) ?? objectField(envelope, 'input', `${prefix}envelope.`)
+    if (found)
+      return found
+  }
+  const decision = approval.decision
+  if (decision === undefined)
+    return undefined
+  if (!isRecord(decision))
+    return { path: `${prefix}decision`, problem: `is ${describe(decision)}, not an object` }
+  if (typeof decision.approved !== 'boolean')
+    return { path: `${prefix}decision.approved`, problem: `is ${describe(decision.approved)}, not a boolean` }
+  if (decision.reason !== undefined && typeof decision.reason !== 'string')
+    return { path: `${prefix}decision.reason`, problem: `is ${describe(decision.reason)}, not a string` }
+  return num(decision, 'decidedAt', `${prefix}decision.`)
+}
+
+function objectField(fields: Fields, key: string, prefix: string): Problem | undefined {
+  return isRecord(fields[key]) ? undefined : { path: `${prefix}${key}`, problem: `is ${describe(fields[key])}, not an object` }
 }
 
 const READ_SOURCES = new Set(['read_file', 'write_file', 'edit', 'shell'])

@@ -1,3 +1,4 @@
+import type { PendingApproval } from './approval'
 import type { StopReason } from './stop-reason'
 
 /** Why the provider ended one turn, normalized across APIs. */
@@ -101,8 +102,14 @@ export interface AgentStats<Output = unknown> {
   /** With `behavior.schema`, when no valid output was produced: what failed (`stopReason: 'output-invalid'`). */
   outputError?: OutputError
   paused?: boolean
-  /** Not built yet: reserved for a later release; no provider or run sets it today. */
+  /**
+   * The run stopped to wait for something outside it (`stopReason:
+   * 'suspended'`): calls waiting for approval (`pendingApprovals`). Its state
+   * is saved with the run record; `agent.run()` without a prompt continues it.
+   */
   suspended?: boolean
+  /** On a run suspended for approval: the calls still waiting for a decision, in call order (`agent.approve()` / `agent.deny()`). */
+  pendingApprovals?: PendingApproval[]
   /** Text of the last assistant turn of the run. */
   text: string
   /** Why the loop ended. */

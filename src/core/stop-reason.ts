@@ -20,7 +20,11 @@ export interface StopReasons {
   'aborted': true
   /** `pauseSignal` stopped the run at a turn boundary; another run continues it. */
   'paused': true
-  /** Not built yet; reserved for a checkpoint runtime, no run returns it today. */
+  /**
+   * The run stopped to wait for something outside it: tool calls waiting for
+   * approval with no decision in this process (`stats.pendingApprovals`).
+   * Its state is saved; `agent.run()` without a prompt continues it.
+   */
   'suspended': true
   /** `maxConsecutivePauseTurns` empty pause turns in a row. */
   'pause-exhausted': true

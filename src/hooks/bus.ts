@@ -13,7 +13,7 @@ import { SESSION_HOOK_NAMES } from '../session/hooks'
 import { TOOL_HOOK_NAMES } from '../tools/hooks'
 import { OUTPUT_HOOK_NAMES } from '../tools/output-hooks'
 import { SPAWN_HOOK_NAMES } from '../tools/spawn-hooks'
-import { mayReach, trackRegistrations } from './registrations'
+import { hasOwnHandlers, mayReach, trackRegistrations } from './registrations'
 import { RUN_HOOK_NAMES } from './run-hooks'
 
 /** Registration typed by `AgentHookHandlers`, so handlers see `ctx.decide`. */
@@ -107,6 +107,11 @@ export function registerHookMap(bus: AgentHookBus, hooks: AgentHookMap | RunHook
  */
 export function hasHookHandlers(bus: AgentHookBus, name: AgentHookName): boolean {
   return mayReach(bus, name)
+}
+
+/** Whether `name` has handlers of its own (observers left out): for an event someone must answer, such as `tool:approval`. */
+export function hasAnsweringHandlers(bus: AgentHookBus, name: AgentHookName): boolean {
+  return hasOwnHandlers(bus, name)
 }
 
 export interface BoundedHookOptions {

@@ -22,7 +22,7 @@ export type { RepeatGuardAction, RepeatGuardCounter, RepeatGuardExceededContext 
 export type { OAuthCredentials, OAuthRefreshHookContext, ProviderInputTransformationsContext } from '../providers/hooks'
 export type { SkillActivateContext, SkillActivationReason, SkillDeactivateContext, SkillOverflowContext, SkillSkipContext } from '../policies/skills/hooks'
 export type { SessionEndContext, SessionHookContext, SessionTurnsContext } from '../session/hooks'
-export type { BackgroundStallContext, ToolAfterContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
+export type { BackgroundStallContext, ToolAfterContext, ToolApprovalContext, ToolErrorContext, ToolGateContext, ToolHookContext, ToolResultsAfterContext, ToolStateCommitFailedContext, ToolTransformContext } from '../tools/hooks'
 export type { OutputPartialContext } from '../tools/output-hooks'
 export type { SpawnCompleteContext, SpawnErrorContext, SpawnHookContext } from '../tools/spawn-hooks'
 export type { OutputBudgetExceededContext, ToolBudgetExceededContext, ToolOutputShare } from './budget-hooks'

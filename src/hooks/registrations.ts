@@ -131,3 +131,17 @@ export function mayReach(bus: Hookable<any>, name: string): boolean {
   const list = state.handlers[name]
   return list !== undefined && list.length > 0
 }
+
+/**
+ * Whether `name` has handlers of its own, leaving out `beforeEach` /
+ * `afterEach` observers (a subagent's bus has one that forwards everything to
+ * its parent): for an event that someone must answer, an observer is nobody.
+ * A bus built elsewhere answers `true`.
+ */
+export function hasOwnHandlers(bus: Hookable<any>, name: string): boolean {
+  const state = (bus as Tracked)[REGISTRATIONS]
+  if (state === undefined || state.opaque)
+    return true
+  const list = state.handlers[name]
+  return list !== undefined && list.length > 0
+}

@@ -1,4 +1,4 @@
-import type { ToolResultBlock } from '../core/content'
+import type { ToolResultBlock, ToolResultMetadata } from '../core/content'
 import type { CallAnswer } from '../policies/policy'
 import type { ToolOutcome, ToolOutput } from '../tools/types'
 import type { RunContext } from './run-context'
@@ -16,6 +16,10 @@ export interface Answer {
   durationMs: number
   /** Whether the tool ran, and who answered in its place when it did not (for the result phase). */
   answer: CallAnswer
+  /** The call waits for approval: it is answered by a placeholder and recorded in the run state (see `./approval.ts`). */
+  pending?: true
+  /** Data the loop records on the result for the host (the approval decision), under what the transforms add. */
+  metadata?: ToolResultMetadata
 }
 
 /** A call's answer as recorded, and how it was reached. */
@@ -24,6 +28,8 @@ export interface AnsweredCall {
   /** Whether the tool ran, or who answered in its place. */
   answer: CallAnswer
   outcome?: ToolOutcome
+  /** Set when the call was left waiting for approval (its result is a placeholder). */
+  pending?: true
 }
 
 export const RAN: CallAnswer = Object.freeze({ kind: 'ran' })

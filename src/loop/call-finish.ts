@@ -31,7 +31,7 @@ export interface FinishedAnswer {
 export async function finishAnswer(run: RunContext, base: ToolHookContext, answer: Answer, mcp: McpOrigin | undefined): Promise<FinishedAnswer> {
   let { output, isError } = answer
   // One object both transform hooks write into; kept only when they wrote something.
-  let metadata: ToolResultMetadata = {}
+  let metadata: ToolResultMetadata = answer.metadata ? { ...answer.metadata } : {}
   if (hasHookHandlers(run.hooks, 'tool:transform')) {
     const transformed = await transformOutput(run, 'tool:transform', extendContext(base, { result: output, isError, outputBytes: toolOutputByteLength(output), metadata }))
     if (!transformed.ok)

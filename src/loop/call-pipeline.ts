@@ -1,7 +1,9 @@
 import type { ToolResultBlock } from '../core/content'
+import type { PendingApproval } from '../core/run-state'
 import type { ToolGateContext, ToolHookContext } from '../hooks/hook-map'
 import type { BatchCall, CallDecision } from '../policies/policy'
 import type { ToolDef } from '../tools/types'
+import type { ApprovalVerdict } from './approval-desk'
 import type { Answer, AnsweredCall } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
@@ -9,6 +11,7 @@ import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { invalidToolInput, MAX_TOOL_INPUT_DEPTH, TOO_DEEP_TOOL_INPUT } from '../providers/tool-json'
 import { joinProblems } from '../text/problem-list'
 import { checkJsonSchema } from '../tools/json-schema'
+import { approvalRule, askApproval, needsApproval, PENDING_APPROVAL_PLACEHOLDER, verdictAnswer, verdictOf } from './approval'
 import { abortedMessage, blocked, errorMessage, failure, HOST_REFUSED, HOST_SUBSTITUTED, POLICY_REFUSED, POLICY_SUBSTITUTED } from './call-answer'
 import { executeTool } from './call-execute'
 import { finishAnswer } from './call-finish'
@@ -63,7 +66,9 @@ export async function gateCalls(run: RunContext, turnId: string, prepared: reado
  * carries the nested calls made under it (`calls`), closed at this point.
  */
 export async function answerCall(run: RunContext, call: PreparedCall): Promise<AnsweredCall> {
-  const answer = await produceAnswer(run, call)
+  const answer = call.approval ? await runGatedCall(run, call) : await produceAnswer(run, call)
+  if (answer.pending)
+    return pendingCall(run, call)
   const { output, isError, metadata } = await finishAnswer(run, call.base, answer, call.def?.mcp)
   const calls = call.level === 0 ? call.log.close() : undefined
   const result: ToolResultBlock = {
@@ -149,7 +154,22 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
   else if (decided) {
     return decidedAnswer(run, base, decided)
   }
+  return runGatedCall(run, call)
+}
 
+/**
+ * A call the gates let through: the input check, the approval step, the tool.
+ * A suspended call continued with its decision starts here: the gates passed
+ * it before it was suspended.
+ */
+async function runGatedCall(run: RunContext, call: PreparedCall): Promise<Answer> {
+  const { base, def } = call
+  if (!def)
+    return failure(unknownToolMessage(run, base.displayName))
+  if (call.signal.aborted)
+    return failure(abortedMessage(run, false))
+  if (call.refusal)
+    return failure(call.refusal)
   const unparsed = invalidToolInput(base.input)
   if (unparsed)
     return failure(`Invalid arguments for ${base.displayName}: ${unparsed.error}. ${invalidInputHint(unparsed.error)}`)
@@ -157,14 +177,49 @@ async function produceAnswer(run: RunContext, call: PreparedCall): Promise<Answe
   if (!checked.ok)
     return failure(`Invalid arguments for ${base.displayName}: ${checked.error}`)
 
+  // Most calls need no approval: they pass without a wait.
+  const verdict = call.approval ? verdictOf(call.approval) : approvalRule(run, call, def) === undefined ? undefined : await approvalVerdict(run, call, def, checked.value)
+  if (verdict !== undefined && 'output' in verdict)
+    return verdict
+  if (verdict !== undefined && verdict.kind !== 'approved')
+    return withApproval(verdictAnswer(run, call, verdict), verdict)
+
   // The tool may call others while it runs (`ToolContext.callTool`); they end with it.
   const nested = nestedCaller(run, call, answerNestedCall)
   try {
-    return await executeTool(run, call, def, checked.value, nested.callTool)
+    const answer = await executeTool(run, call, def, checked.value, nested.callTool)
+    return verdict ? withApproval(answer, verdict) : answer
   }
   finally {
     nested.close()
   }
+}
+
+/** The host's decision, recorded on the result's metadata (`approval: { approved, reason? }`) for audits; the model never sees it. */
+function withApproval(answer: Answer, verdict: ApprovalVerdict): Answer {
+  if (verdict.kind !== 'approved' && verdict.kind !== 'denied')
+    return answer
+  const approval = { approved: verdict.kind === 'approved', ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) }
+  return { ...answer, metadata: { ...answer.metadata, approval } }
+}
+
+/** The approval step: no verdict when the call needs none, an `Answer` when the check failed. */
+async function approvalVerdict(run: RunContext, call: PreparedCall, def: ToolDef, input: unknown): Promise<ApprovalVerdict | Answer | undefined> {
+  const needed = await needsApproval(run, call, def, input)
+  if (needed === false)
+    return undefined
+  return needed === true ? askApproval(run, call.base, call.signal) : needed
+}
+
+/** A model's call left waiting for approval: recorded in the run state, answered by a placeholder until it is decided. */
+async function pendingCall(run: RunContext, call: PreparedCall): Promise<AnsweredCall> {
+  const { callId, turnId, name, input } = call.base
+  const pending: PendingApproval = { callId, turnId, name, input, requestedAt: await run.clock.now() }
+  if (call.envelope)
+    pending.envelope = call.envelope
+  ;(run.state.approvals ??= []).push(pending)
+  const result: ToolResultBlock = { type: 'tool_result', callId, output: PENDING_APPROVAL_PLACEHOLDER, isError: true, durationMs: 0, metadata: { approval: 'pending' } }
+  return { result, answer: HOST_REFUSED, pending: true }
 }
 
 /** The answer a policy's call decision gives: a refusal, a substitute result, or an aborted call. */

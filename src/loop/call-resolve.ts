@@ -1,3 +1,4 @@
+import type { ApprovalDecision } from '../core/run-state'
 import type { ToolHookContext } from '../hooks/hook-map'
 import type { CallDecision, GatedCall } from '../policies/policy'
 import type { ToolCall } from '../providers/types'
@@ -38,6 +39,10 @@ export interface PreparedCall {
   refusal?: string
   /** What the policies' batch gate decided for this call. */
   decided?: CallDecision
+  /** The call as the model made it, when an envelope (`call_tool`) was opened to reach the tool. */
+  envelope?: { name: string, input: Record<string, unknown> }
+  /** A host's approval decision made before the call reached the approval step (a suspended call continued). */
+  approval?: ApprovalDecision
   /** The signal the call answers to: the run's for a model's call, its own for a nested one. */
   signal: AbortSignal
   /** How deep the call is nested (0 for a call the model made). */
@@ -63,6 +68,7 @@ export function prepareCall(run: RunContext, origin: CallOrigin, call: ToolCall,
   const inner = resolveCall(run, origin, { id: call.id, name: target.name, input: target.input }, log)
   if (inner.def?.unwrap)
     inner.refusal = `Error: ${inner.base.displayName} cannot be called through ${call.name}.`
+  inner.envelope = { name: outer.base.name, input: call.input }
   return inner
 }
 

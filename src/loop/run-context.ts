@@ -15,9 +15,10 @@ import type { Session } from '../session/session'
 import type { SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
 import type { ToolRegistry } from '../tools/registry'
-import type { SubagentHost } from '../tools/types'
+import type { NeedsApprovalMap, SubagentHost } from '../tools/types'
 import type { WireMemo } from '../wire/pipeline'
 import type { SentWireStage, WireStage } from '../wire/stage'
+import type { ApprovalDesk } from './approval-desk'
 import type { ContentRefCache } from './content-refs'
 import type { PolicyPhases } from './policy-runner'
 import type { WallBound, WallDeadline } from './wall-deadline'
@@ -159,6 +160,10 @@ export interface RunContext {
   contentRefs?: ContentRefCache
   /** The stats fields the stop that ended the run set (a policy's `StopDecision.result`; `state.stopResult`). */
   stopResult?: StopResult
+  /** The host's `needsApproval` entries (`AgentOptions.needsApproval`), which win over the tools' own. */
+  readonly needsApproval?: NeedsApprovalMap
+  /** The approval requests this run waits on now (`agent.approve()` / `agent.deny()` reach them here). */
+  readonly approvals: ApprovalDesk
 }
 
 /**

@@ -10,6 +10,7 @@ import { extendContext } from '../hooks/context'
 import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { fillEstimatedCost } from '../providers/catalog/cost'
 import { refuseOverDeepInput } from '../providers/tool-json'
+import { settleApprovals } from './approval-resume'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
@@ -45,6 +46,12 @@ export async function runLoop(run: RunContext): Promise<StopReason> {
 }
 
 async function loop(run: RunContext): Promise<StopReason> {
+  // A run suspended for approval answers its pending calls before anything else (or stays suspended).
+  if (run.state.approvals) {
+    const stop = await settleApprovals(run)
+    if (stop)
+      return stop
+  }
   const maxTurns = run.behavior.maxTurns ?? Number.POSITIVE_INFINITY
   // Set while a turn runs again after a provider failure (a policy may retry a turn once).
   let retrying = false
@@ -104,6 +111,9 @@ async function loop(run: RunContext): Promise<StopReason> {
     const toolResults = await answerToolCalls(run, turnId, boundedCallInputs(result.toolCalls))
     if (run.session && (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns))
       await persistNewTurns(run)
+    // Calls left waiting for approval: the turn's results (placeholders for them) are recorded, and the run stops here.
+    if (run.state.approvals)
+      return run.signal.aborted ? 'aborted' : suspendForApproval(run, toolResults)
     const facts = { turnId, turn: run.turnCount, assistant, toolResults, usage, finishReason: result.finishReason }
     // Host hooks first, then the policies' after-turn phase (see docs/architecture/policies.md).
     if (hasHookHandlers(run.hooks, 'turn:after'))
@@ -132,6 +142,13 @@ async function loop(run: RunContext): Promise<StopReason> {
       return 'content-filter'
     return 'completed'
   }
+}
+
+/** The pending approvals in the order of the turn's calls (a batch answers them as they finish). */
+function suspendForApproval(run: RunContext, results: readonly ToolResult[]): StopReason {
+  const order = new Map(results.map((result, index) => [result.callId, index]))
+  run.state.approvals!.sort((a, b) => (order.get(a.callId) ?? 0) - (order.get(b.callId) ?? 0))
+  return 'suspended'
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 
 import type { AgentOptions } from '../agent/options'
-import type { ToolMap } from '../tools/types'
+import type { NeedsApprovalMap, ToolMap } from '../tools/types'
 import { edit } from '../tools/edit'
 import { glob } from '../tools/glob'
 import { grep } from '../tools/grep'
@@ -36,7 +36,14 @@ const BASIC_SYSTEM_PROMPT = [
   'When you are done, reply with a short summary of what you changed and how you verified it, including anything left unresolved.',
 ].join('\n')
 
-/** A general coding agent: shell plus the file tools, and a short system prompt telling it how to use them. */
+/**
+ * A general coding agent: shell plus the file tools, and a short system
+ * prompt telling it how to use them. Of its tools, `shell` runs any command
+ * and `write_file`, `edit` and `multi_edit` change files: a host that wants a
+ * person to say yes first gates those four with `basicApprovals`
+ * (`createAgent({ ...basic, needsApproval: basicApprovals, provider })`).
+ * `read_file`, `list_files`, `glob` and `grep` only read.
+ */
 export const basic: Preset = Object.freeze({
   tools: Object.freeze({
     shell,
@@ -50,3 +57,11 @@ export const basic: Preset = Object.freeze({
   }),
   system: BASIC_SYSTEM_PROMPT,
 })
+
+/**
+ * The `basic` tools a host should gate (docs/approval.md): `shell` (any
+ * command, so anything the process may do) and the tools that change files
+ * (`write_file`, `edit`, `multi_edit`). Pass it as `needsApproval`, or spread
+ * it into a map of your own to change an entry.
+ */
+export const basicApprovals: NeedsApprovalMap = Object.freeze({ shell: true, write_file: true, edit: true, multi_edit: true })

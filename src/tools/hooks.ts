@@ -34,6 +34,28 @@ export interface ToolGateContext extends ToolHookContext {
   result?: ToolOutput
 }
 
+/** How a host answers an approval request; `reason` is shown to the model on a denial. */
+export interface ApprovalDecisionOptions {
+  reason?: string
+}
+
+/**
+ * `tool:approval`: a call needs the host's approval before it runs. Decide
+ * with `approve()` or `deny()`, now or later (after the handler returned,
+ * from a prompt or a web request: the run waits, abortable, with no time
+ * limit); or `suspend()` to stop the run and decide in another process
+ * (`agent.approve(callId)` on the saved run, then `agent.run()`). The first
+ * decision counts; later ones are ignored.
+ */
+export interface ToolApprovalContext extends ToolHookContext {
+  /** Let the call run. */
+  approve: (options?: ApprovalDecisionOptions) => void
+  /** Refuse the call; the model reads `Blocked: the call was denied: <reason>`. */
+  deny: (options?: ApprovalDecisionOptions) => void
+  /** Leave the call pending and suspend the run (a nested call or a subagent's is refused instead). */
+  suspend: () => void
+}
+
 /** `tool:transform`: change the result the model will read. */
 export interface ToolTransformContext extends ToolHookContext {
   /** Assign to change what the model receives. */
@@ -91,6 +113,7 @@ export type BackgroundStallContext = TaskStallInfo
 /** The events of one tool call, from the gate to its recorded result. */
 export interface ToolHooks {
   'tool:gate': TransformHookHandler<ToolGateContext>
+  'tool:approval': TransformHookHandler<ToolApprovalContext>
   'tool:before': HookHandler<ToolHookContext>
   'tool:transform': TransformHookHandler<ToolTransformContext>
   'tool:after': HookHandler<ToolAfterContext>
@@ -104,6 +127,7 @@ export interface ToolHooks {
 /** The tool events by name; `satisfies` keeps it in step with `ToolHooks`. */
 export const TOOL_HOOK_NAMES = {
   'tool:gate': true,
+  'tool:approval': true,
   'tool:before': true,
   'tool:transform': true,
   'tool:after': true,

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolDef, ToolOutput } from './types'
+import type { NeedsApproval, ToolContext, ToolDef, ToolOutput } from './types'
 // Aliased: a host bundle's banner often declares its own top-level `createRequire`.
 import { createRequire as requireFromHere } from 'node:module'
 import { joinProblems } from '../text/problem-list'
@@ -25,6 +25,8 @@ export interface ToolFromSchemaOptions<Schema extends ZodSchemaLike> {
   execute: (input: ZodSchemaOutput<Schema>, ctx: ToolContext) => ToolOutput | Promise<ToolOutput>
   /** Whether calls may run in parallel with other safe calls of the same turn (a function decides per input). */
   isConcurrencySafe?: boolean | ((input: ZodSchemaOutput<Schema>) => boolean)
+  /** Whether a call waits for the host's approval before it runs (a function decides per parsed input); see docs/approval.md. */
+  needsApproval?: NeedsApproval<ZodSchemaOutput<Schema>>
 }
 
 /**
@@ -41,6 +43,7 @@ export function tool<Schema extends ZodSchemaLike>(options: ToolFromSchemaOption
     spec: { name: options.name, description: options.description, inputSchema },
     execute: options.execute,
     isConcurrencySafe: options.isConcurrencySafe,
+    ...(options.needsApproval === undefined ? {} : { needsApproval: options.needsApproval }),
     validate(input) {
       const result = standard.validate(input)
       if (isPromiseLike(result)) {

@@ -171,7 +171,34 @@ export interface ToolDef<Input = any> {
    * results all see the inner tool. The envelope's own `execute` is not used.
    */
   unwrap?: (input: Record<string, unknown>) => ToolEnvelopeTarget
+  /**
+   * Ask the host before the tool runs (docs/approval.md): `true`, or a
+   * function of the checked input that says so per call. A host sets it for
+   * tools it does not own (MCP tools, built-ins) with
+   * `AgentOptions.needsApproval`, which wins over this.
+   */
+  needsApproval?: NeedsApproval<Input>
 }
+
+/** What a `needsApproval` function is told about the call besides its input. */
+export interface ApprovalCheck {
+  callId: string
+  runId: string
+  /** Canonical tool name. */
+  name: string
+  /** Set on a nested call (`ToolContext.callTool`): the calling tool's call id. */
+  parentToolCallId?: string
+}
+
+/**
+ * Whether a tool call waits for a host's approval before it runs: a fixed
+ * answer, or a function of the call's checked input. A function that throws
+ * refuses the call (`Blocked: ...`).
+ */
+export type NeedsApproval<Input = any> = boolean | ((input: Input, call: ApprovalCheck) => boolean | Promise<boolean>)
+
+/** `AgentOptions.needsApproval`: per canonical tool name, overriding the tool's own `needsApproval` (`false` lifts it). */
+export type NeedsApprovalMap = Readonly<Record<string, NeedsApproval>>
 
 /** The call inside an envelope, or why the envelope is malformed (sent back to the model). */
 export type ToolEnvelopeTarget = { name: string, input: Record<string, unknown> } | { error: string }
