@@ -13,6 +13,7 @@ import type { Provider } from '../providers/types'
 import type { Session } from '../session/session'
 import type { SystemFreezeOptions } from '../session/system-freeze'
 import type { SessionRunAgent } from '../session/types'
+import type { AgentTelemetry } from '../telemetry/options'
 import type { ToolStateStore } from '../tool-state/types'
 import type { ToolMap } from '../tools/types'
 import type { AgentDecisionsOptions } from './decide'
@@ -99,6 +100,14 @@ export interface AgentOptions {
   policies?: readonly BehaviorPolicy[]
   /** Where `agent.decide` / `ctx.decide` send decisions: provider, model and timeout defaults. */
   decisions?: AgentDecisionsOptions
+  /**
+   * OpenTelemetry spans and metrics after the GenAI semantic conventions
+   * (`invoke_agent`, `chat <model>`, `execute_tool <name>`; token usage,
+   * durations, time to first chunk). Needs the optional peer
+   * `@opentelemetry/api`, loaded only when this is set. Subagents inherit it.
+   * See docs/observability.md.
+   */
+  telemetry?: AgentTelemetry
 }
 
 /** Options for one `agent.run()`. */
