@@ -183,7 +183,7 @@ describe('spans of a run', () => {
     const broken = echoTool('broken', { execute: () => {
       throw new RangeError('no such row')
     } })
-    const agent = createAgent({ provider: provider(), tools: { broken }, behavior: { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }, telemetry: { tracer: otel.tracer, meter: otel.meter } })
+    const agent = createAgent({ provider: provider(), tools: { broken }, behavior: { retry: { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 1 } }, telemetry: { tracer: otel.tracer, meter: otel.meter } })
     await agent.run({ prompt: 'go' })
 
     const spans = otel.spans()
