@@ -45,33 +45,44 @@ export function capText(text: string, maxBytes: number): { text: string, truncat
 /** One part of a message as the conventions shape it. */
 type Part = Record<string, unknown>
 
-function partOf(block: SessionContentBlock, maxBytes: number): Part {
+/** Caps texts to a budget, and remembers whether it cut any. */
+class Cutter {
+  truncated = false
+  constructor(public budget: number) {}
+  text(text: string): string {
+    const capped = capText(text, this.budget)
+    this.truncated ||= capped.truncated
+    return capped.text
+  }
+
+  json(value: unknown): unknown {
+    const text = safeJson(value)
+    const capped = capText(text, this.budget)
+    this.truncated ||= capped.truncated
+    return capped.truncated ? capped.text : value
+  }
+}
+
+function partOf(block: SessionContentBlock, cut: Cutter): Part {
   switch (block.type) {
     case 'text':
-      return { type: 'text', content: capText(block.text, maxBytes).text }
+      return { type: 'text', content: cut.text(block.text) }
     case 'thinking':
-      return { type: 'reasoning', content: capText(block.text, maxBytes).text }
+      return { type: 'reasoning', content: cut.text(block.text) }
     case 'tool_call':
-      return { type: 'tool_call', id: block.id, name: block.name, arguments: cappedJson(block.input, maxBytes) }
+      return { type: 'tool_call', id: block.id, name: block.name, arguments: cut.json(block.input) }
     case 'tool_result':
-      return { type: 'tool_call_response', id: block.callId, response: typeof block.output === 'string' ? capText(block.output, maxBytes).text : block.output.map(item => item.type === 'text' ? capText(item.text, maxBytes).text : `[${item.type}]`).join('\n') }
+      return { type: 'tool_call_response', id: block.callId, response: cut.text(typeof block.output === 'string' ? block.output : block.output.map(item => item.type === 'text' ? item.text : `[${item.type}]`).join('\n')) }
     case 'image':
     case 'audio':
     case 'video':
     case 'document':
       return { type: 'blob', modality: block.type, mime_type: block.mediaType }
     case 'compact-summary':
-      return { type: 'text', content: capText(block.summary, maxBytes).text }
+      return { type: 'text', content: cut.text(block.summary) }
     default:
       return { type: block.type }
   }
-}
-
-/** JSON of `value`, or its capped text when the JSON is over the cap. */
-function cappedJson(value: unknown, maxBytes: number): unknown {
-  const text = safeJson(value)
-  const capped = capText(text, maxBytes)
-  return capped.truncated ? capped.text : value
 }
 
 function safeJson(value: unknown): string {
@@ -83,35 +94,57 @@ function safeJson(value: unknown): string {
   }
 }
 
+/** Room a message's envelope (role, part types, ids, escapes) may take besides its texts. */
+const ENVELOPE_BYTES = 256
+
 /**
- * Messages as the conventions shape them, newest kept first when over the
- * cap (the newest are what a call answered).
+ * One message as JSON within `room` bytes: its texts cut to an equal share of
+ * the room, and cut again (halved) while escapes make the JSON too long;
+ * `undefined` when even that does not fit.
+ */
+function shapeWithin(message: SessionMessage, room: number, finishReason: string | undefined): { json: string, truncated: boolean } | undefined {
+  let budget = Math.floor((room - ENVELOPE_BYTES) / Math.max(1, message.content.length))
+  for (let tries = 0; tries < 4 && budget > 0; tries++) {
+    const cut = new Cutter(budget)
+    const shaped: Record<string, unknown> = { role: message.role, parts: message.content.map(block => partOf(block, cut)) }
+    if (finishReason !== undefined)
+      shaped.finish_reason = finishReason
+    const json = safeJson(shaped)
+    if (Buffer.byteLength(json, 'utf8') <= room)
+      return { json, truncated: cut.truncated }
+    budget = Math.floor(budget / 2)
+  }
+  return undefined
+}
+
+/**
+ * Messages as the conventions shape them, within `maxBytes`: the newest kept
+ * first (the newest are what a call answered), each part's text cut to what
+ * room is left, older messages left out once there is none.
  */
 export function messagesJson(messages: readonly SessionMessage[], maxBytes: number, finishReason?: string): RecordedContent {
   const kept: string[] = []
   let bytes = 2
   let truncated = false
   for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]
-    const shaped: Record<string, unknown> = { role: message.role, parts: message.content.map(block => partOf(block, maxBytes)) }
-    if (finishReason !== undefined)
-      shaped.finish_reason = finishReason
-    const json = safeJson(shaped)
-    const size = Buffer.byteLength(json, 'utf8') + 1
-    if (bytes + size > maxBytes) {
+    const room = maxBytes - bytes - 1
+    const shaped = room > ENVELOPE_BYTES ? shapeWithin(messages[i], room, finishReason) : undefined
+    if (!shaped) {
       truncated = true
       break
     }
-    kept.push(json)
-    bytes += size
+    truncated ||= shaped.truncated
+    kept.push(shaped.json)
+    bytes += Buffer.byteLength(shaped.json, 'utf8') + 1
   }
   return { value: `[${kept.reverse().join(',')}]`, truncated }
 }
 
 /** System instructions as one text part. */
 export function systemJson(system: string, maxBytes: number): RecordedContent {
-  const capped = capText(system, Math.max(0, maxBytes - 32))
-  return { value: safeJson([{ type: 'text', content: capped.text }]), truncated: capped.truncated }
+  const shaped = shapeWithin({ role: 'user', content: [{ type: 'text', text: system }] }, maxBytes, undefined)
+  const parts = shaped ? (JSON.parse(shaped.json) as { parts: unknown[] }).parts : []
+  return { value: safeJson(parts), truncated: shaped?.truncated ?? true }
 }
 
 /** Tool definitions (`{ type: 'function', name, description, parameters }`), as many as fit. */
