@@ -101,9 +101,9 @@ export type {
   WorkingDirectoryError,
 } from './errors'
 export { CONTEXT_EXCEEDED_MESSAGE_PATTERNS, matchesContextExceeded } from './errors'
-
 export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
+
 export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, OutputSchema, OutputZodSchema, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig, ToolSearchBehavior } from './knobs/behavior'
 export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './knobs/behavior'
@@ -140,6 +140,8 @@ export type { RemoteStoreHeaders, RemoteStoreOptions } from './session/stores/re
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './session/system-freeze'
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
+export { DEFAULT_MAX_CONTENT_BYTES } from './telemetry/options'
+export type { AgentTelemetry, TelemetryContentInfo } from './telemetry/options'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'
 export type { ToolProgressContext } from './tools/hooks'
 export type { InteractionToolOptions } from './tools/interaction'
