@@ -125,23 +125,40 @@ function promptBlocks(parts: readonly PromptPart[]) {
   return parts.map(part => part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'text' as const, text: `[${part.type}]` })
 }
 
+/**
+ * The run's own usage: its turns and side calls. A subagent's usage is on the
+ * subagent's own `invoke_agent` span (a child of this one), so a backend that
+ * sums a trace counts every token once; `stats.totalIn` and the like, which
+ * fold the children in, are not used here.
+ */
 function setStatsAttributes(span: Span, stats: AgentStats): void {
-  span.setAttribute(GEN_AI.usageInputTokens, stats.totalIn)
-  span.setAttribute(GEN_AI.usageOutputTokens, stats.totalOut)
-  span.setAttribute(GEN_AI.usageCacheReadInputTokens, stats.totalCacheRead)
-  span.setAttribute(GEN_AI.usageCacheCreationInputTokens, stats.totalCacheCreation)
+  let input = 0
+  let output = 0
+  let cacheRead = 0
+  let cacheCreation = 0
   let reasoning: number | undefined
-  for (const turn of stats.turnUsage ?? []) {
-    if (turn.thinking !== undefined)
-      reasoning = (reasoning ?? 0) + turn.thinking
+  let cost: number | undefined
+  for (const usage of [...stats.turnUsage ?? [], ...stats.sideCalls ?? []]) {
+    if (usage.cost !== undefined)
+      cost = (cost ?? 0) + usage.cost
+    input += usage.input
+    output += usage.output
+    cacheRead += usage.cacheRead ?? 0
+    cacheCreation += usage.cacheCreation ?? 0
+    if (usage.thinking !== undefined)
+      reasoning = (reasoning ?? 0) + usage.thinking
   }
+  span.setAttribute(GEN_AI.usageInputTokens, input)
+  span.setAttribute(GEN_AI.usageOutputTokens, output)
+  span.setAttribute(GEN_AI.usageCacheReadInputTokens, cacheRead)
+  span.setAttribute(GEN_AI.usageCacheCreationInputTokens, cacheCreation)
   if (reasoning !== undefined)
     span.setAttribute(GEN_AI.usageReasoningOutputTokens, reasoning)
   span.setAttribute(ZIDANE.turns, stats.turns)
   span.setAttribute(ZIDANE.stopReason, stats.stopReason)
   span.setAttribute(GEN_AI.responseFinishReasons, [stats.stopReason])
-  if (stats.cost !== undefined)
-    span.setAttribute(ZIDANE.cost, stats.cost)
+  if (cost !== undefined)
+    span.setAttribute(ZIDANE.cost, cost)
 }
 
 /**

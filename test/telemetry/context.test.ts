@@ -83,6 +83,10 @@ describe('span parents', () => {
     const chats = spansNamed(spans, 'chat ')
     expect(chats).toHaveLength(3)
     expect(chats.filter(span => parentOf(span) === childRun.spanContext().spanId)).toHaveLength(1)
+    // Each run's span counts its own tokens: the parent's two calls, the child's one (the fake reports 10 in each).
+    expect(parentRun.attributes['gen_ai.usage.input_tokens']).toBe(20)
+    expect(childRun.attributes['gen_ai.usage.input_tokens']).toBe(10)
+    expect(stats.totalIn).toBe(30)
     // The carrier the child got is the spawn call's context.
     expect(seen[0].traceparent).toBe(`00-${spawnCall.spanContext().traceId}-${spawnCall.spanContext().spanId}-01`)
   })
