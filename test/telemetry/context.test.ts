@@ -140,7 +140,7 @@ describe('span parents', () => {
     const outcome = await agent.decide({ input: 'ls', questions })
     expect(outcome.ok).toBe(true)
     const [chat] = spansNamed(otel.spans(), 'chat ')
-    expect(chat.attributes).toMatchObject({ [ATTR_GEN_AI_OPERATION_NAME]: 'chat', 'zidane.model_call.kind': 'decision', 'gen_ai.output.type': 'json', 'gen_ai.usage.input_tokens': 90, 'gen_ai.agent.name': 'judge' })
+    expect(chat.attributes).toMatchObject({ [ATTR_GEN_AI_OPERATION_NAME]: 'chat', 'zidane.model_call.kind': 'decision', 'gen_ai.output.type': 'json', 'gen_ai.usage.input_tokens': 90, 'gen_ai.agent.name': 'judge', 'gen_ai.response.id': 'msg_fake_01' })
     expect(parentOf(chat)).toBeUndefined()
   })
 })
