@@ -63,6 +63,13 @@ export const ZIDANE = {
   callKind: 'zidane.model_call.kind',
   /** 1 for a call's first attempt; a retry is a new span with the next number. */
   attempt: 'zidane.model_call.attempt',
+  /** A side call's purpose, as the policy named it (`compact`). */
+  purpose: 'zidane.model_call.purpose',
+  retryDelayMs: 'zidane.retry.delay_ms',
+  fallbackFromProvider: 'zidane.fallback.from.provider',
+  fallbackFromModel: 'zidane.fallback.from.model',
+  fallbackToProvider: 'zidane.fallback.to.provider',
+  fallbackToModel: 'zidane.fallback.to.model',
   turnId: 'zidane.turn.id',
   parentToolCallId: 'zidane.tool.parent_call_id',
   /** Set on a span whose recorded content was cut to `maxContentBytes`. */

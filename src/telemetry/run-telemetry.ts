@@ -7,7 +7,7 @@ import type { ToolSpec } from '../providers/types'
 import type { AgentTelemetry } from './options'
 import type { TelemetryScope } from './runtime'
 import { messagesJson, systemJson, toolDefinitionsJson } from './content'
-import { EVENTS, GEN_AI, OPERATION, ZIDANE } from './conventions'
+import { ERROR_TYPE, EVENTS, GEN_AI, OPERATION, ZIDANE } from './conventions'
 import { telemetryRuntime } from './runtime'
 import { extractSpanContext, injectCarrier } from './trace-context'
 import { errorType, failSpan, recordContent, tracedEffects } from './traced-effects'
@@ -180,17 +180,17 @@ function runHooks(runId: string, scope: TelemetryScope, span: Span): AgentHookMa
     'stream:retry': (ctx) => {
       if (ctx.runId !== runId)
         return
-      span.addEvent(EVENTS.retry, { [ZIDANE.turnId]: ctx.turnId, [ZIDANE.attempt]: ctx.attempt, 'zidane.retry.delay_ms': ctx.delayMs, 'error.type': errorType(ctx.error) })
+      span.addEvent(EVENTS.retry, { [ZIDANE.turnId]: ctx.turnId, [ZIDANE.attempt]: ctx.attempt, [ZIDANE.retryDelayMs]: ctx.delayMs, [ERROR_TYPE]: errorType(ctx.error) })
     },
     'model:fallback': (ctx) => {
       if (ctx.runId !== runId)
         return
       span.addEvent(EVENTS.fallback, {
-        'zidane.fallback.from.provider': ctx.from.provider,
-        'zidane.fallback.from.model': ctx.from.model,
-        'zidane.fallback.to.provider': ctx.to.provider,
-        'zidane.fallback.to.model': ctx.to.model,
-        'error.type': errorType(ctx.error),
+        [ZIDANE.fallbackFromProvider]: ctx.from.provider,
+        [ZIDANE.fallbackFromModel]: ctx.from.model,
+        [ZIDANE.fallbackToProvider]: ctx.to.provider,
+        [ZIDANE.fallbackToModel]: ctx.to.model,
+        [ERROR_TYPE]: errorType(ctx.error),
       })
     },
   }

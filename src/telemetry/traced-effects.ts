@@ -98,7 +98,7 @@ async function tracedModelCall<T>(scope: TelemetryScope, kind: ModelCallKind, re
   if (request.runId !== undefined)
     attributes[ZIDANE.runId] = request.runId
   if (request.purpose !== undefined)
-    attributes['zidane.model_call.purpose'] = request.purpose
+    attributes[ZIDANE.purpose] = request.purpose
   if (kind === 'decision')
     attributes[GEN_AI.outputType] = 'json'
   const span = tracer.startSpan(`${OPERATION.chat} ${request.model}`, { kind: api.SpanKind.CLIENT, attributes }, scope.parent)
