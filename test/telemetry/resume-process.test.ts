@@ -31,16 +31,18 @@ function runUntilHanging(dir: string, sessionId: string): Promise<string> {
     const child = spawn(process.execPath, [childScript, dir, sessionId], { stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
+    let seen: string | undefined
     child.stderr.on('data', (chunk: Buffer) => void (err += chunk.toString()))
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString()
       const match = /hanging (\S+)\n/.exec(out)
-      if (match) {
+      if (match && seen === undefined) {
+        seen = match[1]
         child.kill('SIGKILL')
-        resolve(match[1])
       }
     })
-    child.on('exit', () => reject(new Error(`the child ended before its tool ran: ${err}`)))
+    // Resolved once the process is gone, so its session lease is a dead holder's.
+    child.on('exit', () => seen === undefined ? reject(new Error(`the child ended before its tool ran: ${err}`)) : resolve(seen))
   })
 }
 
