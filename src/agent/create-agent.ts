@@ -21,9 +21,7 @@ import { createHookBus, fireHook, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, validateBehavior } from '../knobs/behavior'
 import { loadBundledModels } from '../providers/catalog/bundled'
 import { preloadProvider } from '../providers/preload'
-import { decisionScope } from '../telemetry/agent-scope'
-import { validateTelemetry } from '../telemetry/runtime'
-import { tracedEffects } from '../telemetry/traced-effects'
+import { validateTelemetry } from '../telemetry/validate'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { attachContextDecide, createDecisionEngine } from './decide'
@@ -32,6 +30,7 @@ import { MessageQueue } from './message-queue'
 import { idleBreakdown, liveBreakdown } from './next-request'
 import { providerList } from './plan'
 import { agentPolicies, executeRun } from './run'
+import { agentEffects } from './run-tracing'
 import { streamRun } from './stream'
 
 /** Run options whose `behavior.schema` types the run's `stats.output`. */
@@ -132,9 +131,8 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
   // What the agent does outside a run (`agent.decide`) uses the agent's clock and effects.
   const clock = resolveClock(options.clock, options.effects)
   validateTelemetry(options.telemetry)
-  const telemetry = options.telemetry
   // Decisions outside a run are traced too: their span hangs under whatever context is active when they are made.
-  const effects = telemetry ? tracedEffects(resolveEffects(options.effects, options.clock), () => decisionScope(telemetry)) : resolveEffects(options.effects, options.clock)
+  const effects = agentEffects(resolveEffects(options.effects, options.clock), options.telemetry)
   const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${++agentsCreated}` })
   // The bundled model data is not on the import path: start loading it now,
   // so it is there for the first run (which awaits it) and, very likely, for

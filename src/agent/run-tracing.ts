@@ -1,9 +1,9 @@
 import type { RunEffects } from '../core/effects'
 import type { ModelTarget } from '../providers/model-targets'
+import type { AgentTelemetry } from '../telemetry/options'
 import type { RunTelemetry } from '../telemetry/run-telemetry'
 import type { ToolRegistry } from '../tools/registry'
 import type { AgentOptions, AgentRunOptions } from './options'
-import { startRunTelemetry } from '../telemetry/run-telemetry'
 import { recordToContinue } from './run-state-record'
 
 /** What a run knows when its telemetry starts. */
@@ -22,6 +22,8 @@ export interface RunTracingFacts {
 export async function traceRun(agent: AgentOptions, options: AgentRunOptions, facts: RunTracingFacts): Promise<RunTelemetry | undefined> {
   if (!agent.telemetry)
     return undefined
+  // zidane's telemetry code, like OpenTelemetry itself, loads only for an agent that has telemetry.
+  const { startRunTelemetry } = await import('../telemetry/run-telemetry')
   const session = agent.session
   const runAgent = options.runAgent ?? (options.profile ? { name: options.profile.name } : undefined)
   return startRunTelemetry(agent.telemetry, {
@@ -39,4 +41,17 @@ export async function traceRun(agent: AgentOptions, options: AgentRunOptions, fa
     effects: facts.effects,
     describeTool: name => facts.tools.get(name)?.spec.description,
   })
+}
+
+/**
+ * The agent's effects for what it does outside a run (`agent.decide`): with
+ * telemetry, each model call is traced, the tracing code loaded on the first.
+ */
+export function agentEffects(effects: RunEffects, telemetry: AgentTelemetry | undefined): RunEffects {
+  if (!telemetry)
+    return effects
+  let traced: Promise<RunEffects> | undefined
+  const load = () => traced ??= Promise.all([import('../telemetry/traced-effects'), import('../telemetry/agent-scope')])
+    .then(([{ tracedEffects }, { decisionScope }]) => tracedEffects(effects, () => decisionScope(telemetry)))
+  return { ...effects, model: async (kind, request, exec) => (await load()).model(kind, request, exec) }
 }

@@ -51,6 +51,8 @@ describe('openTelemetry is loaded only when telemetry is on', () => {
     const loads = await loadsOf(runScript(''))
     expect(loads.some(url => url.endsWith('/src/agent/create-agent.ts'))).toBe(true)
     expect(loads.filter(url => OPENTELEMETRY.test(url))).toEqual([])
+    // Nor zidane's own telemetry code: only the option's defaults and its check at createAgent.
+    expect(loads.filter(url => /\/src\/telemetry\//.test(url)).map(url => url.slice(url.indexOf('/src/'))).sort()).toEqual(['/src/telemetry/options.ts', '/src/telemetry/validate.ts'])
   }, 60_000)
 
   it('a run with telemetry loads @opentelemetry/api, and only it', async () => {
@@ -58,5 +60,6 @@ describe('openTelemetry is loaded only when telemetry is on', () => {
     const otel = loads.filter(url => OPENTELEMETRY.test(url))
     expect(otel.length).toBeGreaterThan(0)
     expect(otel.every(url => url.includes('/node_modules/@opentelemetry/api/'))).toBe(true)
+    expect(loads.some(url => url.endsWith('/src/telemetry/traced-effects.ts'))).toBe(true)
   }, 60_000)
 })
