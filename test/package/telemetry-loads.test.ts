@@ -46,7 +46,37 @@ function runScript(telemetry: string) {
 `
 }
 
+/** A loader hook that answers `@opentelemetry/api` as a package that is not installed. */
+const WITHOUT_OTEL = `data:text/javascript,${encodeURIComponent(`
+import { register } from 'node:module'
+register('data:text/javascript,' + encodeURIComponent(\`
+export async function resolve(specifier, context, next) {
+  if (specifier === '@opentelemetry/api') {
+    const error = new Error("Cannot find package '@opentelemetry/api' imported from " + context.parentURL)
+    error.code = 'ERR_MODULE_NOT_FOUND'
+    throw error
+  }
+  return next(specifier, context)
+}
+\`))
+`)}`
+
 describe('openTelemetry is loaded only when telemetry is on', () => {
+  it('without the peer installed, a run with telemetry fails with MissingPeerDependencyError and one without runs', async () => {
+    const src = new URL('src/', `file://${root}/`).href
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', WITHOUT_OTEL, '--input-type=module', '-e', `const src = ${JSON.stringify(src)};
+      const { createAgent } = await import(new URL('index.ts', src).href)
+      const { scriptedProvider } = await import(new URL('testing/index.ts', src).href)
+      const traced = createAgent({ provider: scriptedProvider([{ text: 'never' }]), telemetry: {} })
+      const failure = await traced.run({ prompt: 'hi' }).then(() => undefined, error => error)
+      const plain = await createAgent({ provider: scriptedProvider([{ text: 'done' }]) }).run({ prompt: 'hi' })
+      console.log(JSON.stringify({ name: failure?.name, packageName: failure?.packageName, message: failure?.message, text: plain.text }))
+    `], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 })
+    const outcome = JSON.parse(stdout.trim().split('\n').at(-1)!)
+    expect(outcome).toMatchObject({ name: 'MissingPeerDependencyError', packageName: '@opentelemetry/api', text: 'done' })
+    expect(outcome.message).toContain('npm install @opentelemetry/api')
+  }, 60_000)
+
   it('a run without telemetry loads nothing of OpenTelemetry', async () => {
     const loads = await loadsOf(runScript(''))
     expect(loads.some(url => url.endsWith('/src/agent/create-agent.ts'))).toBe(true)
