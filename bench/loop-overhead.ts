@@ -31,11 +31,14 @@ const TURNS = 50
 const [WARMUP_RUNS, MEASURED_RUNS] = runCounts(process.env.BENCH_LOOP_RUNS)
 
 /** The target for each configuration: zidane's median CPU over the floor's. */
-const TARGETS: Readonly<Record<LoopConfig, number>> = { defaults: 1.1, policies: 1.2 }
+const TARGETS: Readonly<Record<LoopConfig, number>> = { defaults: 1.1, policies: 1.2, telemetry: 1.1 * 1.02 }
+/** Telemetry's own target: the `telemetry` run's CPU over the same run without it (`defaults`). */
+const TELEMETRY_TARGET = 1.02
 
 const CONFIG_LABELS: Readonly<Record<LoopConfig, string>> = {
   defaults: 'zidane, defaults (file session, stream:text, built-ins unset)',
   policies: 'zidane, common policies on',
+  telemetry: 'zidane, defaults + OpenTelemetry (spans exported, metrics)',
 }
 /** How each path's floor is labelled in the tables. */
 const FLOOR_LABELS: Readonly<Record<BenchProvider, string>> = {
@@ -126,6 +129,16 @@ export async function loopOverhead(): Promise<ScenarioResult[]> {
   const lines = results.flatMap(result => result.configs.map(config =>
     `${PROVIDER_LABELS[result.provider]}, ${result.label}, ${config.config}: ${config.ratio.toFixed(2)}× (${config.ratio <= config.target ? 'within' : 'ABOVE'} ${config.target.toFixed(2)}×)`))
   console.log(`\nloop-overhead zidane/floor CPU per turn:\n  ${lines.join('\n  ')}`)
+  const telemetryLines = results.flatMap((result) => {
+    const on = result.configs.find(config => config.config === 'telemetry')
+    const off = result.configs.find(config => config.config === 'defaults')
+    if (!on || !off)
+      return []
+    const ratio = on.zidane.cpuMs / off.zidane.cpuMs
+    return [`${PROVIDER_LABELS[result.provider]}, ${result.label}: ${ratio.toFixed(3)}× (${ratio <= TELEMETRY_TARGET ? 'within' : 'ABOVE'} ${TELEMETRY_TARGET.toFixed(2)}×)`]
+  })
+  if (telemetryLines.length > 0)
+    console.log(`\ntelemetry on / off, CPU per turn (same run):\n  ${telemetryLines.join('\n  ')}`)
   await printSeamCost(results, TURNS)
   return results
 }

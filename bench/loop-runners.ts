@@ -8,12 +8,15 @@
  */
 
 import type { Tool } from '@anthropic-ai/sdk/resources/messages'
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions'
-import type { AgentBehavior, Provider, RunEffects, ToolDef } from '../src'
+import type { AgentBehavior, AgentTelemetry, Provider, RunEffects, ToolDef } from '../src'
 import type { BenchProvider } from './loop-script'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import OpenAI from 'openai'
 import { createAgent } from '../src'
 import { anthropic } from '../src/providers/anthropic'
@@ -26,12 +29,38 @@ import { PROMPT, READ_NOTE_SPEC, readNote, SYSTEM } from './read-note'
 /**
  * zidane's configurations: `defaults` is a file-backed session, a
  * `stream:text` handler and every built-in policy registered with its knobs
- * unset; `policies` adds the common policies a host turns on.
+ * unset; `policies` adds the common policies a host turns on; `telemetry` is
+ * `defaults` with OpenTelemetry on (the real SDK, spans through a span
+ * processor to an exporter, metrics aggregated by a reader).
  */
-export type LoopConfig = 'defaults' | 'policies'
+export type LoopConfig = 'defaults' | 'policies' | 'telemetry'
 
 /** Every configuration, in the order the tables print them. */
-export const LOOP_CONFIGS: readonly LoopConfig[] = ['defaults', 'policies']
+export const LOOP_CONFIGS: readonly LoopConfig[] = ['defaults', 'policies', 'telemetry']
+
+/** An exporter that takes every span and keeps none: the SDK's whole path runs, without a network. */
+class DiscardingExporter implements SpanExporter {
+  exported = 0
+  export(spans: ReadableSpan[], done: (result: { code: number }) => void): void {
+    this.exported += spans.length
+    done({ code: 0 })
+  }
+
+  async shutdown(): Promise<void> {}
+}
+
+/** A reader that aggregates what is recorded and is never asked for it. */
+class IdleReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+/** The telemetry of the `telemetry` configuration: a tracer and a meter of the real SDK. */
+function benchTelemetry(): AgentTelemetry {
+  const tracing = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new DiscardingExporter())] })
+  const metering = new MeterProvider({ readers: [new IdleReader()] })
+  return { tracer: tracing.getTracer('zidane-bench'), meter: metering.getMeter('zidane-bench'), agentName: 'bench' }
+}
 
 /** The model each path names; every loop of a path sends the same one. */
 const MODELS: Readonly<Record<BenchProvider, string>> = {
@@ -148,9 +177,10 @@ export function zidaneRunner(provider: BenchProvider, config: LoopConfig, concur
     maxTokens: MAX_TOKENS,
     ...(config === 'policies' ? commonPolicies(join(options.dir, 'results')) : {}),
   }
+  const telemetry = config === 'telemetry' ? benchTelemetry() : undefined
   return async () => {
     const session = await createSession({ store })
-    const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, session, ...(options.effects ? { effects: options.effects } : {}) })
+    const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, session, ...(options.effects ? { effects: options.effects } : {}), ...(telemetry ? { telemetry } : {}) })
     agent.hooks.hook('stream:text', (_ctx) => {})
     const stats = await agent.run({ prompt: PROMPT })
     const last = session.turns.at(-1)

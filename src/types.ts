@@ -103,9 +103,9 @@ export type {
   WorkingDirectoryError,
 } from './errors'
 export { CONTEXT_EXCEEDED_MESSAGE_PATTERNS, matchesContextExceeded } from './errors'
-
 export type { AgentHookBus, AgentHookRegistration } from './hooks/bus'
 export type * from './hooks/hook-map'
+
 export type { MutationValidationBatch, MutationValidationFailure, MutationValidationHooks, MutationValidationHooksOptions, MutationValidationMutation, MutationValidationResult, SuccessfulMutationOutcome } from './hooks/mutation-validation'
 export type { AgentBehavior, CacheTtl, OutputSchema, OutputZodSchema, RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher, RetryConfig, ToolBatch, ToolBatchExecutor, ToolSearchBehavior } from './knobs/behavior'
 export type { ThinkingDecay, ThinkingDecayFunction, ThinkingDecayGeometric, ThinkingDecayStep } from './knobs/behavior'
@@ -144,6 +144,8 @@ export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } 
 export { toolOutputBudgetByteLength, toolOutputByteLength, toolResultToText } from './session/tool-output'
 export type { CreateSessionRecord, SessionData, SessionEndStatus, SessionLoadOptions, SessionRun, SessionRunAgent, SessionRunOrigin, SessionRunUsage, SessionStore, SkippedSessionRecord } from './session/types'
 export type { LoadedSkills, SkillConfig, SkillResource, SkillsConfig, SkillSkip, SkillSource } from './skills/types'
+export { DEFAULT_MAX_CONTENT_BYTES } from './telemetry/options'
+export type { AgentTelemetry, TelemetryContentInfo } from './telemetry/options'
 export type { AgentToolState, StagedToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore, ToolStateView } from './tool-state/types'
 export type { ToolProgressContext } from './tools/hooks'
 export type { ApprovalDecisionOptions } from './tools/hooks'

@@ -24,6 +24,7 @@ import { SKILLS_EVENTS, skillsPolicy } from '../policies/skills/policy'
 import { loadBundledModels } from '../providers/catalog/bundled'
 import { preloadProvider } from '../providers/preload'
 import { createSkillSet } from '../skills/skill-set'
+import { validateTelemetry } from '../telemetry/validate'
 import { createToolStateController } from '../tool-state/controller'
 import { createToolRegistry } from '../tools/registry'
 import { agentApprovals } from './approvals'
@@ -34,6 +35,7 @@ import { idleBreakdown, liveBreakdown } from './next-request'
 import { providerList } from './plan'
 import { agentPolicies, executeRun } from './run'
 import { loadAgentSkills } from './skills-loader'
+import { agentEffects } from './run-tracing'
 import { streamRun } from './stream'
 
 /** Run options whose `behavior.schema` types the run's `stats.output`. */
@@ -136,7 +138,9 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
   const execution = options.execution ?? createProcessContext()
   // What the agent does outside a run (`agent.decide`) uses the agent's clock and effects.
   const clock = resolveClock(options.clock, options.effects)
-  const effects = resolveEffects(options.effects, options.clock)
+  validateTelemetry(options.telemetry)
+  // Decisions outside a run are traced too: their span hangs under whatever context is active when they are made.
+  const effects = agentEffects(resolveEffects(options.effects, options.clock), options.telemetry)
   const mcp = createMcpLoader({ options, hooks, execution, fallbackPoolKey: `agent-${++agentsCreated}` })
   // The bundled model data is not on the import path: start loading it now,
   // so it is there for the first run (which awaits it) and, very likely, for

@@ -14,6 +14,7 @@ import type { Session } from '../session/session'
 import type { SystemFreezeOptions } from '../session/system-freeze'
 import type { SessionRunAgent, SessionRunOrigin } from '../session/types'
 import type { SkillsConfig, SkillSource } from '../skills/types'
+import type { AgentTelemetry } from '../telemetry/options'
 import type { ToolStateStore } from '../tool-state/types'
 import type { NeedsApprovalMap, ToolMap } from '../tools/types'
 import type { AgentDecisionsOptions } from './decide'
@@ -117,6 +118,14 @@ export interface AgentOptions {
    * `skills` prompt section) and the `skills_use` / `skills_read` tools.
    */
   skills?: readonly SkillSource[] | SkillsConfig
+  /**
+   * OpenTelemetry spans and metrics after the GenAI semantic conventions
+   * (`invoke_agent`, `chat <model>`, `execute_tool <name>`; token usage,
+   * durations, time to first chunk). Needs the optional peer
+   * `@opentelemetry/api`, loaded only when this is set. Subagents inherit it.
+   * See docs/observability.md.
+   */
+  telemetry?: AgentTelemetry
 }
 
 /** Options for one `agent.run()`. */

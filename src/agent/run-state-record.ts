@@ -27,11 +27,7 @@ import { readStateSnapshot, readStateVersion, restoreReadState, tracksReadState 
  * (older ones) restore nothing.
  */
 export function stateToContinue(session: Session, options: AgentRunOptions): RunState | undefined {
-  let record: SessionRun | undefined
-  if (options.resumeRunId !== undefined)
-    record = session.runs.find(run => run.id === options.resumeRunId)
-  else if (options.prompt === undefined)
-    record = session.runs.findLast(run => run.parentRunId === undefined)
+  const record = recordToContinue(session, options)
   if (!record?.state)
     return undefined
   const unfinished = record.stopReason === 'paused' || record.stopReason === 'suspended' || record.status === 'running'
@@ -39,6 +35,15 @@ export function stateToContinue(session: Session, options: AgentRunOptions): Run
     return undefined
   const saved = checkRunState(record.state, { runId: record.id, sessionId: session.id })
   return unfinished ? withTurnUsage(saved, session, record.id) : { ...createRunState(saved.target), policies: {} }
+}
+
+/** The record a run picks up: the one `resumeRunId` names, else (without a prompt) the last top-level run. */
+export function recordToContinue(session: Session, options: AgentRunOptions): SessionRun | undefined {
+  if (options.resumeRunId !== undefined)
+    return session.runs.find(run => run.id === options.resumeRunId)
+  if (options.prompt === undefined)
+    return session.runs.findLast(run => run.parentRunId === undefined)
+  return undefined
 }
 
 /**

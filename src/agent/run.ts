@@ -9,6 +9,7 @@ import type { RunContext } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
+import type { RunTelemetry } from '../telemetry/run-telemetry'
 import type { ToolStateController } from '../tool-state/types'
 import type { DecisionBinding } from './decide'
 import type { McpLoader } from './mcp-loader'
@@ -40,6 +41,7 @@ import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
 import { legStartOf, runCheckpoint, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
 import { buildStats } from './run-stats'
+import { traceRun } from './run-tracing'
 import { holdRunLease } from './session-lease'
 import { onAbort } from './signal-fanout'
 import { queuePolicies, seedQueuedMessages } from './steering'
@@ -124,6 +126,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   // Everything attached below is detached in `finally`, in reverse order,
   // whichever way the run ends (a bad per-run hook name included).
   const detachers: (() => void)[] = []
+  let tracing: RunTelemetry | undefined
   try {
     const signal = options.signal
     if (signal) {
@@ -152,8 +155,11 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     const state = startState(continued, targets)
     if (session)
       seedReadState(session)
+    const runId = clock.randomUUID()
+    tracing = await traceRun(agent, options, { runId, effects, target: targets[state.target.index], tools })
+    const runEffects = tracing?.effects ?? effects
     const run: RunContext = {
-      runId: clock.randomUUID(),
+      runId,
       depth: options.depth ?? 0,
       parentRunId: options.parentRunId,
       parentCallId: options.parentCallId,
@@ -212,7 +218,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       resolveContentRef: agent.resolveContentRef,
       onBackgroundStall: env.onBackgroundStall,
       clock,
-      effects,
+      effects: runEffects,
       signal: controller.signal,
       abort: reason => controller.abort(reason ?? new AgentAbortedError()),
       turns: [...seed],
@@ -225,6 +231,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
         tools: toolSet,
         toolAliases: aliases,
         thinking: options.thinking ?? 'off',
+        telemetry: agent.telemetry,
       }),
       startedAt,
       startedAtMs,
@@ -246,13 +253,16 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     state.policies = activated.policies
     Object.assign(run, { policyPhases: activated.phases, wireStages: activated.wireStages, sentStages: activated.sentStages })
     env.onRunContext?.(run)
+    tracing?.describe(run.system, tools.specs)
+    if (tracing)
+      detachers.push(registerHookMap(hooks, tracing.hooks))
     seedQueuedMessages(run, env.queues)
     for (const policy of activated.withHooks)
       detachers.push(registerHookMap(hooks, policy.hooks!(behavior, (name, ctx) => fireHook(hooks, name as AgentHookName, ctx as never), name => hasHookHandlers(hooks, name as AgentHookName)) as AgentHookMap))
     // Decisions the run's hooks make are bound to it and recorded on its `SessionRun`.
     const decisions: DecisionRecord[] = []
     if (env.bindDecisions)
-      detachers.push(env.bindDecisions({ runId: run.runId, signal: controller.signal, effects, record: entry => decisions.push(entry) }))
+      detachers.push(env.bindDecisions({ runId: run.runId, signal: controller.signal, effects: runEffects, record: entry => decisions.push(entry) }))
     detachers.push(registerHookMap(hooks, options.hooks))
     // `session.save()` stores what this run holds back (`persistTurns: false`) while it lives.
     if (session)
@@ -262,7 +272,13 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     await untilWall(env.toolState.hydrate(), run)
     if (tools.names.length > 0)
       await untilWall(spawnExecution(run), run)
-    return await driveRun(run, options, freshSystem, sections, decisions)
+    const stats = await driveRun(run, options, freshSystem, sections, decisions, tracing?.carrier)
+    tracing?.end(stats)
+    return stats
+  }
+  catch (error) {
+    tracing?.fail(error)
+    throw error
   }
   finally {
     for (const detach of detachers.reverse()) detach()
@@ -321,7 +337,7 @@ export function resumableTurns(recorded: readonly SessionTurn[]): SessionTurn[] 
 }
 
 /** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */
-async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string, sections: FrozenPromptSections, decisions: readonly DecisionRecord[] = []): Promise<AgentStats> {
+async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string, sections: FrozenPromptSections, decisions: readonly DecisionRecord[], traceContext: Record<string, string> | undefined): Promise<AgentStats> {
   const lifecycle = { timeoutMs: hookTimeout(run), failClosed: false }
   const session = run.session
   const record: SessionRun = {
@@ -335,6 +351,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
       agent: options.runAgent ?? (options.profile ? { name: options.profile.name } : undefined),
       origin: options.runOrigin,
       resumedFromRunId: options.resumeRunId,
+      traceContext,
     }),
   }
   try {

@@ -55,6 +55,14 @@ export interface ModelCallRequest {
    * decisions. Read it; do not change it.
    */
   readonly body: object
+  /** What a side call is for, as the policy named it (`'compact'` for a summary); absent on turns and decisions. */
+  readonly purpose?: string
+  /**
+   * Streamed calls only: register a function called once, when the first
+   * chunk (text, reasoning or a tool call) arrives. A tracer measures time to
+   * first chunk with it; a journal ignores it.
+   */
+  readonly onFirstChunk?: (listener: () => void) => void
 }
 
 /** A tool execution as the effects see it. */
@@ -66,6 +74,8 @@ export interface ToolCallRequest {
   readonly name: string
   /** The input the tool is run with, after validation. */
   readonly input: unknown
+  /** For a nested call (`ToolContext.callTool`): the id of the call whose tool made it. */
+  readonly parentToolCallId?: string
 }
 
 /** Each runs what it is given, at once (a tool starts in the same tick as its last check). */

@@ -1,3 +1,4 @@
+import type { ToolCallRequest } from '../core/effects'
 import type { ToolHookContext } from '../hooks/hook-map'
 import type { ToolStateView } from '../tool-state/types'
 import type { ToolContext, ToolDef, ToolOutcome } from '../tools/types'
@@ -94,7 +95,9 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
  * the tool ignores it.
  */
 function runToolBody(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown, ctx: ToolContext): Promise<unknown> {
-  const call = { runId: run.runId, turnId: base.turnId, callId: base.callId, name: base.name, input }
+  const call: ToolCallRequest = base.parentToolCallId === undefined
+    ? { runId: run.runId, turnId: base.turnId, callId: base.callId, name: base.name, input }
+    : { runId: run.runId, turnId: base.turnId, callId: base.callId, name: base.name, input, parentToolCallId: base.parentToolCallId }
   const work = run.effects.tool(call, async () => def.execute(input, ctx))
   return raceAbort(work, ctx.signal)
 }

@@ -54,7 +54,7 @@ export async function completeForPolicy(run: RunContext, request: CompletionRequ
   const fields: Partial<TurnRequest> = { messages: conversation }
   if (request.maxTokens !== undefined)
     fields.maxTokens = base.maxTokens === undefined ? request.maxTokens : Math.min(request.maxTokens, base.maxTokens)
-  const streamed = await streamWithFallback(run, turnId, extendContext(base, fields), { sideCall: true })
+  const streamed = await streamWithFallback(run, turnId, extendContext(base, fields), { sideCall: true, purpose: request.purpose ?? 'complete' })
   if (!streamed)
     throw new AgentAbortedError('The run was aborted during a side call', { cause: run.signal.reason })
   const result = streamed.result

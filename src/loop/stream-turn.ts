@@ -1,3 +1,4 @@
+import type { ModelCallRequest } from '../core/effects'
 import type { Timer } from '../core/timer'
 import type { StreamOptions, TurnResult } from '../providers/types'
 import type { RunContext } from './run-context'
@@ -29,6 +30,8 @@ export interface StreamCallOptions {
    * attempt may be replayed even after text arrived.
    */
   readonly sideCall?: boolean
+  /** What a side call is for (`CompletionRequest.purpose`), handed to the effects with each attempt. */
+  readonly purpose?: string
 }
 
 /** What one provider attempt streamed before it ended. */
@@ -39,6 +42,8 @@ interface AttemptProgress {
   serverToolRan: boolean
   thinking: string
   firstSignalAtMs?: number
+  /** Told once, when the first chunk arrives (`ModelCallRequest.onFirstChunk`). */
+  onFirstChunk?: () => void
 }
 
 /** A finished turn plus the timing the loop records on its usage. */
@@ -78,7 +83,18 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
     try {
       if (observed && hasHookHandlers(run.hooks, 'stream:start'))
         await callStreamStart(run, turnId, request.model, attempt)
-      const call = { provider: run.provider.name, model: request.model, runId: run.runId, id: turnId, attempt, body: request }
+      const call: ModelCallRequest = {
+        provider: run.provider.name,
+        model: request.model,
+        runId: run.runId,
+        id: turnId,
+        attempt,
+        body: request,
+        ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+        onFirstChunk: (listener) => {
+          progress.onFirstChunk = listener
+        },
+      }
       const result = await run.effects.model(kind, call, () => streamAttempt(run, turnId, request, progress, observed))
       return {
         result,
@@ -180,6 +196,7 @@ async function streamAttempt(run: RunContext, turnId: string, request: TurnReque
   const markSignal = () => {
     if (progress.firstSignalAtMs === undefined) {
       progress.firstSignalAtMs = run.effects.now()
+      progress.onFirstChunk?.()
       if (observed)
         run.firstSignalAtMs ??= progress.firstSignalAtMs
     }

@@ -120,6 +120,8 @@ export interface TurnResult {
   finishReason: TurnFinishReason
   /** Changes the provider reports it made to the request's input before sampling (Anthropic `input_transformations`); absent when none. */
   inputTransformations?: ProviderInputTransformation[]
+  /** The provider's id of this response (Anthropic's message id, OpenAI's response or completion id), when it sent one. */
+  responseId?: string
 }
 
 /**

@@ -80,6 +80,12 @@ export interface SessionRun {
    * Absent on records written before it existed and when saved without it.
    */
   state?: RunState
+  /**
+   * The W3C trace context (`traceparent`, `tracestate`) of the run's
+   * `invoke_agent` span, when the agent has `telemetry`: a run that continues
+   * this one, in this process or another, joins its trace and links to it.
+   */
+  traceContext?: Record<string, string>
 }
 
 /** A whole session as a store holds it. */

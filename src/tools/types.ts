@@ -8,6 +8,7 @@ import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ThinkingLevel } from '../providers/thinking'
 import type { Provider, ToolSpec } from '../providers/types'
 import type { Session } from '../session/session'
+import type { AgentTelemetry } from '../telemetry/options'
 import type { ToolStateView } from '../tool-state/types'
 
 export type { ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate, ValidationResult }
@@ -145,6 +146,8 @@ export interface SubagentParent {
   toolAliases?: Record<string, string>
   /** The run's reasoning level. */
   thinking: ThinkingLevel
+  /** The agent's telemetry: a child's spans go to the same tracer and meter. */
+  telemetry?: AgentTelemetry
 }
 
 /** A tool the agent can call. */

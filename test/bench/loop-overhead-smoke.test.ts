@@ -22,7 +22,7 @@ describe.each([
     // The prompt, then per turn the assistant message and its results (one `tool` message per call on Chat Completions).
     const floorMessages = provider === 'anthropic' ? 2 * TURNS : 3 + (TURNS - 1) * (1 + calls)
     expect(result.floor.persisted).toBe(floorMessages)
-    for (const config of ['defaults', 'policies'] as const) {
+    for (const config of ['defaults', 'policies', 'telemetry'] as const) {
       expect(result.zidane[config], config).toEqual({
         turns: TURNS,
         toolCalls,

@@ -127,7 +127,7 @@ describe('ctx.decide inside a run', () => {
       durationMs: expect.any(Number),
       provider: 'anthropic',
       model: 'claude-haiku-4-5',
-      outcome: { ok: true, answers: { safe: { kind: 'predicate', value: false, reason: 'deletes files' } }, usage: { input: 90, output: 20, cost: expect.any(Number) } },
+      outcome: { ok: true, answers: { safe: { kind: 'predicate', value: false, reason: 'deletes files' } }, usage: { input: 90, output: 20, cost: expect.any(Number) }, id: 'msg_fake_01' },
     }])
     // Stored as plain JSON: a reloaded session reads the same record.
     const reloaded = await loadSession(session.id, { store })

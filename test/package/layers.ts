@@ -9,7 +9,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // 0. The kernel: conversation shapes, usage and stop reasons, clock, timeouts, errors.
   ['core/', 'errors.ts', 'debug.ts'],
   // 1. Leaf helpers and the pure wire view.
-  ['text/', 'tool-state/', 'wire/', 'decisions/', 'media/', 'schema/'],
+  ['text/', 'tool-state/', 'wire/', 'decisions/', 'media/', 'schema/', 'telemetry/options.ts'],
   // 2. Provider adapters and the session store.
   ['providers/', 'session/'],
   // 3. The knob types (`AgentBehavior`) and their defaults.
@@ -23,7 +23,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // 7. The policy interface and the built-in policies (phases that return decisions).
   ['policies/'],
   // 8. The loop and its run state.
-  ['loop/'],
+  ['loop/', 'telemetry/'],
   // 9. The agent: options, createAgent, run.
   ['agent/'],
   // 10. What composes agents, and the public barrels.

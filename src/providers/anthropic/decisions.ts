@@ -60,16 +60,17 @@ async function decideOnAnthropic(getClient: () => Promise<AnthropicClient>, call
     const turn = await consumeAnthropicStream(events, { onText: IGNORE, onThinking: IGNORE }, { model: call.model, cacheTtl: '5m' })
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }
     const model = turn.usage.modelId ?? call.model
+    const id = turn.responseId === undefined ? {} : { id: turn.responseId }
     const tool = turn.toolCalls.find((candidate: ToolCall) => candidate.name === ANTHROPIC_DECISION_TOOL)
     if (turn.finishReason === 'content-filter')
-      return { body: { type: 'refusal', message: 'the model declined to answer (stop_reason: refusal)' }, model, usage }
+      return { body: { type: 'refusal', message: 'the model declined to answer (stop_reason: refusal)' }, model, usage, ...id }
     if (turn.finishReason === 'length')
-      return { body: { type: 'malformed', message: 'the answer was cut off at the output-token limit' }, model, usage }
+      return { body: { type: 'malformed', message: 'the answer was cut off at the output-token limit' }, model, usage, ...id }
     if (!tool)
-      return { body: { type: 'malformed', message: `the model did not call ${ANTHROPIC_DECISION_TOOL}` }, model, usage }
+      return { body: { type: 'malformed', message: `the model did not call ${ANTHROPIC_DECISION_TOOL}` }, model, usage, ...id }
     if (invalidToolInput(tool.input))
-      return { body: { type: 'malformed', message: `the arguments of ${ANTHROPIC_DECISION_TOOL} were not valid JSON` }, model, usage }
-    return { body: { type: 'answers', value: tool.input }, model, usage }
+      return { body: { type: 'malformed', message: `the arguments of ${ANTHROPIC_DECISION_TOOL} were not valid JSON` }, model, usage, ...id }
+    return { body: { type: 'answers', value: tool.input }, model, usage, ...id }
   }
   catch (error) {
     throw classifyAnthropicError(error, call.signal, api && endpointUrl(api.baseURL, '/v1/messages'))

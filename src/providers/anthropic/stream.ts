@@ -77,6 +77,7 @@ export class AnthropicTurnReader {
   private readonly serverToolNames = new Map<string, string>()
   private readonly usage: WireUsage = {}
   private servedModel: string | undefined
+  private responseId: string | undefined
   private stopReason: string | null | undefined
   private stopped = false
   // Final in `message_start`; a `message_delta` carries it only after a server-side fallback, and then replaces it.
@@ -89,6 +90,7 @@ export class AnthropicTurnReader {
     switch (event.type) {
       case 'message_start':
         this.servedModel = event.message.model
+        this.responseId = typeof event.message.id === 'string' && event.message.id.length > 0 && event.message.id.length <= 256 ? event.message.id : this.responseId
         Object.assign(this.usage, event.message.usage)
         this.transformations = (event.message as { input_transformations?: unknown }).input_transformations ?? this.transformations
         break
@@ -128,6 +130,8 @@ export class AnthropicTurnReader {
     }
     const finishReason = anthropicFinishReason(this.stopReason)
     const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(this.usage, this.servedModel ?? this.context.model, this.context, finishReason) }
+    if (this.responseId !== undefined)
+      result.responseId = this.responseId
     // Almost every turn reports nothing: no list to build then.
     const reported = this.transformations === undefined ? undefined : inputTransformations(this.transformations)
     if (reported && reported.length > 0) {

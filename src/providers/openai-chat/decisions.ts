@@ -63,7 +63,7 @@ async function decideOnChat(client: () => OpenAI, call: DecisionCall, dialect: C
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }
     const model = turn.usage.modelId ?? call.model
     const text = turn.content.map(block => block.type === 'text' ? block.text : '').join('')
-    return { body: textReply(text, turn.finishReason), model, usage }
+    return { body: textReply(text, turn.finishReason), model, usage, ...(turn.responseId === undefined ? {} : { id: turn.responseId }) }
   }
   catch (error) {
     throw classify(error)

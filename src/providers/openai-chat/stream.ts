@@ -33,6 +33,8 @@ import { chatFinishReason, chatTurnUsage, energyJoulesOf, UsageReader } from './
 
 /** The parts of a chunk this consumer reads, extensions included. */
 interface WireChunk {
+  /** The completion's id, the same on every chunk. */
+  id?: unknown
   choices?: WireChoice[] | null
   usage?: ChatWireUsage | null
   /** Neuralwatt: the request's measured energy (`energy_joules`), on a chunk of servers that send it as data. */
@@ -114,12 +116,15 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
   const usage = new UsageReader(context.usageFields)
   let finish: string | undefined
   let energy: number | undefined
+  let responseId: string | undefined
 
   for await (const raw of chunks) {
     if (!isObject(raw))
       continue
     const chunk = raw as WireChunk
     usage.read(chunk)
+    if (responseId === undefined && typeof chunk.id === 'string' && chunk.id.length > 0 && chunk.id.length <= 256)
+      responseId = chunk.id
     if (chunk.energy !== undefined)
       energy = energyJoulesOf(chunk.energy) ?? energy
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isFirstChoice) : undefined
@@ -189,7 +194,7 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
   const joules = context.energyJoules?.() ?? energy
   if (joules !== undefined)
     turnUsage.energyJoules = joules
-  return { content, toolCalls, finishReason, usage: turnUsage }
+  return responseId === undefined ? { content, toolCalls, finishReason, usage: turnUsage } : { content, toolCalls, finishReason, usage: turnUsage, responseId }
 }
 
 /**

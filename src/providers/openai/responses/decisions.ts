@@ -43,7 +43,7 @@ async function decideOnResponses(client: () => OpenAI, call: DecisionCall, provi
     const turn = await consumeResponsesStream(readResponsesEvents(response, provider), { onText: IGNORE, onThinking: IGNORE }, { model: call.model, provider, signal: call.signal })
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }
     const text = turn.content.map(block => block.type === 'text' ? block.text : '').join('')
-    return { body: textReply(text, turn.finishReason), model: turn.usage.modelId ?? call.model, usage }
+    return { body: textReply(text, turn.finishReason), model: turn.usage.modelId ?? call.model, usage, ...(turn.responseId === undefined ? {} : { id: turn.responseId }) }
   }
   catch (error) {
     throw classifyResponsesError(error, provider, call.signal, api && endpointUrl(api.baseURL, '/responses'))

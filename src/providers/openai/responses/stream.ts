@@ -47,6 +47,7 @@ export async function consumeResponsesStream(
 ): Promise<TurnResult> {
   const items = new Map<number, OpenItem>()
   let servedModel: string | undefined
+  let responseId: string | undefined
   let final: WireResponse | undefined
 
   for await (const event of events) {
@@ -59,6 +60,7 @@ export async function consumeResponsesStream(
       case 'response.created':
       case 'response.in_progress':
         servedModel = event.response?.model || servedModel
+        responseId = event.response?.id || responseId
         break
       case 'response.output_item.added':
         if (isObject(event.item))
@@ -121,7 +123,11 @@ export async function consumeResponsesStream(
   const refused = [...items.values()].some(item => item.kind === 'message' && item.refusal)
   const finishReason = responsesFinishReason(final, toolCalls.length > 0, refused)
   const modelId = final.model || servedModel || context.model
-  return { content, toolCalls, finishReason, usage: turnUsage(final.usage, modelId, context.provider, finishReason) }
+  const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(final.usage, modelId, context.provider, finishReason) }
+  const id = final.id || responseId
+  if (typeof id === 'string' && id.length > 0 && id.length <= 256)
+    result.responseId = id
+  return result
 }
 
 /**
