@@ -55,8 +55,10 @@ describe('the zidane/types contract names', () => {
   })
 
   it('names a reason for every absent name, and an absent name is declared nowhere in src/', () => {
-    const declared = new RegExp(`\\b(?:interface|type|class|const|function) (${Object.keys(absent).join('|')})\\b`)
-    const found = sourceFiles(join(root, 'src')).filter(file => declared.test(readFileSync(file, 'utf8')))
+    const names = Object.keys(absent)
+    // With nothing absent there is nothing to look for (an empty alternation would match every declaration).
+    const declared = new RegExp(`\\b(?:interface|type|class|const|function) (${names.join('|')})\\b`)
+    const found = names.length === 0 ? [] : sourceFiles(join(root, 'src')).filter(file => declared.test(readFileSync(file, 'utf8')))
     expect(found).toEqual([])
     for (const [name, reason] of Object.entries(absent)) {
       expect(listed).toContain(name)
