@@ -1,7 +1,7 @@
 import type { SessionTurn } from '../../core/content'
 import type { ToolOutput } from '../../core/tool-io'
-import type { AgentBehavior } from '../../knobs/behavior'
-import type { BehaviorPolicy } from '../policy'
+import type { ToolSpec } from '../../providers/types'
+import type { BehaviorPolicy, PolicyToolsView } from '../policy'
 import { CODEMODE_TOOL_NAME, codemodeCatalog, codemodeFor, createCodemodeTool, describeOn, describeOnly, locateQuickJs } from '../../tools/codemode'
 import { directCallNote, noteCountIn, takesNote } from './direct-call-notes'
 
@@ -10,8 +10,26 @@ export interface CodemodeState {
   readonly notes: Readonly<Record<string, number>>
 }
 
-/** What one run's `'only'` mode declared for scripts (wire names), by the run's behavior object. */
-const declaredByRun = new WeakMap<Readonly<AgentBehavior>, { readonly names: ReadonlySet<string>, readonly notes: boolean }>()
+interface Declared {
+  /** Wire names of the tools declared for scripts. */
+  readonly names: ReadonlySet<string>
+  readonly notes: boolean
+}
+
+/**
+ * What an `'only'` codemode tool declared for scripts, by the tool's input
+ * schema object: the one part of its spec every copy shares (an alias copies
+ * the spec under another name), so the phases find it from the wire specs.
+ */
+const declaredBySchema = new WeakMap<object, Declared>()
+
+function declaredIn(specs: readonly ToolSpec[], tools: PolicyToolsView): Declared | undefined {
+  for (const spec of specs) {
+    if (tools.toCanonical(spec.name) === CODEMODE_TOOL_NAME)
+      return declaredBySchema.get(spec.inputSchema)
+  }
+  return undefined
+}
 
 /** A direct call of a declared tool gets at most this many notes in a conversation. */
 export const MAX_DIRECT_CALL_NOTES = 2
@@ -28,7 +46,7 @@ export const MAX_DIRECT_CALL_NOTES = 2
 export const codemode: BehaviorPolicy<CodemodeState> = {
   name: 'codemode',
   // Only 'only' mode has phases; the tool itself is brought whatever this says.
-  enabled: behavior => declaredByRun.has(behavior),
+  enabled: (_behavior, run) => declaredIn(run.tools.specs, run.tools) !== undefined,
   initialState: () => ({ notes: {} }),
 
   tools(behavior, plan) {
@@ -39,22 +57,23 @@ export const codemode: BehaviorPolicy<CodemodeState> = {
     locateQuickJs()
     const catalog = codemodeCatalog(plan.tools, plan.aliases, plan.deferred)
     const only = settings.mode === 'only'
-    if (only)
-      declaredByRun.set(behavior, { names: new Set(catalog.map(entry => entry.wireName)), notes: settings.directCallNotes })
     const description = only ? describeOnly(settings, catalog) : describeOn(settings)
-    return { [CODEMODE_TOOL_NAME]: createCodemodeTool({ settings, catalog, description, load: plan.load }) }
+    const tool = createCodemodeTool({ settings, catalog, description, load: plan.load })
+    if (only)
+      declaredBySchema.set(tool.spec.inputSchema, { names: new Set(catalog.map(entry => entry.wireName)), notes: settings.directCallNotes })
+    return { [CODEMODE_TOOL_NAME]: tool }
   },
 
-  request({ behavior, request }) {
-    const declared = declaredByRun.get(behavior)
+  request({ run, request }) {
+    const declared = declaredIn(request.tools, run.tools)
     if (!declared)
       return
     const tools = request.tools.filter(spec => !declared.names.has(spec.name))
     return tools.length === request.tools.length ? undefined : { decision: { tools } }
   },
 
-  result({ behavior, call, result, isError, state, run }) {
-    const declared = declaredByRun.get(behavior)
+  result({ call, result, isError, state, run }) {
+    const declared = declaredIn(run.tools.specs, run.tools)
     if (!declared?.notes || isError || call.parentToolCallId !== undefined || !declared.names.has(call.displayName) || !takesNote(call.name, result))
       return
     const given = state.notes[call.displayName] ?? noteCountIn(run.turns as readonly SessionTurn[], call.displayName)

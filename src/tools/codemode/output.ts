@@ -31,8 +31,8 @@ export function formatScriptResult(outcome: ScriptOutcome, context: ScriptResult
   else {
     isError = true
     lines.push(end.reason === 1
-      ? `Error: the script was stopped by its time limit (${context.timeoutMs} ms).`
-      : 'Error: the script was stopped: the call was aborted.')
+      ? `the script was stopped by its time limit (${context.timeoutMs} ms).`
+      : 'the script was stopped: the call was aborted.')
   }
   // An error result reaches the model as `Error: <text>`: the failure is named before what was printed.
   if (isError && lines.length > 1)

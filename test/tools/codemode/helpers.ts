@@ -63,5 +63,5 @@ export async function runCodemode(code: string, options: CodemodeRunOptions = {}
   await agent.destroy()
   const results = session.turns.flatMap(turn => turn.content.filter((block): block is ToolResultBlock => block.type === 'tool_result'))
   const result = results.find(block => block.callId === 'call_c')!
-  return { result, stats, provider, session, lookup, text: typeof result.output === 'string' ? result.output : '' }
+  return { result, results, stats, provider, session, lookup, text: typeof result.output === 'string' ? result.output : '' }
 }
