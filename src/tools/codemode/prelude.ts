@@ -26,7 +26,9 @@ export function wrapScript(code: string): string {
 export const PRELUDE = String.raw`(function (host, namesJson) {
   'use strict'
   const apply = Reflect.apply
-  const then = Promise.prototype.then
+  const PromiseCtor = Promise
+  const then = PromiseCtor.prototype.then
+  const promiseReject = PromiseCtor.reject
   const ErrorCtor = Error
   const StringCtor = String
   const stringify = JSON.stringify
@@ -65,30 +67,36 @@ export const PRELUDE = String.raw`(function (host, namesJson) {
       hostPrint(line, stack)
     }
   }
+  // Returns the host's promise itself (never through an async function, which would look up a patchable then).
   function invoke(kind, name, args, stack) {
-    let text = ''
-    if (args !== undefined) {
-      const json = stringify(args)
-      if (json !== undefined) text = json
+    try {
+      let text = ''
+      if (args !== undefined) {
+        const json = stringify(args)
+        if (json !== undefined) text = json
+      }
+      return hostCall(kind, StringCtor(name), text, stack)
     }
-    return hostCall(kind, StringCtor(name), text, stack)
+    catch (error) {
+      return apply(promiseReject, PromiseCtor, [error])
+    }
   }
-  const callTool = async function callTool(name, args) { return invoke('tool', name, args, here()) }
-  const searchTools = async function searchTools(query, limit) { return invoke('search', '', { query: StringCtor(query), limit }, here()) }
-  const describeTool = async function describeTool(name) { return invoke('describe', name, undefined, here()) }
+  const callTool = function callTool(name, args) { return invoke('tool', name, args, here()) }
+  const searchTools = function searchTools(query, limit) { return invoke('search', '', { query: StringCtor(query), limit }, here()) }
+  const describeTool = function describeTool(name) { return invoke('describe', name, undefined, here()) }
 
   const names = parse(namesJson)
   const known = create(null)
   for (let i = 0; i < names.length; i++) {
     const name = names[i]
-    known[name] = async function (args) { return invoke('tool', name, args, here()) }
+    known[name] = function (args) { return invoke('tool', name, args, here()) }
   }
   freeze(known)
   const tools = new ProxyCtor(known, {
     get(target, key) {
       if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined
       if (key in target) return target[key]
-      return async function (args) { return invoke('tool', key, args, here()) }
+      return function (args) { return invoke('tool', key, args, here()) }
     },
     set() { return false },
     defineProperty() { return false },

@@ -79,6 +79,8 @@ export interface ScriptOutcome {
 
 interface PooledWorker {
   readonly worker: Worker
+  /** Settles when the worker has loaded the engine (a script's time starts then), or failed to. */
+  readonly ready: Promise<void>
   listener?: (message: FromWorker) => void
   onExit?: (reason: string) => void
   exited: boolean
@@ -98,11 +100,26 @@ function spawn(engine: QuickJsEngine): PooledWorker {
     `;(${sandboxWorkerMain.toString()})({ port: parentPort, quickjs, wasm: workerData.wasm })`,
   ].join('\n')
   const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), { workerData: { wasm: engine.wasm } })
-  const pooled: PooledWorker = { worker, exited: false }
+  let markReady: () => void = () => {}
+  let markFailed: (error: Error) => void = () => {}
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve
+    markFailed = reject
+  })
+  const pooled: PooledWorker = { worker, ready, exited: false }
   live++
-  worker.on('message', (message: FromWorker) => pooled.listener?.(message))
-  worker.on('error', error => pooled.onExit?.(`the sandbox failed: ${error.message}`))
+  worker.on('message', (message: FromWorker) => {
+    if (message.type === 'ready')
+      markReady()
+    else
+      pooled.listener?.(message)
+  })
+  worker.on('error', (error) => {
+    markFailed(error)
+    pooled.onExit?.(`the sandbox failed: ${error.message}`)
+  })
   worker.on('exit', () => {
+    markFailed(new Error('the sandbox stopped before it was ready'))
     if (!pooled.exited) {
       pooled.exited = true
       live--
@@ -123,8 +140,17 @@ async function acquire(signal: AbortSignal): Promise<PooledWorker> {
     const reused = idle.pop()
     if (reused)
       return reused
-    if (live < SANDBOX_LIMITS.maxWorkers)
-      return spawn(engine)
+    if (live < SANDBOX_LIMITS.maxWorkers) {
+      const spawned = spawn(engine)
+      try {
+        await spawned.ready
+      }
+      catch (error) {
+        void spawned.worker.terminate()
+        throw error
+      }
+      return spawned
+    }
     await new Promise<void>((resolve, reject) => {
       const onAbort = () => reject(signal.reason)
       signal.addEventListener('abort', onAbort, { once: true })

@@ -33,6 +33,7 @@ export function sandboxWorkerMain(boot: WorkerBoot): void {
     else if (current && message.id === current.id)
       current.handle(message)
   })
+  port.postMessage({ type: 'ready', id: 0 })
 
   async function start(message: RunMessage): Promise<void> {
     const run = new ScriptRun(message)

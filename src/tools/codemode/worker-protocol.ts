@@ -94,4 +94,10 @@ export interface DoneMessage {
   readonly broken?: boolean
 }
 
-export type FromWorker = CallMessage | PrintMessage | DoneMessage
+/** The worker has loaded the engine and takes scripts. */
+export interface ReadyMessage {
+  readonly type: 'ready'
+  readonly id: 0
+}
+
+export type FromWorker = CallMessage | PrintMessage | DoneMessage | ReadyMessage
