@@ -21,7 +21,7 @@ export interface CodemodeConfig {
   streamProgress?: boolean
   /** A script's time limit in milliseconds (real time, busy or waiting). Default 30000. */
   timeoutMs?: number
-  /** The memory a script's VM may allocate, in bytes. Default 64 MiB. */
+  /** The memory a script's VM may allocate, in bytes. Default 67108864 (64 MiB). */
   memoryLimitBytes?: number
 }
 
