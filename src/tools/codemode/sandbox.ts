@@ -130,7 +130,7 @@ function spawn(engine: QuickJsEngine): PooledWorker {
     }
     pooled.onExit?.('the sandbox stopped unexpectedly')
   })
-  worker.unref()
+  // Kept referenced while it starts and while it runs a script (a script's caller is waiting); idle, it is unreferenced.
   return pooled
 }
 
