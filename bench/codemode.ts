@@ -59,6 +59,9 @@ const orderTool: ToolDef = {
 
 export const EXPECTED_TOTAL = Array.from({ length: LOOKUPS }, (_, index) => order(index + 1).total).reduce((sum, total) => sum + total, 0)
 
+const TOTAL_FIELD = /\\?"total\\?":(\d+)/g
+const RETURNED_NUMBER = /Returned: (\d+)/
+
 /** Sum of the `total` fields found in the request's tool results (what the model has read). */
 function totalsRead(request: FakeModelRequest): number {
   const messages = request.body.messages as { content: unknown }[]
@@ -68,9 +71,9 @@ function totalsRead(request: FakeModelRequest): number {
       if (block.type !== 'tool_result')
         continue
       const text = typeof block.content === 'string' ? block.content : JSON.stringify(block.content)
-      for (const match of text.matchAll(/\\?"total\\?":(\d+)/g))
+      for (const match of text.matchAll(TOTAL_FIELD))
         sum += Number(match[1])
-      const returned = /Returned: (\d+)/.exec(text)
+      const returned = RETURNED_NUMBER.exec(text)
       if (returned)
         sum += Number(returned[1])
     }
