@@ -1,8 +1,14 @@
 import type { ToolHookContext } from '../../../src/hooks/hook-map'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../../src'
+import { createProcessContext } from '../../../src/contexts/process'
 import { MissingPeerDependencyError } from '../../../src/errors'
+import { createSession } from '../../../src/session'
 import { scriptedProvider } from '../../../src/testing'
+import { readFile } from '../../../src/tools'
 import { locateQuickJs } from '../../../src/tools/codemode'
 import { runCodemode } from './helpers'
 
@@ -109,5 +115,29 @@ describe('the codemode tool', () => {
     expect(caught).toBeInstanceOf(MissingPeerDependencyError)
     expect((caught as MissingPeerDependencyError).installCommand).toBe('npm install quickjs-wasi')
     expect((caught as Error).message).toContain('behavior.codemode')
+  })
+})
+
+describe('codemode and the built-in tools', () => {
+  it('reads a file from a script without line-number prefixes (a direct read keeps them)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'codemode-read-'))
+    writeFileSync(join(dir, 'notes.txt'), 'alpha\nbeta\n')
+    const execution = createProcessContext({ cwd: dir })
+    try {
+      const provider = scriptedProvider([
+        { toolCalls: [{ id: 'direct', name: 'read_file', input: { path: 'notes.txt' } }] },
+        { toolCalls: [{ id: 'script', name: 'codemode', input: { code: 'return (await tools.read_file({ path: "notes.txt" })).split("\\n")[1]' } }] },
+        { text: 'done' },
+      ])
+      const session = await createSession()
+      await createAgent({ provider, session, execution, tools: { read_file: readFile }, behavior: { codemode: true, dedupReads: false } }).run({ prompt: 'go' })
+      const outputs = session.turns.flatMap(turn => turn.content.flatMap(block => block.type === 'tool_result' ? [String(block.output)] : []))
+      expect(outputs[0]).toContain('1\talpha')
+      expect(outputs[1]).toBe('Returned: "beta"')
+    }
+    finally {
+      await execution.destroy()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
