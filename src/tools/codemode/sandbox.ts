@@ -99,7 +99,8 @@ function spawn(engine: QuickJsEngine): PooledWorker {
     `const __name = (target) => target`,
     `;(${sandboxWorkerMain.toString()})({ port: parentPort, quickjs, wasm: workerData.wasm })`,
   ].join('\n')
-  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), { workerData: { wasm: engine.wasm } })
+  // No inherited flags: a loader the host runs under (`--import tsx`) or an inspector port is not the sandbox's.
+  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), { workerData: { wasm: engine.wasm }, execArgv: [] })
   let markReady: () => void = () => {}
   let markFailed: (error: Error) => void = () => {}
   const ready = new Promise<void>((resolve, reject) => {

@@ -36,7 +36,8 @@ describe('codemode limits', () => {
     expect(stats.stopReason).toBe('aborted')
     // The script ran on another thread: the timer kept firing while it was busy.
     expect(ticks).toBeGreaterThan(10)
-    expect(longestGap).toBeLessThan(250)
+    // A VM on this thread would have held it until the abort could no longer fire; a loaded machine still stalls it a little.
+    expect(longestGap).toBeLessThan(1000)
     expect(Date.now() - startedAt).toBeLessThan(5000)
   })
 
