@@ -41,6 +41,20 @@ describe('codemode limits', () => {
     expect(Date.now() - startedAt).toBeLessThan(5000)
   })
 
+  it('agent.abort() stops a script that waits on a tool which ignores its signal', async () => {
+    const stuck = { spec: { name: 'stuck', description: 'never answers', inputSchema: { type: 'object' } }, execute: () => new Promise<string>(() => {}) }
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'wait', name: 'codemode', input: { code: 'await tools.stuck({})' } }] }, { text: 'never' }])
+    const agent = createAgent({ provider, tools: { stuck }, behavior: { codemode: { timeoutMs: 600_000 } } })
+    agent.hooks.hook('tool:before', (ctx) => {
+      if (ctx.name === 'stuck')
+        setTimeout(() => agent.abort(), 100)
+    })
+    const startedAt = Date.now()
+    const stats = await agent.run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('aborted')
+    expect(Date.now() - startedAt).toBeLessThan(5000)
+  })
+
   it('stops a busy script at its time limit, and the next script runs normally', async () => {
     const { text, result, results } = await runCodemode('while (true) {}', {
       behavior: { codemode: { timeoutMs: 200 } },
