@@ -5,13 +5,15 @@
  */
 
 import type { ToolCatalogEntry } from '../tool-search'
-import type { ToolMap } from '../types'
+import type { ToolDef, ToolMap } from '../types'
 import { CALL_TOOL_NAME, TOOL_SEARCH_NAME } from '../tool-search'
 
 /** A tool scripts can call. */
 export interface CodemodeEntry extends ToolCatalogEntry {
   /** Held back by lazy disclosure: a script's call loads it first. */
   readonly deferred: boolean
+  /** The tool's own `isConcurrencySafe`, so a script's calls are ordered as a turn's are. */
+  readonly concurrencySafe?: ToolDef['isConcurrencySafe']
 }
 
 /** The name of the tool codemode adds. */
@@ -35,6 +37,7 @@ export function codemodeCatalog(tools: ToolMap, aliases: Readonly<Record<string,
       inputSchema: def.spec.inputSchema,
       ...(def.mcp ? { server: def.mcp.server } : {}),
       deferred: deferred.has(name),
+      ...(def.isConcurrencySafe === undefined ? {} : { concurrencySafe: def.isConcurrencySafe }),
     })
   }
   return entries

@@ -3,6 +3,7 @@ import type { ToolContext, ToolDef, ToolOutput } from '../types'
 import type { CodemodeEntry } from './catalog'
 import type { SandboxAnswer, SandboxCall } from './sandbox'
 import { searchCatalog } from '../tool-search'
+import { NestedCallOrder } from './call-order'
 import { CODEMODE_TOOL_NAME } from './catalog'
 import { formatScriptResult } from './output'
 import { runScript, SANDBOX_LIMITS } from './sandbox'
@@ -56,7 +57,7 @@ export function createCodemodeTool(options: CodemodeToolOptions): ToolDef<Codemo
     return { ok: true, value: JSON.stringify({ name: entry.wireName, description: entry.description, inputSchema: entry.inputSchema, ...(entry.server ? { server: entry.server } : {}) }) }
   }
 
-  const answer = async (call: SandboxCall, ctx: ToolContext): Promise<SandboxAnswer> => {
+  const answer = async (call: SandboxCall, ctx: ToolContext, order: NestedCallOrder): Promise<SandboxAnswer> => {
     if (call.kind === 'search')
       return search(call)
     if (call.kind === 'describe')
@@ -77,7 +78,8 @@ export function createCodemodeTool(options: CodemodeToolOptions): ToolDef<Codemo
       options.load(entry.name)
     if (settings.streamProgress)
       ctx.progress({ kind: 'call', tool: call.name, ...(call.line === undefined ? {} : { line: call.line }) })
-    const result = await ctx.callTool(call.name, input as Record<string, unknown>, { signal: call.signal, ...(call.line === undefined ? {} : { line: call.line }) })
+    const args = input as Record<string, unknown>
+    const result = await order.run(isSafe(entry, args), () => ctx.callTool(call.name, args, { signal: call.signal, ...(call.line === undefined ? {} : { line: call.line }) }))
     const text = textOf(result.output)
     if (result.isError)
       return { ok: false, message: text, tool: result.name, blocked: result.blocked }
@@ -100,13 +102,14 @@ export function createCodemodeTool(options: CodemodeToolOptions): ToolDef<Codemo
     async execute(input, ctx): Promise<ToolOutput> {
       if (input.code.length > SANDBOX_LIMITS.maxCodeChars)
         throw new RangeError(`The script is ${input.code.length} characters; at most ${SANDBOX_LIMITS.maxCodeChars} are run.`)
+      const order = new NestedCallOrder()
       const outcome = await runScript({
         code: input.code,
         names,
         timeoutMs: settings.timeoutMs,
         memoryLimitBytes: settings.memoryLimitBytes,
         signal: ctx.signal,
-        onCall: call => answer(call, ctx),
+        onCall: call => answer(call, ctx, order),
         ...(settings.streamProgress ? { onPrint: (text: string, line: number | undefined) => ctx.progress({ kind: 'print', text, ...(line === undefined ? {} : { line }) }) } : {}),
       })
       const result = formatScriptResult(outcome, {
@@ -125,6 +128,19 @@ export function createCodemodeTool(options: CodemodeToolOptions): ToolDef<Codemo
 /** A script that failed: its message is the whole result the model reads (printed lines, then the error). */
 export class CodemodeScriptError extends Error {
   override name = 'CodemodeScriptError'
+}
+
+/** Whether a call may run next to others: the tool says so (an unknown tool, or one that does not say, runs alone). */
+function isSafe(entry: CodemodeEntry | undefined, input: Record<string, unknown>): boolean {
+  const flag = entry?.concurrencySafe
+  if (typeof flag !== 'function')
+    return flag === true
+  try {
+    return flag(input) === true
+  }
+  catch {
+    return false
+  }
 }
 
 function parseObject(text: string): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import type { ToolDef } from '../../../src'
 import type { ToolHookContext } from '../../../src/hooks/hook-map'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -139,5 +140,36 @@ describe('codemode and the built-in tools', () => {
       await execution.destroy()
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('the order of a script\'s calls', () => {
+  /** A tool that notes how many of its calls run at once. */
+  function counting(name: string, safe: boolean) {
+    let now = 0
+    let most = 0
+    const def: ToolDef = {
+      spec: { name, description: name, inputSchema: { type: 'object' } },
+      isConcurrencySafe: safe,
+      execute: async () => {
+        most = Math.max(most, ++now)
+        await new Promise(resolve => setTimeout(resolve, 20))
+        now--
+        return 'ok'
+      },
+    }
+    return { def, most: () => most }
+  }
+
+  it('runs calls of a tool that is not concurrency-safe one at a time, and safe ones together', async () => {
+    const write = counting('write', false)
+    const read = counting('read', true)
+    const { text } = await runCodemode(
+      'await Promise.all([1, 2, 3, 4].map(() => tools.write({})))\nawait Promise.all([1, 2, 3, 4].map(() => tools.read({})))\nreturn "done"',
+      { tools: { write: write.def, read: read.def } },
+    )
+    expect(text).toBe('Returned: "done"')
+    expect(write.most()).toBe(1)
+    expect(read.most()).toBeGreaterThan(1)
   })
 })
