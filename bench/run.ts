@@ -6,6 +6,7 @@
 
 import { availableParallelism } from 'node:os'
 import { bundleBenchmark } from './bundle'
+import { codemodeBenchmark } from './codemode'
 import { coldStart } from './cold-start'
 import { contextBenchmark } from './context'
 import { guards } from './guards'
@@ -27,6 +28,7 @@ const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'bundle', run: bundleBenchmark },
   { name: 'stream-deltas', run: () => streamDeltas() },
   { name: 'memory', run: memoryBenchmark },
+  { name: 'codemode', run: () => codemodeBenchmark() },
 ]
 
 console.log(`zidane benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs\n`)

@@ -76,6 +76,8 @@ export interface RunPlan {
   readonly policies: readonly BehaviorPolicy[]
 }
 
+const NOTHING_DEFERRED: ReadonlySet<string> = new Set()
+
 /** The knobs of a run, agent → profile → run: each layer merged over the one below (see `resolveBehavior`). */
 export function planBehavior(agent: PlanAgentLayer, run: PlanRunLayer = {}): AgentBehavior {
   const profile = run.profile?.behavior
@@ -96,8 +98,15 @@ export function planRun(input: RunPlanInput): RunPlan {
   const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
   const layerTools = profile?.tools ?? agent.tools
   const toolSet = run.tools ?? (mcp ? { ...layerTools, ...mcp.tools } : layerTools)
-  const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, input.history ?? [])
-  const ownTools = policyTools(input.policies, behavior, toolNames(disclosure.tools))
+  const replaced = run.tools !== undefined
+  const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, input.history ?? [], replaced)
+  const ownTools = policyTools(input.policies, behavior, {
+    tools: disclosure.tools ?? {},
+    ...(aliases === undefined ? {} : { aliases }),
+    replaced,
+    deferred: disclosure.disclosure?.deferred ?? NOTHING_DEFERRED,
+    load: disclosure.load,
+  })
   const tools = prepareRunTools(ownTools ? { ...disclosure.tools, ...ownTools } : disclosure.tools, aliases, behavior, input.execution, disclosure.disclosure)
   const catalogs = { run: run.behavior?.modelCatalog, profile: profile?.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog }
   const providers = agent.provider === undefined ? [] : providerList(agent.provider)
@@ -151,11 +160,6 @@ function withPolicySections(builtIn: FrozenPromptSections, policies: readonly Be
     }
   }
   return sections ?? builtIn
-}
-
-/** The names the run's own tools are called by (their `spec.name`). */
-function toolNames(tools: ToolMap | undefined): Set<string> {
-  return new Set(Object.values(tools ?? {}).map(def => def.spec.name))
 }
 
 /** The agent's providers as a list. */

@@ -7,6 +7,7 @@ import type { ToolCatalogEntry } from '../tools/tool-search'
 import type { ToolDef, ToolMap } from '../tools/types'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { TOOL_SEARCH_DEFAULTS } from '../knobs/mcp-knobs'
+import { CODEMODE_TOOL_NAME, codemodeFor } from '../tools/codemode'
 import { CALL_TOOL_NAME, createCallTool, createToolSearchTool, renderCatalogSection, TOOL_SEARCH_NAME, unlockSetOf } from '../tools/tool-search'
 
 /** The name of the section that lists lazily disclosed tools. */
@@ -17,7 +18,11 @@ export interface DisclosurePlan {
   tools: ToolMap | undefined
   disclosure?: ToolDisclosure
   sections: FrozenPromptSections
+  /** Load a held-back tool by canonical name (a no-op without lazy disclosure). */
+  load: (name: string) => void
 }
+
+function loadNothing(): void {}
 
 /**
  * Plan lazy disclosure for a run. MCP tools whose server resolves to
@@ -36,11 +41,16 @@ export function planToolDisclosure(
   mcp: McpConnection | undefined,
   behavior: AgentBehavior,
   history: readonly SessionTurn[],
+  /** `run({ tools })` replaced the registry (codemode then adds nothing). */
+  replaced = false,
 ): DisclosurePlan {
   const defs = Object.values(tools ?? {})
   const deferred = new Set(defs.filter(def => isLazy(def, mcp, behavior)).map(def => def.spec.name))
   if (deferred.size === 0)
-    return { tools, sections: {} }
+    return { tools, sections: {}, load: loadNothing }
+  // With codemode, scripts search the catalog themselves; in 'only' mode the model has no other way in.
+  const codemode = codemodeFor(behavior, tools, replaced)
+  const scriptsOnly = codemode?.mode === 'only'
 
   const wireOf = (canonical: string) => aliases?.[canonical] || canonical
   const settings = behavior.toolSearch ?? {}
@@ -58,12 +68,12 @@ export function planToolDisclosure(
   const hostSearch = defs.find(def => unlockSetOf(def) !== undefined)
   const shadowing = defs.find(def => def.spec.name === TOOL_SEARCH_NAME)
   const unlocked = hostSearch ? unlockSetOf(hostSearch)! : new Set<string>()
-  const injected = !hostSearch && !shadowing && settings.tool !== false
+  const injected = !hostSearch && !shadowing && settings.tool !== false && !scriptsOnly
     ? createToolSearchTool({ catalog, unlocked, limit: settings.limit, mode, callToolName: wireOf(CALL_TOOL_NAME) })
     : undefined
   const searchTool: ToolDef | undefined = hostSearch ?? shadowing ?? injected
   const added: ToolMap = injected ? { [TOOL_SEARCH_NAME]: injected } : {}
-  if (mode === 'dispatch' && (hostSearch || injected) && !defs.some(def => def.spec.name === CALL_TOOL_NAME))
+  if (mode === 'dispatch' && (hostSearch || injected) && !scriptsOnly && !defs.some(def => def.spec.name === CALL_TOOL_NAME))
     added[CALL_TOOL_NAME] = createCallTool()
 
   for (const name of calledTools(history, aliases)) {
@@ -71,12 +81,13 @@ export function planToolDisclosure(
       unlocked.add(name)
   }
 
-  const searchWire = searchTool ? wireOf(searchTool.spec.name) : undefined
-  const callWire = mode === 'dispatch' ? wireOf(CALL_TOOL_NAME) : undefined
+  const searchWire = searchTool && !scriptsOnly ? wireOf(searchTool.spec.name) : undefined
+  const callWire = mode === 'dispatch' && !scriptsOnly ? wireOf(CALL_TOOL_NAME) : undefined
   const section = renderCatalogSection(catalog, {
-    detail: settings.catalog ?? TOOL_SEARCH_DEFAULTS.catalog,
+    detail: codemode?.catalog ?? settings.catalog ?? TOOL_SEARCH_DEFAULTS.catalog,
     searchTool: searchWire,
     callTool: callWire,
+    ...(codemode ? { scriptTool: CODEMODE_TOOL_NAME } : {}),
   })
   return {
     tools: { ...tools, ...added },
@@ -89,6 +100,10 @@ export function planToolDisclosure(
         : `Error: "${wire}" is a searchable tool that has not been loaded in this run.`,
     },
     sections: { [TOOL_CATALOG_SECTION]: section },
+    load: (name) => {
+      if (deferred.has(name))
+        unlocked.add(name)
+    },
   }
 }
 

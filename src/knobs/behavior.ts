@@ -7,6 +7,7 @@
  */
 
 import type { BudgetKnobs } from './budget-knobs'
+import type { CodemodeKnobs } from './codemode-knobs'
 import type { CompactionKnobs } from './compaction-knobs'
 import type { KnobMeta, KnobSlice } from './define'
 import type { ExecutionKnobs } from './execution-knobs'
@@ -30,6 +31,7 @@ import type { WebKnobs } from './web-knobs'
 import { definedOnly } from '../core/defined-only'
 import { AgentBehaviorError } from '../errors'
 import { BUDGET_KNOBS } from './budget-knobs'
+import { CODEMODE_KNOBS } from './codemode-knobs'
 import { COMPACTION_KNOBS } from './compaction-knobs'
 import { EXECUTION_KNOBS } from './execution-knobs'
 import { FILE_KNOBS } from './file-knobs'
@@ -50,6 +52,7 @@ import { THINKING_KNOBS } from './thinking-knobs'
 import { WATCHDOG_KNOBS } from './watchdog-knobs'
 import { WEB_KNOBS } from './web-knobs'
 
+export type { CodemodeConfig } from './codemode-knobs'
 export type { AutoCompactConfig, CompactFunction, CompactSkip } from './compaction-knobs'
 export type { ToolBatch, ToolBatchExecutor } from './execution-knobs'
 export type { ToolSearchBehavior } from './mcp-knobs'
@@ -74,6 +77,7 @@ export interface AgentBehavior extends
   RecoveryKnobs,
   ShellKnobs,
   McpKnobs,
+  CodemodeKnobs,
   FileKnobs,
   WebKnobs,
   SessionKnobs,
@@ -102,6 +106,7 @@ const SLICES = [
   EXECUTION_KNOBS,
   SHELL_KNOBS,
   MCP_KNOBS,
+  CODEMODE_KNOBS,
   FILE_KNOBS,
   WEB_KNOBS,
   SESSION_KNOBS,

@@ -12,6 +12,7 @@ import type {
   PolicyEvent,
   PolicyRunView,
   PolicyState,
+  PolicyToolPlan,
   PromptSource,
   ProviderErrorDecision,
   RequestPatch,
@@ -181,10 +182,11 @@ async function announce(host: PolicyHost, events: readonly PolicyEvent[]): Promi
  * name. A name taken twice, or already used by the run's own tools, is a
  * `TypeError`: one of the two would silently shadow the other.
  */
-export function policyTools(ordered: readonly BehaviorPolicy[], behavior: Readonly<AgentBehavior>, taken: ReadonlySet<string>): ToolMap | undefined {
+export function policyTools(ordered: readonly BehaviorPolicy[], behavior: Readonly<AgentBehavior>, plan: PolicyToolPlan): ToolMap | undefined {
   let tools: ToolMap | undefined
+  const taken = new Set(Object.values(plan.tools).map(def => def.spec.name))
   for (const policy of ordered) {
-    const own = policy.tools?.(behavior)
+    const own = policy.tools?.(behavior, plan)
     if (!own)
       continue
     for (const def of Object.values(own)) {

@@ -1,5 +1,6 @@
 import type { BehaviorPolicy } from './policy'
 import { autoCompact } from './auto-compact'
+import { codemode } from './codemode'
 import { compactStrategy } from './compact-strategy'
 import { contextRecovery } from './context-recovery'
 import { dedupTools } from './dedup-tools'
@@ -55,4 +56,5 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   repeatGuard,
   thinkingDecay,
   structuredOutput,
+  codemode,
 ])

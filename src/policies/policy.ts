@@ -94,6 +94,23 @@ export interface PolicyToolsView {
   readonly toCanonical: (wireName: string) => string
 }
 
+/**
+ * The run's tools as planned before the policies add theirs, for a policy
+ * whose tool is built on them (codemode's scripts call them).
+ */
+export interface PolicyToolPlan {
+  /** The run's tools: the registry's, the MCP servers', and what lazy disclosure added. */
+  readonly tools: ToolMap
+  /** Wire names by canonical name. */
+  readonly aliases?: Readonly<Record<string, string>>
+  /** `run({ tools })` replaced the agent's tools for this run. */
+  readonly replaced: boolean
+  /** Canonical names lazy disclosure holds back until they are loaded. */
+  readonly deferred: ReadonlySet<string>
+  /** Load a held-back tool (as `tool_search` does), so a call of it is no longer refused. */
+  readonly load: (name: string) => void
+}
+
 /** What a policy asks `run.complete` for. */
 export interface CompletionRequest {
   /** The content of the user message appended after the conversation. */
@@ -406,7 +423,7 @@ export interface BehaviorPolicy<S = any> {
    * run's own tool already has is refused with a `TypeError`. Subagents do
    * not inherit them.
    */
-  tools?: (behavior: Readonly<AgentBehavior>) => ToolMap | undefined
+  tools?: (behavior: Readonly<AgentBehavior>, plan: PolicyToolPlan) => ToolMap | undefined
   /**
    * Named sections this policy appends to the system prompt (a catalog of
    * skills, say), asked whenever a run is planned (once at its start, and by

@@ -108,7 +108,8 @@ async function runReadFile(args: ReadFileInput, ctx: ToolContext, options: ReadF
     offset: Math.max(1, args.offset ?? 1),
     limit: args.limit ?? behavior.readFileDefaults.limit ?? options.defaultLimit ?? DEFAULT_READ_LIMIT,
     maxBytes: behavior.readFileDefaults.maxBytes ?? options.maxBytes ?? DEFAULT_READ_MAX_BYTES,
-    lineNumbers: args.lineNumbers ?? behavior.readLineNumbers,
+    // A read made by another tool (a codemode script) is parsed, not read by the model: no prefix unless asked.
+    lineNumbers: args.lineNumbers ?? (ctx.parentToolCallId === undefined && behavior.readLineNumbers),
   }
   const hash = contentHash(bytes)
   const session = ctx.session

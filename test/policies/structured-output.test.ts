@@ -18,8 +18,9 @@ function answered(input: Record<string, unknown>, isError = false): AfterTurnSte
 describe('structured-output policy', () => {
   it('is off without a schema and brings no tool', async () => {
     expect((await runPolicyScript(structuredOutput, { steps: [] })).enabled).toBe(false)
-    expect(structuredOutput.tools!({})).toBeUndefined()
-    expect(Object.keys(structuredOutput.tools!({ schema })!)).toEqual(['final_answer'])
+    const plan = { tools: {}, replaced: false, deferred: new Set<string>(), load: () => {} }
+    expect(structuredOutput.tools!({}, plan)).toBeUndefined()
+    expect(Object.keys(structuredOutput.tools!({ schema }, plan)!)).toEqual(['final_answer'])
   })
 
   it('stops with the value and its JSON text when the final-answer call passed', async () => {

@@ -84,6 +84,8 @@ export interface CatalogSectionOptions {
   searchTool?: string
   /** Wire name of the dispatch envelope, when surfaced tools are called through it. */
   callTool?: string
+  /** Wire name of the codemode tool, whose scripts find (`searchTools`), describe and call these tools. */
+  scriptTool?: string
 }
 
 /**
@@ -98,6 +100,10 @@ export function renderCatalogSection(catalog: readonly ToolCatalogEntry[], optio
       options.callTool
         ? `, then run a loaded tool with \`${options.callTool}\` ({ "name": "<tool name>", "arguments": { … } }).`
         : '; a loaded tool can be called directly from the next turn.'}`)
+    lines.push('')
+  }
+  if (options.scriptTool) {
+    lines.push(`Inside a \`${options.scriptTool}\` script, \`await searchTools(query)\` finds these tools, \`await describeTool(name)\` gives one's input schema, and \`tools.<name>(args)\` calls it.`)
     lines.push('')
   }
   const groups = new Map<string, ToolCatalogEntry[]>()

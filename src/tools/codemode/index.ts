@@ -1,0 +1,8 @@
+export { codemodeFor } from './activation'
+export { CODEMODE_TOOL_NAME, codemodeCatalog } from './catalog'
+export type { CodemodeEntry } from './catalog'
+export { CodemodeScriptError, createCodemodeTool } from './codemode-tool'
+export type { CodemodeToolOptions } from './codemode-tool'
+export { describeOn, describeOnly, estimateTokens } from './description'
+export { locateQuickJs, QUICKJS_PACKAGE } from './quickjs-runtime'
+export { runScript, SANDBOX_LIMITS } from './sandbox'

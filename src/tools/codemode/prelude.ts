@@ -1,0 +1,147 @@
+/**
+ * The guest side of a sandbox: JavaScript run inside each fresh VM before the
+ * script. It captures the intrinsics it relies on before any script code
+ * runs (a script may patch `JSON`, `Promise.prototype.then`, `Error`, … for
+ * itself, never for the prelude), defines the script's globals, and hands
+ * back to the host the few functions the host calls into the VM.
+ *
+ * The host functions it receives take and give strings only: nothing of the
+ * host is ever an object inside the VM, and nothing of the VM leaves it but
+ * text the host bounds.
+ */
+
+/** The file name a script's own frames carry in stack traces: how a call's script line is found. */
+export const SCRIPT_FILE = 'script.js'
+
+/** Wrap a script as the body of an async function; its first line stays line 1. */
+export function wrapScript(code: string): string {
+  return `(async () => {${code}\n})`
+}
+
+/**
+ * An expression evaluating to `(host, namesJson) => internals`. `host` holds
+ * `call(kind, name, argsJson, stack)` (returns a promise the host settles),
+ * `print(text, stack)`, `done(kind, text)` and `fail(name, message, stack)`.
+ */
+export const PRELUDE = String.raw`(function (host, namesJson) {
+  'use strict'
+  const apply = Reflect.apply
+  const PromiseCtor = Promise
+  const then = PromiseCtor.prototype.then
+  const promiseReject = PromiseCtor.reject
+  const ErrorCtor = Error
+  const StringCtor = String
+  const stringify = JSON.stringify
+  const parse = JSON.parse
+  const defineProperty = Object.defineProperty
+  const freeze = Object.freeze
+  const create = Object.create
+  const ProxyCtor = Proxy
+  const hostCall = host.call
+  const hostPrint = host.print
+  const hostDone = host.done
+  const hostFail = host.fail
+  const global = globalThis
+
+  function here() {
+    try { return StringCtor(new ErrorCtor().stack) } catch (error) { return '' }
+  }
+  function show(value) {
+    try {
+      if (typeof value === 'string') return value
+      if (value === undefined) return 'undefined'
+      if (typeof value === 'function') return '[Function]'
+      if (typeof value === 'bigint' || typeof value === 'symbol') return StringCtor(value)
+      if (value !== null && typeof value === 'object' && value instanceof ErrorCtor) return StringCtor(value.name) + ': ' + StringCtor(value.message)
+      const text = stringify(value)
+      return text === undefined ? StringCtor(value) : text
+    } catch (error) {
+      try { return StringCtor(value) } catch (again) { return '[unprintable value]' }
+    }
+  }
+  function printer(prefix) {
+    return function () {
+      const stack = here()
+      let line = prefix
+      for (let i = 0; i < arguments.length; i++) line += (i > 0 ? ' ' : '') + show(arguments[i])
+      hostPrint(line, stack)
+    }
+  }
+  // Returns the host's promise itself (never through an async function, which would look up a patchable then).
+  function invoke(kind, name, args, stack) {
+    try {
+      let text = ''
+      if (args !== undefined) {
+        const json = stringify(args)
+        if (json !== undefined) text = json
+      }
+      return hostCall(kind, StringCtor(name), text, stack)
+    }
+    catch (error) {
+      return apply(promiseReject, PromiseCtor, [error])
+    }
+  }
+  const callTool = function callTool(name, args) { return invoke('tool', name, args, here()) }
+  const searchTools = function searchTools(query, limit) { return invoke('search', '', { query: StringCtor(query), limit }, here()) }
+  const describeTool = function describeTool(name) { return invoke('describe', name, undefined, here()) }
+
+  const names = parse(namesJson)
+  const known = create(null)
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]
+    known[name] = function (args) { return invoke('tool', name, args, here()) }
+  }
+  freeze(known)
+  const tools = new ProxyCtor(known, {
+    get(target, key) {
+      if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined
+      if (key in target) return target[key]
+      return function (args) { return invoke('tool', key, args, here()) }
+    },
+    set() { return false },
+    defineProperty() { return false },
+    deleteProperty() { return false },
+  })
+  const console = freeze({ log: printer(''), info: printer(''), debug: printer(''), warn: printer('[warn] '), error: printer('[error] ') })
+  const fixed = { tools, callTool, searchTools, describeTool, console }
+  for (const key in fixed) defineProperty(global, key, { value: fixed[key], writable: false, enumerable: false, configurable: false })
+
+  function finish(value) {
+    if (value === undefined) { hostDone('undefined', ''); return }
+    let json
+    try { json = stringify(value) } catch (error) { json = undefined }
+    if (json === undefined) hostDone('text', show(value))
+    else hostDone('json', json)
+  }
+  function failWith(error) {
+    let name = 'Uncaught'
+    let message = ''
+    let stack = ''
+    try {
+      if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+        name = StringCtor(error.name)
+        message = StringCtor(error.message)
+        stack = StringCtor(error.stack)
+      }
+      else {
+        message = show(error)
+      }
+    }
+    catch (unreadable) {
+      message = 'the thrown value could not be read'
+    }
+    hostFail(name, message, stack)
+  }
+  function makeError(message, tool, blocked) {
+    const error = new ErrorCtor(message)
+    defineProperty(error, 'tool', { value: tool, writable: true, enumerable: true, configurable: true })
+    defineProperty(error, 'blocked', { value: blocked, writable: true, enumerable: true, configurable: true })
+    return error
+  }
+  function start(script) {
+    let promise
+    try { promise = script() } catch (error) { failWith(error); return }
+    apply(then, promise, [finish, failWith])
+  }
+  return { start, parse, makeError }
+})`
