@@ -125,6 +125,8 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
         throw error
       }))
       takeFacts(result, progress)
+      if (observed && progress.firstSignalAtMs !== undefined)
+        run.firstSignalAtMs ??= progress.firstSignalAtMs
       return {
         result,
         timeToFirstTokenMs: progress.firstSignalAtMs === undefined ? undefined : progress.firstSignalAtMs - dispatchedAtMs,
