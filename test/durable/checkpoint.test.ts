@@ -150,6 +150,7 @@ describe('a crash on a checkpoint runtime', () => {
     // The transcript keeps the cut-off output, marked aborted, and then the answer asked again.
     const twos = session.turns.filter(turn => turn.role === 'assistant' && JSON.stringify(turn.content).includes('Step two.'))
     expect(twos.map(turn => turn.aborted)).toEqual([true, undefined])
+    expect(twos[0].content).toEqual([{ type: 'text', text: 'Step two.' }, expect.objectContaining({ type: 'tool_call', id: 's2' })])
   }, 60_000)
 })
 
