@@ -26,24 +26,41 @@ import { readStateSnapshot, readStateVersion, restoreReadState, tracksReadState 
  * with a prompt of its own starts fresh. Records saved without a state
  * (older ones) restore nothing.
  */
-export function stateToContinue(session: Session, options: AgentRunOptions): RunState | undefined {
-  const record = recordToContinue(session, options)
+export function stateToContinue(session: Session, options: AgentRunOptions, runs: readonly SessionRun[] = session.runs): RunState | undefined {
+  const record = recordToContinue(session, options, runs)
   if (!record?.state)
     return undefined
-  const unfinished = record.stopReason === 'paused' || record.stopReason === 'suspended' || record.status === 'running'
+  const unfinished = isUnfinished(record)
   if (!unfinished && options.resumeRunId === undefined)
     return undefined
   const saved = checkRunState(record.state, { runId: record.id, sessionId: session.id })
   return unfinished ? withTurnUsage(saved, session, record.id) : { ...createRunState(saved.target), policies: {} }
 }
 
-/** The record a run picks up: the one `resumeRunId` names, else (without a prompt) the last top-level run. */
-export function recordToContinue(session: Session, options: AgentRunOptions): SessionRun | undefined {
+/**
+ * The record a run picks up: the one `resumeRunId` names, else (without a
+ * prompt) the last top-level run. `runs` defaults to the session's; a replay
+ * passes the runs as its first execution found them.
+ */
+export function recordToContinue(session: Session, options: AgentRunOptions, runs: readonly SessionRun[] = session.runs): SessionRun | undefined {
   if (options.resumeRunId !== undefined)
-    return session.runs.find(run => run.id === options.resumeRunId)
+    return runs.find(run => run.id === options.resumeRunId)
   if (options.prompt === undefined)
-    return session.runs.findLast(run => run.parentRunId === undefined)
+    return lastTopLevelRun(runs)
   return undefined
+}
+
+/** The last run started at the top level of a session (not a subagent's). */
+export function lastTopLevelRun(runs: readonly SessionRun[]): SessionRun | undefined {
+  return runs.findLast(run => run.parentRunId === undefined)
+}
+
+/**
+ * A run that stopped with work left: paused, suspended (by `agent.suspend()`
+ * or a pending approval), or still `running` in its record (its process died).
+ */
+export function isUnfinished(record: SessionRun): boolean {
+  return record.stopReason === 'paused' || record.stopReason === 'suspended' || record.status === 'running'
 }
 
 /**
@@ -100,11 +117,11 @@ export function legStartOf(state: RunState): RunLegStart {
  * from the newest read state saved with any of its runs (the highest
  * sequence number: parent and subagent runs share it).
  */
-export function seedReadState(session: Session): void {
+export function seedReadState(session: Session, runs: readonly SessionRun[] = session.runs): void {
   if (tracksReadState(session))
     return
   let newest: SessionRun | undefined
-  for (const record of session.runs) {
+  for (const record of runs) {
     const seq = record.state?.read?.seq
     if (typeof seq === 'number' && seq > (newest?.state?.read?.seq ?? -1))
       newest = record

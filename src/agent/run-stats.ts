@@ -72,6 +72,9 @@ export function buildStats(run: RunContext, stopReason: StopReason): AgentStats 
     stats.suspended = true
     if (run.state.approvals)
       stats.pendingApprovals = run.state.approvals.filter(approval => !approval.decision).map(approval => ({ ...approval }))
+    const reason = run.suspendSignal?.reason
+    if (typeof reason === 'string')
+      stats.suspendReason = reason
   }
   if (stopReason === 'aborted') {
     const reason = abortReasonText(run.signal.reason)

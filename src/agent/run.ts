@@ -20,6 +20,7 @@ import { definedOnly } from '../core/defined-only'
 import { resolveClock, resolveEffects } from '../core/effects'
 import { withTimeout } from '../core/timeout'
 import { timerNow } from '../core/timer'
+import { durableEffects } from '../durable/effects'
 import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
@@ -37,6 +38,7 @@ import { runOriginProblem } from '../session/stores/record-checks'
 import { holdUnsavedWork } from '../session/unsaved-work'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { replaceSupersededTurns } from '../wire/superseded'
+import { abortedTurns, sessionAtStart, showAborted } from './durable-start'
 import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
 import { legStartOf, runCheckpoint, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
@@ -65,6 +67,8 @@ export interface RunEnvironment {
   bindDecisions?: (binding: DecisionBinding) => () => void
   /** Told the run's context once its policies are active (so `agent.getContextBreakdown()` can read the live run). */
   onRunContext?: (run: RunContext) => void
+  /** `agent.suspend()`: stops the run at its next turn boundary (`stopReason: 'suspended'`). */
+  suspendSignal?: AbortSignal
 }
 
 /**
@@ -85,12 +89,14 @@ export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPol
  */
 export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
   const session = env.agent.session
-  if (!session)
+  // A replay engine keeps one writer per session itself (Restate: one invocation per key at a time),
+  // and a replay after a crash must not wait for the dead worker's lease to expire.
+  if (!session || env.agent.durable?.mode === 'replay')
     return runOnce(env, runOptions)
   // One writer per session: the lease is held before the session's turns are
   // read, and until the run's last record is written.
   const lease = await holdRunLease(session, {
-    renewMs: runOptions.leaseRenewMs,
+    renewMs: runOptions.leaseRenewMs ?? env.agent.durable?.leaseRenewMs,
     depth: runOptions.depth ?? 0,
     onLost: error => env.controller.abort(error),
     signals: [env.controller.signal, runOptions.signal],
@@ -107,7 +113,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   // The run starts now, before MCP servers connect: `elapsed`, time to first
   // token and the wall-clock bounds (`maxWallMs`, `hardWallMs`) all count from
   // here; the first two on the effects' time, the bounds' timers in real time.
-  const hostEffects = runOptions.effects ?? env.agent.effects
+  const durable = env.agent.durable
+  const hostEffects = runOptions.effects ?? (durable ? durableEffects(durable) : env.agent.effects)
   const effects = resolveEffects(hostEffects, runOptions.clock ?? env.agent.clock)
   const startedAtMs = effects.now()
   const wallStartedAtMs = timerNow()
@@ -118,9 +125,12 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   const originProblem = options.runOrigin === undefined ? undefined : runOriginProblem(options.runOrigin)
   if (originProblem)
     throw new TypeError(`runOrigin ${originProblem.slice('has an origin '.length)}`)
-  const seed = seedTurns(env, options)
+  // A replay starts from the session as its first execution found it (a crash may have stored more since).
+  const start = session && durable?.mode === 'replay' ? await sessionAtStart(session, effects) : undefined
+  const seed = seedTurns(env, options, start)
   const behavior = planBehavior(agent, options)
-  const clock = resolveClock(options.clock ?? agent.clock, hostEffects)
+  // On a replay runtime the journal's time and ids are the run's, whatever clock was given.
+  const clock = durable?.mode === 'replay' && !runOptions.effects ? resolveClock(undefined, hostEffects) : resolveClock(options.clock ?? agent.clock, hostEffects)
   const startedAt = await clock.now()
 
   // Everything attached below is detached in `finally`, in reverse order,
@@ -151,10 +161,10 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     const { aliases, toolSet, tools, catalogs, targets, sections, system: freshSystem } = plan
 
     // A continuation picks the run up where its last leg left it; anything else starts fresh.
-    const continued = session ? stateToContinue(session, options) : undefined
+    const continued = session ? stateToContinue(session, options, start?.runs) : undefined
     const state = startState(continued, targets)
     if (session)
-      seedReadState(session)
+      seedReadState(session, start?.runs)
     const runId = clock.randomUUID()
     tracing = await traceRun(agent, options, { runId, effects, target: targets[state.target.index], tools })
     const runEffects = tracing?.effects ?? effects
@@ -225,6 +235,9 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       session,
       persistedCount: seed.length,
       pauseSignal: options.pauseSignal,
+      suspendSignal: (options.depth ?? 0) === 0 ? env.suspendSignal : undefined,
+      ...(durable ? { durableMode: durable.mode } : {}),
+      ...(start ? { storedTurnIds: start.laterTurnIds } : {}),
       subagents: subagentHost(hooks, state.children, session, {
         providers: providerList(agent.provider),
         model: options.model,
@@ -232,7 +245,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
         toolAliases: aliases,
         thinking: options.thinking ?? 'off',
         telemetry: agent.telemetry,
-      }),
+        ...(durable ? { durable } : {}),
+      }, start?.runs),
       startedAt,
       startedAtMs,
       wall,
@@ -302,20 +316,24 @@ async function spawnExecution(run: RunContext): Promise<void> {
  * that never got a result (a process killed mid-tool) are left out, so the
  * model is asked again instead of seeing a call with no answer.
  */
-function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[] {
+function seedTurns(env: RunEnvironment, options: AgentRunOptions, start?: Awaited<ReturnType<typeof sessionAtStart>>): SessionTurn[] {
   const session = env.agent.session
   const queued = env.queues.steering.size > 0
+  const stored = start?.turns ?? session?.turns ?? []
+  const cutOff = env.agent.durable ? abortedTurns : resumableTurns
   if (options.resumeRunId !== undefined) {
     if (!session)
       throw new TypeError('resumeRunId needs an agent with a session')
     if (options.prompt === undefined)
       throw new TypeError('resumeRunId needs a prompt: the instruction to continue with')
-    const turns = session.turnsOfRun(options.resumeRunId)
+    const turns = stored.filter(turn => turn.runId === options.resumeRunId)
     if (turns.length === 0)
       throw new TypeError(`Run "${options.resumeRunId}" has no recorded turns in session "${session.id}"`)
-    return resumableTurns(turns)
+    return cutOff(turns)
   }
-  const turns = session ? resumableTurns(session.turns) : []
+  const turns = session ? cutOff(stored) : []
+  if (session && env.agent.durable)
+    showAborted(session, turns)
   if (options.prompt === undefined && !queued && turns.length === 0)
     throw new TypeError('agent.run() needs a prompt (or a session with turns to continue); an empty or whitespace-only prompt counts as none')
   return turns

@@ -104,10 +104,13 @@ export interface AgentStats<Output = unknown> {
   paused?: boolean
   /**
    * The run stopped to wait for something outside it (`stopReason:
-   * 'suspended'`): calls waiting for approval (`pendingApprovals`). Its state
-   * is saved with the run record; `agent.run()` without a prompt continues it.
+   * 'suspended'`): `agent.suspend()`, or calls waiting for approval
+   * (`pendingApprovals`). Its state is saved with the run record;
+   * `agent.resume()` continues it, from another process too.
    */
   suspended?: boolean
+  /** The reason given to `agent.suspend(reason)`, with `suspended`. */
+  suspendReason?: string
   /** On a run suspended for approval: the calls still waiting for a decision, in call order (`agent.approve()` / `agent.deny()`). */
   pendingApprovals?: PendingApproval[]
   /** Text of the last assistant turn of the run. */

@@ -21,9 +21,11 @@ export interface StopReasons {
   /** `pauseSignal` stopped the run at a turn boundary; another run continues it. */
   'paused': true
   /**
-   * The run stopped to wait for something outside it: tool calls waiting for
-   * approval with no decision in this process (`stats.pendingApprovals`).
-   * Its state is saved; `agent.run()` without a prompt continues it.
+   * The run stopped to wait for something outside it: `agent.suspend()`, or
+   * tool calls waiting for approval with no decision in this process
+   * (`stats.pendingApprovals`). Its state is saved with the run record;
+   * `agent.resume()` (or `agent.run()` without a prompt) continues it, from
+   * another process too.
    */
   'suspended': true
   /** `maxConsecutivePauseTurns` empty pause turns in a row. */

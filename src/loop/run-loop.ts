@@ -60,6 +60,8 @@ async function loop(run: RunContext): Promise<StopReason> {
       return 'aborted'
     if (run.pauseSignal?.aborted)
       return 'paused'
+    if (run.suspendSignal?.aborted)
+      return 'suspended'
     if (run.turnCount >= maxTurns)
       return 'max-turns'
 
@@ -108,6 +110,9 @@ async function loop(run: RunContext): Promise<StopReason> {
     if (hasHookHandlers(run.hooks, 'usage'))
       await callHookBounded(run.hooks, 'usage', extendContext(runIds(run), { turnId, usage }), hookOpts)
 
+    // A durable run keeps the model's output before its tools run: a crash mid-tool loses none of it.
+    if (run.durableMode !== undefined && result.toolCalls.length > 0 && run.session && (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns))
+      await persistNewTurns(run)
     const toolResults = await answerToolCalls(run, turnId, boundedCallInputs(result.toolCalls))
     if (run.session && (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns))
       await persistNewTurns(run)
@@ -255,7 +260,10 @@ export async function persistNewTurns(run: RunContext, end = run.turns.length): 
   const start = run.persistedCount
   if (!session || start >= end)
     return
-  const batch = run.turns.slice(start, end)
+  const all = run.turns.slice(start, end)
+  // A replay writes again what its first execution wrote before it died: those turns are stored once.
+  const stored = run.storedTurnIds
+  const batch = stored && stored.size > 0 ? all.filter(turn => !stored.has(turn.id)) : all
   // Claimed before the write, so a `save()` meanwhile does not send these turns again; given back if the write fails.
   run.persistedCount = end
   try {
@@ -267,7 +275,7 @@ export async function persistNewTurns(run: RunContext, end = run.turns.length): 
       run.persistedCount = start
     throw error
   }
-  if (hasHookHandlers(run.hooks, 'session:turns'))
+  if (batch.length > 0 && hasHookHandlers(run.hooks, 'session:turns'))
     await callHookBounded(run.hooks, 'session:turns', { ...runIds(run), sessionId: session.id, turns: batch }, { timeoutMs: hookTimeout(run), failClosed: false })
 }
 

@@ -69,6 +69,7 @@ export function childSetup(child: ChildAgent | undefined, ctx: ToolContext, dept
       toolAliases: child?.toolAliases ?? (ownTools ? undefined : parent?.toolAliases),
       execution: child?.execution ?? ctx.execution,
       telemetry: parent?.telemetry,
+      ...(parent?.durable ? { durable: parent.durable } : {}),
     },
     run: { model, thinking: child?.thinking ?? parent?.thinking },
     first: { model: first.model, provider: first.provider.name },

@@ -1,5 +1,6 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { ToolResultMetadata } from '../core/content'
+import type { DurableRuntime } from '../core/durable-runtime'
 import type { RunEffects } from '../core/effects'
 import type { ChildRunStats } from '../core/stats'
 import type { ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate, ValidationResult } from '../core/tool-io'
@@ -148,6 +149,8 @@ export interface SubagentParent {
   thinking: ThinkingLevel
   /** The agent's telemetry: a child's spans go to the same tracer and meter. */
   telemetry?: AgentTelemetry
+  /** The agent's durable runtime: a child runs in the same mode (its steps go through the parent's effects, scoped by the call). */
+  durable?: DurableRuntime
 }
 
 /** A tool the agent can call. */
@@ -202,6 +205,13 @@ export type NeedsApproval<Input = any> = boolean | ((input: Input, call: Approva
 
 /** `AgentOptions.needsApproval`: per canonical tool name, overriding the tool's own `needsApproval` (`false` lifts it). */
 export type NeedsApprovalMap = Readonly<Record<string, NeedsApproval>>
+/**
+ * A tool as a durable runtime sees it (`zidane/durable`). `runsNestedAgent`
+ * marks a tool that runs a subagent (the `spawn` tool): its call is not one
+ * journal step, since the child's model and tool calls are journaled one by
+ * one, under names scoped by the call.
+ */
+export type DurableToolDef<Input = any> = ToolDef<Input> & { runsNestedAgent?: true }
 
 /** The call inside an envelope, or why the envelope is malformed (sent back to the model). */
 export type ToolEnvelopeTarget = { name: string, input: Record<string, unknown> } | { error: string }
