@@ -1,0 +1,77 @@
+/**
+ * `restateRuntime(ctx)`: a replay-mode `DurableRuntime` on a Restate
+ * context. Each step is one `ctx.run` entry holding the step's JSON value
+ * (or the error it ended with); the clock is `ctx.date.now()` (itself a
+ * journaled entry) and ids come from `ctx.rand`, which Restate seeds from the
+ * invocation, so a replay reads the same values back instead of running
+ * anything again.
+ */
+import type { Context, Serde } from '@restatedev/restate-sdk'
+import type { DurableRuntime } from './core-shapes'
+import type { StepRecord } from './step-record'
+import { DurablePayloadTooLargeError } from './core-shapes'
+import { restateSdk } from './sdk'
+import { decodeStepError, encodeStepError } from './step-record'
+
+/** The default cap on one journal entry: 4 MiB. */
+export const DEFAULT_MAX_ENTRY_BYTES = 4 * 1024 * 1024
+
+export interface RestateRuntimeOptions {
+  /**
+   * The largest journal entry a step may write, in bytes of its JSON
+   * (default 4 MiB). A larger value is refused with
+   * `DurablePayloadTooLargeError` (an error result for a tool), and the
+   * refusal is what the journal records, so a replay refuses it the same way.
+   */
+  maxEntryBytes?: number
+}
+
+/** A serde that passes the step's JSON text through: it is measured once, written once. */
+const JSON_TEXT: Serde<string> = {
+  contentType: 'application/json',
+  serialize: text => new TextEncoder().encode(text),
+  deserialize: bytes => new TextDecoder().decode(bytes),
+}
+
+/** A `DurableRuntime` journaling through `ctx`. Use it in your own handler: `createAgent({ …, durable: restateRuntime(ctx) })`. */
+export function restateRuntime(ctx: Context, options: RestateRuntimeOptions = {}): DurableRuntime {
+  restateSdk('restateRuntime')
+  const maxEntryBytes = entryCap(options.maxEntryBytes)
+  return {
+    mode: 'replay',
+    maxEntryBytes,
+    async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      const text = await ctx.run(name, () => runStep(name, fn, maxEntryBytes), { serde: JSON_TEXT })
+      const record = JSON.parse(text) as StepRecord
+      if ('e' in record)
+        throw decodeStepError(record.e)
+      return record.v as T
+    },
+    now: () => ctx.date.now(),
+    randomUUID: () => ctx.rand.uuidv4(),
+  }
+}
+
+/** Run the step and write its record; never throws, so Restate never retries a step the loop decides about. */
+async function runStep<T>(name: string, fn: () => Promise<T>, maxEntryBytes: number): Promise<string> {
+  let value: T
+  try {
+    value = await fn()
+  }
+  catch (error) {
+    return JSON.stringify({ e: encodeStepError(error) } satisfies StepRecord)
+  }
+  const text = JSON.stringify({ v: value ?? null } satisfies StepRecord)
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes <= maxEntryBytes)
+    return text
+  return JSON.stringify({ e: encodeStepError(new DurablePayloadTooLargeError(name, bytes, maxEntryBytes)) } satisfies StepRecord)
+}
+
+function entryCap(value: number | undefined): number {
+  if (value === undefined)
+    return DEFAULT_MAX_ENTRY_BYTES
+  if (!Number.isInteger(value) || value < 64)
+    throw new RangeError(`maxEntryBytes must be an integer of at least 64 bytes, got ${value}`)
+  return value
+}
