@@ -29,7 +29,7 @@ const probe = restate.object({
     replay: async (ctx: restate.ObjectContext) => {
       const runtime = restateRuntime(ctx)
       const first = await runtime.step('model:1', async () => ({ text: `answer ${count(`${ctx.key}:model`)}`, at: Date.now() }))
-      const at = await runtime.now()
+      const at = runtime.now()
       const id = runtime.randomUUID()
       const [a, b] = await Promise.all([
         runtime.step('tool:a', async () => `a${count(`${ctx.key}:a`)}`),
@@ -94,29 +94,50 @@ describe('restateRuntime', () => {
     expect(typeof result.at).toBe('number')
   })
 
-  it('the clock and ids of a replay equal the first attempt\'s', async () => {
-    // Record what the first attempt saw through a step, then compare with what the replay returns.
-    const seen: { at?: number, id?: string } = {}
+  it('the clock and ids of a replay equal the first attempt\'s: the start time, then each step\'s journaled end', async () => {
+    const seen: unknown[] = []
     const clockProbe = restate.object({
       name: 'clockProbe',
       handlers: {
         read: async (ctx: restate.ObjectContext) => {
-          const runtime = restateRuntime(ctx)
-          const at = await runtime.now()
+          const runtime = restateRuntime(ctx, { startedAt: await ctx.date.now() })
+          const atStart = runtime.now()
           const id = runtime.randomUUID()
-          if (seen.at === undefined)
-            Object.assign(seen, { at, id })
+          await runtime.step('wait', () => new Promise(resolve => setTimeout(resolve, 30)))
+          const afterStep = runtime.now()
+          seen.push({ atStart, id, afterStep })
           crashOnce(`clock:${ctx.key}`)
-          return { at, id }
+          return { atStart, id, afterStep }
+        },
+        unseeded: async (ctx: restate.ObjectContext) => {
+          const runtime = restateRuntime(ctx)
+          const before = (() => {
+            try {
+              return runtime.now()
+            }
+            catch (error) {
+              return (error as Error).name
+            }
+          })()
+          const wall = Date.now()
+          await runtime.step('first', async () => null)
+          return { before, after: runtime.now(), wall }
         },
       },
     })
     const served = await serveEndpoint([clockProbe])
     try {
       await server.register(served.url)
-      const result = await server.call<{ at: number, id: string }>('/clockProbe/c1/read')
+      const result = await server.call<{ atStart: number, id: string, afterStep: number }>('/clockProbe/c1/read')
       expect(attempts['clock:c1']).toBe(2)
-      expect(result).toEqual(seen)
+      expect(seen).toHaveLength(2)
+      expect(seen[1]).toEqual(seen[0])
+      expect(result).toEqual(seen[0])
+      expect(result.afterStep - result.atStart).toBeGreaterThanOrEqual(25)
+
+      const unseeded = await server.call<{ before: unknown, after: number, wall: number }>('/clockProbe/c2/unseeded')
+      expect(unseeded.before).toBe('RestateClockError')
+      expect(unseeded.after).toBeGreaterThanOrEqual(unseeded.wall)
     }
     finally {
       await served.close()

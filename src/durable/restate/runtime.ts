@@ -1,10 +1,12 @@
 /**
  * `restateRuntime(ctx)`: a replay-mode `DurableRuntime` on a Restate
  * context. Each step is one `ctx.run` entry holding the step's JSON value
- * (or the error it ended with); the clock is `ctx.date.now()` (itself a
- * journaled entry) and ids come from `ctx.rand`, which Restate seeds from the
- * invocation, so a replay reads the same values back instead of running
- * anything again.
+ * (or the error it ended with) and the time it ended. Ids come from
+ * `ctx.rand`, which Restate seeds from the invocation. The clock is
+ * synchronous (the loop reads it while a stream is read) and replay-stable:
+ * it starts at the invocation's journaled time (`ctx.date.now()`) and moves
+ * to each step's journaled end time as the step settles, so a replay reads
+ * the same times at the same points instead of the wall clock's.
  */
 import type { Context, Serde } from '@restatedev/restate-sdk'
 import type { DurableRuntime } from './core-shapes'
@@ -24,6 +26,12 @@ export interface RestateRuntimeOptions {
    * refusal is what the journal records, so a replay refuses it the same way.
    */
   maxEntryBytes?: number
+  /**
+   * Where the clock starts: `await ctx.date.now()` read by the caller.
+   * Without it the runtime reads `ctx.date.now()` itself, and `now()` throws
+   * until that read (or the first step) has settled.
+   */
+  startedAt?: number
 }
 
 /** A serde that passes the step's JSON text through: it is measured once, written once. */
@@ -37,18 +45,34 @@ const JSON_TEXT: Serde<string> = {
 export function restateRuntime(ctx: Context, options: RestateRuntimeOptions = {}): DurableRuntime {
   restateSdk('restateRuntime')
   const maxEntryBytes = entryCap(options.maxEntryBytes)
+  let clock = options.startedAt
+  const started = clock === undefined ? ctx.date.now().then((at) => { clock ??= at }) : undefined
   return {
     mode: 'replay',
     maxEntryBytes,
     async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      await started
       const text = await ctx.run(name, () => runStep(name, fn, maxEntryBytes), { serde: JSON_TEXT })
       const record = JSON.parse(text) as StepRecord
+      clock = Math.max(clock ?? record.t, record.t)
       if ('e' in record)
         throw decodeStepError(record.e)
       return record.v as T
     },
-    now: () => ctx.date.now(),
+    now: () => {
+      if (clock === undefined)
+        throw new RestateClockError()
+      return clock
+    },
     randomUUID: () => ctx.rand.uuidv4(),
+  }
+}
+
+/** `now()` was read before the runtime had a journaled time. */
+export class RestateClockError extends Error {
+  override name = 'RestateClockError'
+  constructor() {
+    super('restateRuntime has no journaled time yet: create it with { startedAt: await ctx.date.now() }')
   }
 }
 
@@ -59,13 +83,13 @@ async function runStep<T>(name: string, fn: () => Promise<T>, maxEntryBytes: num
     value = await fn()
   }
   catch (error) {
-    return JSON.stringify({ e: encodeStepError(error) } satisfies StepRecord)
+    return JSON.stringify({ e: encodeStepError(error), t: Date.now() } satisfies StepRecord)
   }
-  const text = JSON.stringify({ v: value ?? null } satisfies StepRecord)
+  const text = JSON.stringify({ v: value ?? null, t: Date.now() } satisfies StepRecord)
   const bytes = Buffer.byteLength(text, 'utf8')
   if (bytes <= maxEntryBytes)
     return text
-  return JSON.stringify({ e: encodeStepError(new DurablePayloadTooLargeError(name, bytes, maxEntryBytes)) } satisfies StepRecord)
+  return JSON.stringify({ e: encodeStepError(new DurablePayloadTooLargeError(name, bytes, maxEntryBytes)), t: Date.now() } satisfies StepRecord)
 }
 
 function entryCap(value: number | undefined): number {

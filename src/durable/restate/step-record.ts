@@ -9,8 +9,8 @@
 import * as errors from '../../errors'
 import { DurablePayloadTooLargeError } from './core-shapes'
 
-/** A journaled step: `{ "v": value }` or `{ "e": error }`. */
-export type StepRecord = { v: unknown } | { e: JournaledError }
+/** A journaled step: `{ "v": value }` or `{ "e": error }`, with `t`, the epoch ms it ended at (the clock moves there). */
+export type StepRecord = ({ v: unknown } | { e: JournaledError }) & { t: number }
 
 /** An error as the journal keeps it. */
 export interface JournaledError {
