@@ -46,7 +46,11 @@ export function restateRuntime(ctx: Context, options: RestateRuntimeOptions = {}
   restateSdk('restateRuntime')
   const maxEntryBytes = entryCap(options.maxEntryBytes)
   let clock = options.startedAt
-  const started = clock === undefined ? ctx.date.now().then((at) => { clock ??= at }) : undefined
+  const started = clock === undefined
+    ? ctx.date.now().then((at) => {
+        clock ??= at
+      })
+    : undefined
   return {
     mode: 'replay',
     maxEntryBytes,
