@@ -8,25 +8,30 @@ import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:http2'
 import * as restate from '@restatedev/restate-sdk'
 
-// The SDK logs every invocation at info; tests want warnings only.
-process.env.RESTATE_LOGGING ??= 'WARN'
-
 export interface ServedEndpoint {
   url: string
   port: number
   close: () => Promise<void>
 }
 
-export async function serveEndpoint(services: Parameters<typeof restate.createEndpointHandler>[0]['services'], port = 0): Promise<ServedEndpoint> {
+type EndpointOptions = Parameters<typeof restate.createEndpointHandler>[0]
+
+/** Errors only: the SDK logs every invocation's start and end at info. */
+const quietLogger: EndpointOptions['logger'] = (meta, message, ...rest) => {
+  if (meta.level === 'error')
+    console.error('[restate]', message, ...rest)
+}
+
+export async function serveEndpoint(services: EndpointOptions['services'], options: { port?: number, defaultServiceOptions?: EndpointOptions['defaultServiceOptions'] } = {}): Promise<ServedEndpoint> {
   const sessions = new Set<Http2Session>()
-  const server = createServer(restate.createEndpointHandler({ services }))
+  const server = createServer(restate.createEndpointHandler({ services, logger: quietLogger, ...(options.defaultServiceOptions ? { defaultServiceOptions: options.defaultServiceOptions } : {}) }))
   server.on('session', (session) => {
     sessions.add(session)
     session.once('close', () => sessions.delete(session))
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(port, '127.0.0.1', resolve)
+    server.listen(options.port ?? 0, '127.0.0.1', resolve)
   })
   const bound = (server.address() as AddressInfo).port
   return {
