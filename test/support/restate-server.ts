@@ -88,6 +88,12 @@ export async function startRestateServer(options: RestateServerOptions = {}): Pr
   }
   child.stdout!.on('data', collect)
   child.stderr!.on('data', collect)
+  // Should the test process end without stop() (a failed hook, a killed worker), the server goes with it.
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null)
+      child.kill('SIGKILL')
+  }
+  process.once('exit', killOnExit)
   const adminUrl = `http://127.0.0.1:${admin}`
   const ingressUrl = `http://127.0.0.1:${ingress}`
   let stopped = false
@@ -95,6 +101,7 @@ export async function startRestateServer(options: RestateServerOptions = {}): Pr
   const stop = async ({ graceful = false } = {}) => {
     if (!stopped) {
       stopped = true
+      process.removeListener('exit', killOnExit)
       await killAndWait(child, graceful ? 'SIGTERM' : 'SIGKILL', 10_000)
     }
     await rm(dataDir, { recursive: true, force: true })

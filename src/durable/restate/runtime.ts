@@ -7,8 +7,14 @@
  * it starts at the invocation's journaled time (`ctx.date.now()`) and moves
  * to each step's journaled end time as the step settles, so a replay reads
  * the same times at the same points instead of the wall clock's.
+ *
+ * No Restate promise is left awaited between steps: on a replay, Restate
+ * refuses an await it cannot answer from the journal, and between steps the
+ * run awaits its own I/O (a session read, a hook). So the start time is
+ * awaited by the first step, and a suspend request (the start runner's) is
+ * raced with each step.
  */
-import type { Context, Serde } from '@restatedev/restate-sdk'
+import type { Context, RestatePromise, Serde } from '@restatedev/restate-sdk'
 import type { DurableRuntime } from './core-shapes'
 import type { StepRecord } from './step-record'
 import { DurablePayloadTooLargeError } from './core-shapes'
@@ -29,9 +35,15 @@ export interface RestateRuntimeOptions {
   /**
    * Where the clock starts: `await ctx.date.now()` read by the caller.
    * Without it the runtime reads `ctx.date.now()` itself, and `now()` throws
-   * until that read (or the first step) has settled.
+   * `RestateClockError` until the first step has settled.
    */
   startedAt?: number
+}
+
+/** A request to stop, raced with each step: when it wins, `onRequest` runs once and the step is still awaited. */
+export interface SuspendWatch {
+  promise: RestatePromise<string>
+  onRequest: (reason: string) => void
 }
 
 /** A serde that passes the step's JSON text through: it is measured once, written once. */
@@ -41,23 +53,34 @@ const JSON_TEXT: Serde<string> = {
   deserialize: bytes => new TextDecoder().decode(bytes),
 }
 
-/** A `DurableRuntime` journaling through `ctx`. Use it in your own handler: `createAgent({ …, durable: restateRuntime(ctx) })`. */
+/** A `DurableRuntime` journaling through `ctx`. Use it in your own handler: `createAgent({ …, durable: restateRuntime(ctx, { startedAt: await ctx.date.now() }) })`. */
 export function restateRuntime(ctx: Context, options: RestateRuntimeOptions = {}): DurableRuntime {
-  restateSdk('restateRuntime')
+  return journalRuntime(ctx, options)
+}
+
+/** `restateRuntime`, with the start runner's suspend request raced with each step. */
+export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, suspend?: SuspendWatch): DurableRuntime {
+  const sdk = restateSdk('restateRuntime')
   const maxEntryBytes = entryCap(options.maxEntryBytes)
   let clock = options.startedAt
-  const started = clock === undefined
-    ? ctx.date.now().then((at) => {
-        clock ??= at
-      })
-    : undefined
+  const startedAt = clock === undefined ? ctx.date.now() : undefined
+  let watching = suspend
   return {
     mode: 'replay',
     maxEntryBytes,
     async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-      await started
-      const text = await ctx.run(name, () => runStep(name, fn, maxEntryBytes), { serde: JSON_TEXT })
-      const record = JSON.parse(text) as StepRecord
+      if (clock === undefined && startedAt)
+        clock = await startedAt
+      const entry = ctx.run(name, () => runStep(name, fn, maxEntryBytes), { serde: JSON_TEXT })
+      if (watching) {
+        const watch = watching
+        const first = await sdk.RestatePromise.race([entry.map(() => undefined), watch.promise.map(reason => ({ reason: reason ?? '' }))])
+        if (first) {
+          watching = undefined
+          watch.onRequest(first.reason)
+        }
+      }
+      const record = JSON.parse(await entry) as StepRecord
       clock = Math.max(clock ?? record.t, record.t)
       if ('e' in record)
         throw decodeStepError(record.e)
