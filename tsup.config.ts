@@ -24,6 +24,7 @@ export default defineConfig({
     'contexts/docker': 'src/contexts/docker.ts',
     'mcp': 'src/mcp/index.ts',
     'chat': 'src/chat/index.ts',
+    'durable': 'src/durable/index.ts',
     // Not a public entry: the built-in MCP connector at a fixed path, which
     // an agent without `mcpConnector` imports at run time (src/agent/mcp-runtime.ts).
     'internal/mcp-connector': 'src/mcp/connect.ts',

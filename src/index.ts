@@ -8,7 +8,7 @@
 
 export type { ContextBreakdown, ContextMessageCategory, ContextPart, ContextSize } from './agent/context-breakdown'
 export { createAgent } from './agent/create-agent'
-export type { Agent, RunOptionsWithSchema } from './agent/create-agent'
+export type { Agent, AgentResumeOptions, RunOptionsWithSchema } from './agent/create-agent'
 export type { AgentDecisionsOptions } from './agent/decide'
 export type { AgentOptions, AgentProfile, AgentRunOptions } from './agent/options'
 export type { QueuedMessageOptions, SystemNoteText } from './agent/options'

@@ -29,6 +29,7 @@ import { MessageQueue } from './message-queue'
 import { idleBreakdown, liveBreakdown } from './next-request'
 import { providerList } from './plan'
 import { agentPolicies, executeRun } from './run'
+import { isUnfinished, lastTopLevelRun } from './run-state-record'
 import { streamRun } from './stream'
 
 /** Run options whose `behavior.schema` types the run's `stats.output`. */
@@ -85,6 +86,21 @@ export interface Agent<Output = unknown> {
   /** Abort the run in progress: the stream and tools in flight stop, and the run returns `'aborted'`. */
   abort: (reason?: unknown) => void
   /**
+   * Stop the run in progress at its next turn boundary (after the model call
+   * in flight and its tool results are recorded): it returns `stopReason:
+   * 'suspended'` with `stats.suspended` (and `stats.suspendReason`), its run
+   * state saved with its record. `agent.resume()` continues it, in this
+   * process or another. Returns whether a run was in progress.
+   */
+  suspend: (reason?: string) => boolean
+  /**
+   * Continue the session's last top-level run from its saved run state: one
+   * that was suspended, paused, or cut off by a crash (still `running` in its
+   * record). Works from another process too, with a new agent on the same
+   * session. Throws a `TypeError` without a session or with nothing to resume.
+   */
+  resume: (options?: AgentResumeOptions) => Promise<AgentStats<Output>>
+  /**
    * Abort any run, close the MCP servers, tear down the execution context
    * (bounded by `destroyTimeoutMs`), and refuse new runs. A program does not
    * need it to exit: between runs the agent's stdio and streamable-HTTP MCP
@@ -102,6 +118,9 @@ export interface Agent<Output = unknown> {
    */
   getContextBreakdown: () => ContextBreakdown
 }
+
+/** What `agent.resume()` takes: a run's options, without a prompt (the run continues where it stopped). */
+export type AgentResumeOptions = Omit<AgentRunOptions, 'prompt' | 'resumeRunId'>
 
 /** Agents created in this process: numbers each one's key in a shared MCP pool (a pool lives in one process). */
 let agentsCreated = 0
@@ -146,6 +165,7 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
     queues.notices.push({ content: [{ type: 'text', text: stallNotice(info), origin: 'injected' }], injected: 'background-stall' })
   }
   let current: AbortController | undefined
+  let suspender: AbortController | undefined
   let live: RunContext | undefined
   let destroyed = false
   const decisions = createDecisionEngine({
@@ -192,16 +212,18 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
         throw new AgentBusyError()
       const controller = new AbortController()
       current = controller
+      suspender = new AbortController()
       // MCP server processes keep the program alive only while a run is in flight.
       mcp.holdEventLoop(true)
       try {
         await loadBundledModels()
-        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions, onRunContext: (run) => {
+        return await executeRun({ agent: options, hooks, controller, queues, toolState, execution, mcp, onBackgroundStall, policies, bindDecisions, suspendSignal: suspender.signal, onRunContext: (run) => {
           live = run
         } }, runOptions)
       }
       finally {
         current = undefined
+        suspender = undefined
         live = undefined
         mcp.holdEventLoop(false)
       }
@@ -210,6 +232,21 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
     getContextBreakdown: () => live ? liveBreakdown(live) : idleBreakdown(options, policies, execution),
     abort(reason) {
       current?.abort(reason ?? new AgentAbortedError())
+    },
+    suspend(reason) {
+      if (!suspender)
+        return false
+      suspender.abort(reason)
+      return true
+    },
+    async resume(resumeOptions = {}) {
+      const session = options.session
+      if (!session)
+        throw new TypeError('agent.resume() needs an agent with a session')
+      const last = lastTopLevelRun(session.runs)
+      if (!last || !isUnfinished(last))
+        throw new TypeError(`Session "${session.id}" has no suspended, paused or unfinished run to resume`)
+      return agent.run({ ...resumeOptions, prompt: undefined, resumeRunId: undefined })
     },
     async destroy() {
       destroyed = true

@@ -2,6 +2,7 @@ import type { ExecutionContext } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { PromptPart, ResolveContentRef, SystemNoteText } from '../core/content'
 import type { RunEffects } from '../core/effects'
+import type { DurableRuntime } from '../durable/types'
 import type { AgentHookMap, RunHookMap } from '../hooks/hook-map'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { McpCredentialStore } from '../mcp/oauth/types'
@@ -41,6 +42,15 @@ export interface AgentOptions {
    * makes runs repeat byte for byte.
    */
   effects?: RunEffects
+  /**
+   * A durable runtime (`zidane/durable`): `checkpointRuntime()` keeps runs in
+   * the session store under a lease; a `'replay'` runtime (Restate's
+   * `restateRuntime(ctx)`, or a host's journal) journals every model result,
+   * tool result, clock read and id, and replays them instead of calling
+   * again. Its effects replace `effects`; in `'replay'` mode its time and ids
+   * replace `clock` too, and `disableBackgroundTasks` defaults to `'non-durable'`.
+   */
+  durable?: DurableRuntime
   /**
    * Wire names for tools, keyed by canonical name: the model sees the alias,
    * sessions and hooks keep the canonical name.

@@ -29,7 +29,7 @@ import { planToolDisclosure, TOOL_CATALOG_SECTION } from './tool-disclosure'
  */
 
 /** The agent's settings a plan reads: the lowest layer. */
-export type PlanAgentLayer = Pick<AgentOptions, 'system' | 'tools' | 'toolAliases' | 'behavior'> & {
+export type PlanAgentLayer = Pick<AgentOptions, 'system' | 'tools' | 'toolAliases' | 'behavior' | 'durable'> & {
   /** The agent's providers; without any (the policy test harness), the plan has no targets. */
   readonly provider?: AgentOptions['provider']
 }
@@ -80,7 +80,11 @@ export interface RunPlan {
 export function planBehavior(agent: PlanAgentLayer, run: PlanRunLayer = {}): AgentBehavior {
   const profile = run.profile?.behavior
   const base = profile === undefined ? agent.behavior : resolveBehavior(agent.behavior, profile)
-  return resolveBehavior(base, run.behavior)
+  const behavior = resolveBehavior(base, run.behavior)
+  // A replay may happen on another worker: background tasks that die with this process stay off unless asked for.
+  if (agent.durable?.mode === 'replay' && behavior.disableBackgroundTasks === undefined)
+    return { ...behavior, disableBackgroundTasks: 'non-durable' }
+  return behavior
 }
 
 /**

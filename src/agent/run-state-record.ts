@@ -26,19 +26,32 @@ import { readStateSnapshot, readStateVersion, restoreReadState, tracksReadState 
  * with a prompt of its own starts fresh. Records saved without a state
  * (older ones) restore nothing.
  */
-export function stateToContinue(session: Session, options: AgentRunOptions): RunState | undefined {
+export function stateToContinue(session: Session, options: AgentRunOptions, runs: readonly SessionRun[] = session.runs): RunState | undefined {
   let record: SessionRun | undefined
   if (options.resumeRunId !== undefined)
-    record = session.runs.find(run => run.id === options.resumeRunId)
+    record = runs.find(run => run.id === options.resumeRunId)
   else if (options.prompt === undefined)
-    record = session.runs.findLast(run => run.parentRunId === undefined)
+    record = lastTopLevelRun(runs)
   if (!record?.state)
     return undefined
-  const unfinished = record.stopReason === 'paused' || record.status === 'running'
+  const unfinished = isUnfinished(record)
   if (!unfinished && options.resumeRunId === undefined)
     return undefined
   const saved = checkRunState(record.state, { runId: record.id, sessionId: session.id })
   return unfinished ? withTurnUsage(saved, session, record.id) : { ...createRunState(saved.target), policies: {} }
+}
+
+/** The last run started at the top level of a session (not a subagent's). */
+export function lastTopLevelRun(runs: readonly SessionRun[]): SessionRun | undefined {
+  return runs.findLast(run => run.parentRunId === undefined)
+}
+
+/**
+ * A run that stopped with work left: paused, suspended (by `agent.suspend()`
+ * or a host's own suspension), or still `running` in its record (its process died).
+ */
+export function isUnfinished(record: SessionRun): boolean {
+  return record.stopReason === 'paused' || record.stopReason === 'suspended' || record.status === 'running'
 }
 
 /**
@@ -94,11 +107,11 @@ export function legStartOf(state: RunState): RunLegStart {
  * from the newest read state saved with any of its runs (the highest
  * sequence number: parent and subagent runs share it).
  */
-export function seedReadState(session: Session): void {
+export function seedReadState(session: Session, runs: readonly SessionRun[] = session.runs): void {
   if (tracksReadState(session))
     return
   let newest: SessionRun | undefined
-  for (const record of session.runs) {
+  for (const record of runs) {
     const seq = record.state?.read?.seq
     if (typeof seq === 'number' && seq > (newest?.state?.read?.seq ?? -1))
       newest = record

@@ -68,6 +68,12 @@ export function buildStats(run: RunContext, stopReason: StopReason): AgentStats 
     stats.timeTillFirstTokenMs = run.firstSignalAtMs - run.startedAtMs
   if (stopReason === 'paused')
     stats.paused = true
+  if (stopReason === 'suspended') {
+    stats.suspended = true
+    const reason = run.suspendSignal?.reason
+    if (typeof reason === 'string')
+      stats.suspendReason = reason
+  }
   if (stopReason === 'aborted') {
     const reason = abortReasonText(run.signal.reason)
     if (reason !== undefined)

@@ -1,5 +1,6 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
+import type { RunEffects } from '../core/effects'
 import type { AgentStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
@@ -7,6 +8,7 @@ import type { AgentHookBus } from '../hooks/bus'
 import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
+import type { Session } from '../session/session'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
@@ -19,6 +21,7 @@ import { definedOnly } from '../core/defined-only'
 import { resolveClock, resolveEffects } from '../core/effects'
 import { withTimeout } from '../core/timeout'
 import { timerNow } from '../core/timer'
+import { durableEffects } from '../durable/effects'
 import { AgentAbortedError, AgentBudgetExceededError, SessionLeaseError } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers, registerHookMap } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
@@ -58,6 +61,8 @@ export interface RunEnvironment {
   bindDecisions?: (binding: DecisionBinding) => () => void
   /** Told the run's context once its policies are active (so `agent.getContextBreakdown()` can read the live run). */
   onRunContext?: (run: RunContext) => void
+  /** `agent.suspend()`: stops the run at its next turn boundary (`stopReason: 'suspended'`). */
+  suspendSignal?: AbortSignal
 }
 
 /**
@@ -77,12 +82,14 @@ export function agentPolicies(queues: SteeringQueues, host: readonly BehaviorPol
  */
 export async function executeRun(env: RunEnvironment, runOptions: AgentRunOptions): Promise<AgentStats> {
   const session = env.agent.session
-  if (!session)
+  // A replay engine keeps one writer per session itself (Restate: one invocation per key at a time),
+  // and a replay after a crash must not wait for the dead worker's lease to expire.
+  if (!session || env.agent.durable?.mode === 'replay')
     return runOnce(env, runOptions)
   // One writer per session: the lease is held before the session's turns are
   // read, and until the run's last record is written.
   const lease = await holdRunLease(session, {
-    renewMs: runOptions.leaseRenewMs,
+    renewMs: runOptions.leaseRenewMs ?? env.agent.durable?.leaseRenewMs,
     depth: runOptions.depth ?? 0,
     onLost: error => env.controller.abort(error),
     signals: [env.controller.signal, runOptions.signal],
@@ -99,7 +106,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   // The run starts now, before MCP servers connect: `elapsed`, time to first
   // token and the wall-clock bounds (`maxWallMs`, `hardWallMs`) all count from
   // here; the first two on the effects' time, the bounds' timers in real time.
-  const hostEffects = runOptions.effects ?? env.agent.effects
+  const durable = env.agent.durable
+  const hostEffects = runOptions.effects ?? (durable ? durableEffects(durable) : env.agent.effects)
   const effects = resolveEffects(hostEffects, runOptions.clock ?? env.agent.clock)
   const startedAtMs = effects.now()
   const wallStartedAtMs = timerNow()
@@ -107,9 +115,12 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? { ...runOptions, prompt: undefined } : runOptions
   const { agent, hooks, controller } = env
   const session = agent.session
-  const seed = seedTurns(env, options)
+  // A replay starts from the session as its first execution found it (a crash may have stored more since).
+  const start = session && durable?.mode === 'replay' ? await sessionAtStart(session, effects) : undefined
+  const seed = seedTurns(env, options, start)
   const behavior = planBehavior(agent, options)
-  const clock = resolveClock(options.clock ?? agent.clock, hostEffects)
+  // On a replay runtime the journal's time and ids are the run's, whatever clock was given.
+  const clock = durable?.mode === 'replay' && !runOptions.effects ? resolveClock(undefined, hostEffects) : resolveClock(options.clock ?? agent.clock, hostEffects)
   const startedAt = await clock.now()
 
   // Everything attached below is detached in `finally`, in reverse order,
@@ -139,10 +150,10 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     const { aliases, toolSet, tools, catalogs, targets, sections, system: freshSystem } = plan
 
     // A continuation picks the run up where its last leg left it; anything else starts fresh.
-    const continued = session ? stateToContinue(session, options) : undefined
+    const continued = session ? stateToContinue(session, options, start?.runs) : undefined
     const state = startState(continued, targets)
     if (session)
-      seedReadState(session)
+      seedReadState(session, start?.runs)
     const run: RunContext = {
       runId: clock.randomUUID(),
       depth: options.depth ?? 0,
@@ -210,6 +221,9 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       session,
       persistedCount: seed.length,
       pauseSignal: options.pauseSignal,
+      suspendSignal: (options.depth ?? 0) === 0 ? env.suspendSignal : undefined,
+      ...(durable ? { durableMode: durable.mode } : {}),
+      ...(start ? { storedTurnIds: start.laterTurnIds } : {}),
       subagents: subagentHost(hooks, state.children, session, {
         providers: providerList(agent.provider),
         model: options.model,
@@ -272,20 +286,22 @@ async function spawnExecution(run: RunContext): Promise<void> {
  * that never got a result (a process killed mid-tool) are left out, so the
  * model is asked again instead of seeing a call with no answer.
  */
-function seedTurns(env: RunEnvironment, options: AgentRunOptions): SessionTurn[] {
+function seedTurns(env: RunEnvironment, options: AgentRunOptions, start?: SessionAtStart): SessionTurn[] {
   const session = env.agent.session
   const queued = env.queues.steering.size > 0
+  const stored = start?.turns ?? session?.turns ?? []
+  const cutOff = env.agent.durable ? abortedTurns : resumableTurns
   if (options.resumeRunId !== undefined) {
     if (!session)
       throw new TypeError('resumeRunId needs an agent with a session')
     if (options.prompt === undefined)
       throw new TypeError('resumeRunId needs a prompt: the instruction to continue with')
-    const turns = session.turnsOfRun(options.resumeRunId)
+    const turns = stored.filter(turn => turn.runId === options.resumeRunId)
     if (turns.length === 0)
       throw new TypeError(`Run "${options.resumeRunId}" has no recorded turns in session "${session.id}"`)
-    return resumableTurns(turns)
+    return cutOff(turns)
   }
-  const turns = session ? resumableTurns(session.turns) : []
+  const turns = session ? cutOff(stored) : []
   if (options.prompt === undefined && !queued && turns.length === 0)
     throw new TypeError('agent.run() needs a prompt (or a session with turns to continue); an empty or whitespace-only prompt counts as none')
   return turns
@@ -303,6 +319,35 @@ export function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
   if (!lastAssistant || filtered.includes(lastAssistant))
     return filtered
   return filtered.filter(turn => turn.id !== lastAssistant.id)
+}
+
+/**
+ * Turns to resume a durable run from: like `resumableTurns`, but the
+ * interrupted assistant turn stays, marked `aborted` (the transcript shows
+ * what the model said before the process died; the wire leaves it out, so
+ * the request is sent again). Its unanswered calls go with it.
+ */
+export function abortedTurns(turns: readonly SessionTurn[]): SessionTurn[] {
+  const filtered = filterUnresolvedToolUses(turns)
+  const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
+  if (!lastAssistant || filtered.includes(lastAssistant))
+    return filtered
+  return filtered.flatMap(turn => turn.id !== lastAssistant.id ? [turn] : turn.aborted ? [turn] : [{ ...turn, aborted: true as const }])
+}
+
+/** The session as a replay's first execution found it: its turns and runs then, and the ids of the turns stored since. */
+interface SessionAtStart {
+  readonly turns: readonly SessionTurn[]
+  readonly runs: readonly SessionRun[]
+  readonly laterTurnIds: ReadonlySet<string>
+}
+
+async function sessionAtStart(session: Session, effects: RunEffects): Promise<SessionAtStart> {
+  const counts = await effects.step('run:session-at-start', async () => ({ turns: session.turns.length, runs: session.runs.length }))
+  const turns = session.turns.slice(0, counts.turns)
+  const later = new Set<string>()
+  for (let i = counts.turns; i < session.turns.length; i++) later.add(session.turns[i].id)
+  return { turns, runs: session.runs.slice(0, counts.runs), laterTurnIds: later }
 }
 
 /** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */

@@ -33,6 +33,12 @@ export interface RunEffects {
   tool: <T>(call: ToolCallRequest, exec: () => Promise<T>) => Promise<T>
   /** I/O inside a policy phase (a file written, a file read), named `<policy>:<what>`. */
   step: <T>(name: string, exec: () => Promise<T>) => Promise<T>
+  /**
+   * The effects for work nested under one tool call (a subagent's run): a
+   * journal names that work's entries under `scope`. Absent: nested work uses
+   * these effects as they are.
+   */
+  within?: (scope: string) => RunEffects
 }
 
 /** What a model call is for: a turn of the run, a policy's side call (`run.complete`, a compaction summary), or a decision (`agent.decide`, `ctx.decide`). */
@@ -66,6 +72,29 @@ export interface ToolCallRequest {
   readonly name: string
   /** The input the tool is run with, after validation. */
   readonly input: unknown
+  /** The tool runs a subagent (`DurableToolDef.runsNestedAgent`): its own model and tool calls go through the effects one by one. */
+  readonly runsNestedAgent?: true
+  /**
+   * What the call leaves besides its output, for effects that record a call
+   * and hand it back later instead of running the tool again (a journal).
+   */
+  readonly record?: ToolCallRecord
+}
+
+/**
+ * A tool call's side data, as a journal moves it through the call's step
+ * record: its staged tool-state writes (`ToolStateOp`s, kept as plain JSON)
+ * and the outcome it reported (`ToolContext.reportOutcome`).
+ */
+export interface ToolCallRecord {
+  /** The writes the call has staged so far, in order. */
+  readonly stagedOps: () => readonly unknown[]
+  /** Stage these writes again (replay: the tool does not run, its journaled writes do). */
+  readonly restoreOps: (ops: readonly unknown[]) => void
+  /** What the tool reported with `reportOutcome`, if anything. */
+  readonly outcome: () => unknown
+  /** Report it again (replay). */
+  readonly restoreOutcome: (outcome: unknown) => void
 }
 
 /** Each runs what it is given, at once (a tool starts in the same tick as its last check). */

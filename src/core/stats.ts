@@ -101,8 +101,10 @@ export interface AgentStats<Output = unknown> {
   /** With `behavior.schema`, when no valid output was produced: what failed (`stopReason: 'output-invalid'`). */
   outputError?: OutputError
   paused?: boolean
-  /** Not built yet: reserved for a later release; no provider or run sets it today. */
+  /** `agent.suspend()` stopped the run at a turn boundary (`stopReason: 'suspended'`); `agent.resume()` continues it, from another process too. */
   suspended?: boolean
+  /** The reason given to `agent.suspend(reason)`, with `suspended`. */
+  suspendReason?: string
   /** Text of the last assistant turn of the run. */
   text: string
   /** Why the loop ended. */

@@ -20,7 +20,7 @@ export interface StopReasons {
   'aborted': true
   /** `pauseSignal` stopped the run at a turn boundary; another run continues it. */
   'paused': true
-  /** Not built yet; reserved for a checkpoint runtime, no run returns it today. */
+  /** `agent.suspend()` (or a host's own suspension, such as a pending approval) stopped the run at a turn boundary; `agent.resume()` continues it. */
   'suspended': true
   /** `maxConsecutivePauseTurns` empty pause turns in a row. */
   'pause-exhausted': true

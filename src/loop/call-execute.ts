@@ -1,12 +1,14 @@
+import type { ToolCallRecord, ToolCallRequest } from '../core/effects'
 import type { ToolHookContext } from '../hooks/hook-map'
-import type { ToolStateView } from '../tool-state/types'
-import type { ToolContext, ToolDef, ToolOutcome } from '../tools/types'
+import type { ToolStateOp, ToolStateView } from '../tool-state/types'
+import type { DurableToolDef, ToolContext, ToolDef, ToolOutcome } from '../tools/types'
 import type { Answer } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
+import { stagedToolState } from '../tool-state/view'
 import { abortedMessage, errorMessage, failure, LOOP_REFUSED, RAN } from './call-answer'
 import { hookTimeout } from './stream-turn'
 import { checkToolOutput } from './tool-output-check'
@@ -49,7 +51,8 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     },
     progress: progress.report,
     callTool,
-    effects: run.effects,
+    // A subagent's run goes through the effects scoped by this call (a journal names its steps under it).
+    effects: nestsAgent(def) && run.effects.within ? run.effects.within(`call:${base.callId}`) : run.effects,
   }
   if (base.parentToolCallId !== undefined)
     ctx.parentToolCallId = base.parentToolCallId
@@ -66,7 +69,18 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     if (signal.aborted)
       return failure(abortedMessage(run, false))
     started = true
-    const output = await runToolBody(run, base, def, input, ctx)
+    const record: ToolCallRecord = {
+      stagedOps: () => view ? stagedToolState(view).pending() : [],
+      restoreOps: (ops) => {
+        if (ops.length > 0)
+          stagedToolState(ctx.state).restore(ops as ToolStateOp[])
+      },
+      outcome: () => outcome,
+      restoreOutcome: (value) => {
+        outcome = value as ToolOutcome | undefined
+      },
+    }
+    const output = await runToolBody(run, base, def, input, ctx, record)
     if (view)
       await settleToolState(run, base, view, true)
     const checked = checkToolOutput(output, base.displayName)
@@ -93,8 +107,8 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
  * nested call alike, through the run's effects (`effects.tool`). It rejects as soon as the call's signal aborts, even if
  * the tool ignores it.
  */
-function runToolBody(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown, ctx: ToolContext): Promise<unknown> {
-  const call = { runId: run.runId, turnId: base.turnId, callId: base.callId, name: base.name, input }
+function runToolBody(run: RunContext, base: ToolHookContext, def: ToolDef, input: unknown, ctx: ToolContext, record: ToolCallRecord): Promise<unknown> {
+  const call: ToolCallRequest = { runId: run.runId, turnId: base.turnId, callId: base.callId, name: base.name, input, record, ...(nestsAgent(def) ? { runsNestedAgent: true } : {}) }
   const work = run.effects.tool(call, async () => def.execute(input, ctx))
   return raceAbort(work, ctx.signal)
 }
@@ -121,6 +135,10 @@ async function settleToolState(run: RunContext, base: ToolHookContext, view: Too
     return
   }
   console.error(`[zidane] tool state of ${base.name} (${base.callId}) was not saved: ${errorMessage(result.error)}`)
+}
+
+function nestsAgent(def: ToolDef): boolean {
+  return (def as DurableToolDef).runsNestedAgent === true
 }
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

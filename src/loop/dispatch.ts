@@ -4,6 +4,7 @@ import type { RunContext } from './run-context'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { answerCall, gateCalls } from './call-pipeline'
 import { prepareCall } from './call-resolve'
+import { runToolCallsJournaled } from './journaled-scheduler'
 import { NestedCallLog } from './nested-call-log'
 import { runToolCallsInOrder } from './scheduler'
 
@@ -20,7 +21,9 @@ export async function dispatchToolCalls(run: RunContext, turnId: string, calls: 
   const prepared = calls.map(call => prepareCall(run, { turnId }, call, new NestedCallLog()))
   await gateCalls(run, turnId, prepared)
   const maxConcurrent = run.behavior.maxConcurrentTools ?? BEHAVIOR_DEFAULTS.maxConcurrentTools
-  return runToolCallsInOrder(
+  // A replay must schedule exactly as the first execution did: in call order, never in finishing order.
+  const schedule = run.durableMode === 'replay' ? runToolCallsJournaled : runToolCallsInOrder
+  return schedule(
     prepared.length,
     index => prepared[index].safe,
     async index => (await answerCall(run, prepared[index])).result,

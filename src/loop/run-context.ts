@@ -108,6 +108,17 @@ export interface RunContext {
   persistedCount: number
   /** Stops the run at the next turn boundary (`stopReason: 'paused'`). */
   readonly pauseSignal?: AbortSignal
+  /** Stops the run at the next turn boundary (`stopReason: 'suspended'`): `agent.suspend()`. */
+  readonly suspendSignal?: AbortSignal
+  /**
+   * The run's durable runtime mode, when it has one: `'replay'` schedules tool
+   * batches in call order (`./journaled-scheduler`) and writes turns a replay
+   * finds already stored only once; both keep the model's output in the
+   * session before its tools run.
+   */
+  readonly durableMode?: 'replay' | 'checkpoint'
+  /** Turns already in the store that this run (a replay) writes again: their ids, so they are stored once. */
+  readonly storedTurnIds?: ReadonlySet<string>
   /** Parent-loop turns this run has started, every leg included (`state.turnCount`). */
   turnCount: number
   /** The seam tools use to run subagents under this run. */

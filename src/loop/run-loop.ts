@@ -53,6 +53,8 @@ async function loop(run: RunContext): Promise<StopReason> {
       return 'aborted'
     if (run.pauseSignal?.aborted)
       return 'paused'
+    if (run.suspendSignal?.aborted)
+      return 'suspended'
     if (run.turnCount >= maxTurns)
       return 'max-turns'
 
@@ -101,6 +103,9 @@ async function loop(run: RunContext): Promise<StopReason> {
     if (hasHookHandlers(run.hooks, 'usage'))
       await callHookBounded(run.hooks, 'usage', extendContext(runIds(run), { turnId, usage }), hookOpts)
 
+    // A durable run keeps the model's output before its tools run: a crash mid-tool loses none of it.
+    if (run.durableMode !== undefined && result.toolCalls.length > 0 && run.session && (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns))
+      await persistNewTurns(run)
     const toolResults = await answerToolCalls(run, turnId, boundedCallInputs(result.toolCalls))
     if (run.session && (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns))
       await persistNewTurns(run)
@@ -236,11 +241,14 @@ export async function persistNewTurns(run: RunContext): Promise<void> {
   const session = run.session
   if (!session || run.persistedCount >= run.turns.length)
     return
-  const batch = run.turns.slice(run.persistedCount)
+  const all = run.turns.slice(run.persistedCount)
+  // A replay writes again what its first execution wrote before it died: those turns are stored once.
+  const stored = run.storedTurnIds
+  const batch = stored && stored.size > 0 ? all.filter(turn => !stored.has(turn.id)) : all
   // With a checkpoint, the run record and its state go in the same write as the turns.
   await session.appendTurns(batch, run.checkpoint?.record())
-  run.persistedCount += batch.length
-  if (hasHookHandlers(run.hooks, 'session:turns'))
+  run.persistedCount += all.length
+  if (batch.length > 0 && hasHookHandlers(run.hooks, 'session:turns'))
     await callHookBounded(run.hooks, 'session:turns', { ...runIds(run), sessionId: session.id, turns: batch }, { timeoutMs: hookTimeout(run), failClosed: false })
 }
 

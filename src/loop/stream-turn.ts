@@ -9,6 +9,7 @@ import {
   AgentContextExceededError,
   AgentProviderError,
   ClassifiedError,
+  DurablePayloadTooLargeError,
   OperationTimeoutError,
 } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers } from '../hooks/bus'
@@ -49,6 +50,43 @@ export interface StreamedTurn {
 }
 
 /**
+ * What an attempt's caller learns besides its result or its error: when the
+ * first signal came, and what streamed before a failure. Kept beside the
+ * result (or error) object, so effects that record an attempt and hand it
+ * back on a replay (a durable journal) can record and restore them too.
+ */
+export interface AttemptFacts {
+  firstSignalAtMs?: number
+  contentStreamed: boolean
+  serverToolRan: boolean
+  thinking: string
+}
+
+const attemptFacts = new WeakMap<object, AttemptFacts>()
+
+/** The facts of the attempt that produced `outcome` (a `TurnResult` or a thrown error), if it was one. */
+export function factsOfAttempt(outcome: unknown): AttemptFacts | undefined {
+  return typeof outcome === 'object' && outcome !== null ? attemptFacts.get(outcome) : undefined
+}
+
+/** Attach an attempt's facts to an outcome rebuilt from a record. */
+export function attachAttemptFacts(outcome: object, facts: AttemptFacts): void {
+  attemptFacts.set(outcome, facts)
+}
+
+function keepFacts(outcome: unknown, progress: AttemptProgress): void {
+  if (typeof outcome === 'object' && outcome !== null)
+    attemptFacts.set(outcome, { ...progress })
+}
+
+/** An outcome handed back without its attempt running: take its recorded facts. */
+function takeFacts(outcome: unknown, progress: AttemptProgress): void {
+  const facts = factsOfAttempt(outcome)
+  if (facts)
+    Object.assign(progress, facts)
+}
+
+/**
  * Errors of turns that failed after text, a tool call or a server-side tool
  * had streamed. The fallback chain must not replay such a turn on another
  * target: the caller has seen the output once already.
@@ -79,7 +117,16 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
       if (observed && hasHookHandlers(run.hooks, 'stream:start'))
         await callStreamStart(run, turnId, request.model, attempt)
       const call = { provider: run.provider.name, model: request.model, runId: run.runId, id: turnId, attempt, body: request }
-      const result = await run.effects.model(kind, call, () => streamAttempt(run, turnId, request, progress, observed))
+      const result = await run.effects.model(kind, call, () => streamAttempt(run, turnId, request, progress, observed).then((value) => {
+        keepFacts(value, progress)
+        return value
+      }, (error: unknown) => {
+        keepFacts(error, progress)
+        throw error
+      }))
+      takeFacts(result, progress)
+      if (observed && progress.firstSignalAtMs !== undefined)
+        run.firstSignalAtMs ??= progress.firstSignalAtMs
       return {
         result,
         timeToFirstTokenMs: progress.firstSignalAtMs === undefined ? undefined : progress.firstSignalAtMs - dispatchedAtMs,
@@ -89,8 +136,9 @@ export async function streamTurn(run: RunContext, turnId: string, request: TurnR
     catch (error) {
       if (run.signal.aborted)
         return undefined
-      if (error instanceof AgentBudgetExceededError || error instanceof OperationTimeoutError)
+      if (error instanceof AgentBudgetExceededError || error instanceof OperationTimeoutError || error instanceof DurablePayloadTooLargeError)
         throw error
+      takeFacts(error, progress)
       const final = finalError(run, request.model, error, attempt, retry.maxAttempts, progress)
       if (final) {
         if (progress.contentStreamed || progress.serverToolRan)

@@ -4,7 +4,7 @@ import type { ModelTargetSpec } from '../providers/model-targets'
 import type { ChildAgent } from './spawn-child'
 import type { SpawnHookContext } from './spawn-hooks'
 import type { SpawnedChild, SpawnStateTracker, SpawnToolState } from './spawn-state'
-import type { ToolContext, ToolDef } from './types'
+import type { DurableToolDef, ToolContext } from './types'
 import { z } from 'zod'
 import { createAgent } from '../agent/create-agent'
 import { startTimer } from '../core/timer'
@@ -42,7 +42,7 @@ export interface SpawnToolOptions {
  * is the type of its children's `output`: the output type of the zod schema
  * in `child.behavior.schema`, `unknown` without one.
  */
-export type SpawnTool<Output = unknown> = ToolDef & {
+export type SpawnTool<Output = unknown> = DurableToolDef & {
   readonly state: SpawnToolState
   /**
    * The children this tool ran, found in a run's stats (`stats.children`, at
@@ -111,7 +111,8 @@ export function createSpawnTool<Schema extends OutputSchema | undefined = undefi
   })
   // The schema in `child.behavior.schema` is what each recorded `output` passed.
   const childrenOf = (stats: AgentStats) => childRecords(stats).filter(child => reported.has(child)) as ChildRunStats<SchemaOutput<Schema>>[]
-  return Object.assign(def, { state: state.view, childrenOf, [SPAWN_MAX_DEPTH]: maxDepth })
+  // A child journals its own steps: a durable runtime must not wrap the whole call in one step.
+  return Object.assign(def, { state: state.view, childrenOf, runsNestedAgent: true as const, [SPAWN_MAX_DEPTH]: maxDepth })
 }
 
 /** Every child record of a stats tree, depth first. */

@@ -173,6 +173,14 @@ export interface ToolDef<Input = any> {
   unwrap?: (input: Record<string, unknown>) => ToolEnvelopeTarget
 }
 
+/**
+ * A tool as a durable runtime sees it (`zidane/durable`). `runsNestedAgent`
+ * marks a tool that runs a subagent (the `spawn` tool): its call is not one
+ * journal step, since the child's model and tool calls are journaled one by
+ * one, under names scoped by the call.
+ */
+export type DurableToolDef<Input = any> = ToolDef<Input> & { runsNestedAgent?: true }
+
 /** The call inside an envelope, or why the envelope is malformed (sent back to the model). */
 export type ToolEnvelopeTarget = { name: string, input: Record<string, unknown> } | { error: string }
 

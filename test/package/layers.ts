@@ -22,8 +22,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['hooks/', 'policies/repeat-guard/hooks.ts'],
   // 7. The policy interface and the built-in policies (phases that return decisions).
   ['policies/'],
-  // 8. The loop and its run state.
-  ['loop/'],
+  // 8. The loop and its run state, and the durable runtimes' effects (which record the loop's attempts).
+  ['loop/', 'durable/'],
   // 9. The agent: options, createAgent, run.
   ['agent/'],
   // 10. What composes agents, and the public barrels.
