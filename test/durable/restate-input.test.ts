@@ -1,10 +1,9 @@
 import { TerminalError } from '@restatedev/restate-sdk'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DurablePayloadTooLargeError } from '../../src/durable/restate/core-shapes'
 import { parseRunInput } from '../../src/durable/restate/run-input'
 import { asRestateFailure, RestateInputError } from '../../src/durable/restate/terminal'
-import { AgentBudgetExceededError, SessionStoreError } from '../../src/errors'
+import { AgentBudgetExceededError, DurablePayloadTooLargeError, SessionStoreError } from '../../src/errors'
 
 describe('the input of run and resume', () => {
   it('takes the JSON fields of AgentRunOptions, and nothing for null', () => {

@@ -12,7 +12,7 @@
  */
 import type { SessionTurn } from '../../core/content'
 import type { SessionData, SessionRun, SessionStore } from '../../session/types'
-import type { DurableRuntime } from './core-shapes'
+import type { DurableRuntime } from '../types'
 
 /** What the journal keeps of the session when an invocation starts. */
 export interface SessionHead {

@@ -15,14 +15,12 @@
  * raced with each step.
  */
 import type { Context, RestatePromise, Serde } from '@restatedev/restate-sdk'
-import type { DurableRuntime } from './core-shapes'
+import type { DurableRuntime } from '../types'
 import type { StepRecord } from './step-record'
-import { DurablePayloadTooLargeError } from './core-shapes'
+import { DurablePayloadTooLargeError } from '../../errors'
+import { DEFAULT_MAX_ENTRY_BYTES } from '../types'
 import { restateSdk } from './sdk'
 import { decodeStepError, encodeStepError } from './step-record'
-
-/** The default cap on one journal entry: 4 MiB. */
-export const DEFAULT_MAX_ENTRY_BYTES = 4 * 1024 * 1024
 
 export interface RestateRuntimeOptions {
   /**

@@ -7,7 +7,6 @@
  * class (any error class `zidane/errors` exports), name, message and fields.
  */
 import * as errors from '../../errors'
-import { DurablePayloadTooLargeError } from './core-shapes'
 
 /** A journaled step: `{ "v": value }` or `{ "e": error }`, with `t`, the epoch ms it ended at (the clock moves there). */
 export type StepRecord = ({ v: unknown } | { e: JournaledError }) & { t: number }
@@ -22,7 +21,7 @@ export interface JournaledError {
 
 /** The error classes a replay rebuilds, by name (each sets its instances' `name` to its class name). */
 const ERROR_CLASSES: ReadonlyMap<string, { prototype: Error }> = new Map(
-  ([...Object.values(errors), DurablePayloadTooLargeError] as unknown[])
+  (Object.values(errors) as unknown[])
     .filter((value): value is { prototype: Error, name: string } => typeof value === 'function' && value.prototype instanceof Error)
     .map(errorClass => [errorClass.name, errorClass]),
 )

@@ -8,8 +8,7 @@
  * could not be reached, which a later attempt may find back.
  */
 import type { TerminalError } from '@restatedev/restate-sdk'
-import { SessionStoreError } from '../../errors'
-import { DurablePayloadTooLargeError } from './core-shapes'
+import { DurablePayloadTooLargeError, SessionStoreError } from '../../errors'
 import { restateSdk } from './sdk'
 
 /** HTTP-like codes the ingress answers with. */
