@@ -49,19 +49,22 @@ interface Scenario {
 }
 
 const typescript = `typescript@${manifest.devDependencies.typescript}`
+// The optional Restate SDK where the declarations and samples are type-checked: `zidane/durable`'s
+// declarations name its types, and the docs' Restate samples import it. The zod3 run loads the entry without it.
+const restateSdk = `@restatedev/restate-sdk@${manifest.devDependencies['@restatedev/restate-sdk']}`
 const vitest = `vitest@${manifest.devDependencies.vitest}`
 const vite = `vite@${manifest.devDependencies.vite}`
 const SCENARIOS: Record<string, Scenario> = {
   newest: {
     // better-sqlite3 13.x requires Node >= 22; on Node 20 the newest usable release is the newest 12.x.
-    packages: ['zod@^4', 'better-sqlite3@^12', '@types/node@^20', typescript, vitest, vite],
+    packages: ['zod@^4', 'better-sqlite3@^12', '@types/node@^20', restateSdk, typescript, vitest, vite],
     typecheck: true,
     checkLibraries: true,
     sqlite: true,
     zodImport: 'zod',
   },
   lowest: {
-    packages: ['zod@4.0.0', '@types/node@20.19.0', typescript, vitest, vite],
+    packages: ['zod@4.0.0', '@types/node@20.19.0', restateSdk, typescript, vitest, vite],
     typecheck: true,
     checkLibraries: false,
     sqlite: false,
