@@ -25,6 +25,7 @@ import { asRestateFailure } from './terminal'
 /** The JSON part of `AgentRunOptions` a `run` or `resume` invocation takes. */
 export type RestateRunInput = Pick<AgentRunOptions, 'prompt' | 'model' | 'system' | 'thinking' | 'behavior' | 'metadata' | 'modelOptions' | 'runLabel'>
 
+/** Options of `restateAgent`. */
 export interface RestateAgentOptions {
   /** The virtual object's name in Restate (default `zidane-agent`). */
   name?: string
@@ -53,6 +54,12 @@ const RUNNER_BEHAVIOR = {
   disableBackgroundTasks: 'non-durable',
 } as const
 
+/**
+ * The Restate start runner: a virtual object (default name `zidane-agent`)
+ * keyed by session id, with the handlers `run` and `resume` (exclusive; the
+ * JSON part of `AgentRunOptions` in, `AgentStats` as JSON out) and `suspend`
+ * (shared). Serve it with `restate.serve({ services: [restateAgent(...)] })`.
+ */
 export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinition<string, RestateAgentHandlers> {
   const sdk = restateSdk('restateAgent')
   const maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES

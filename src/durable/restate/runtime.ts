@@ -22,6 +22,7 @@ import { DEFAULT_MAX_ENTRY_BYTES } from '../types'
 import { restateSdk } from './sdk'
 import { decodeStepError, encodeStepError } from './step-record'
 
+/** Options of `restateRuntime`. */
 export interface RestateRuntimeOptions {
   /**
    * The largest journal entry a step may write, in bytes of its JSON
