@@ -139,8 +139,14 @@ describe('restateAgent', () => {
       { type: 'turn', turn: { text: 'Waiting more.', toolCalls: [{ id: 'toolu_w2', name: 'wait', input: {} }] } },
     )
     const running = server.call<any>('/zidane-agent/long/run', { prompt: 'Wait twice.' })
-    await new Promise(resolve => setTimeout(resolve, 150))
-    expect(await server.call('/zidane-agent/long/suspend', 'end of shift')).toBe(true)
+    // Until the run has started (its handler keeps the suspend awakeable in the object's state), there is nothing to suspend.
+    let suspended = false
+    for (let i = 0; i < 100 && !suspended; i++) {
+      suspended = await server.call<boolean>('/zidane-agent/long/suspend', 'end of shift')
+      if (!suspended)
+        await new Promise(resolve => setTimeout(resolve, 50))
+    }
+    expect(suspended).toBe(true)
     const stats = await running
     expect(stats.stopReason).toBe('suspended')
     expect(stats.suspended).toBe(true)

@@ -39,8 +39,11 @@ export interface RestateAgentOptions {
 
 /** The handlers' names and types, as a Restate client sees them. */
 export interface RestateAgentHandlers {
+  /** Exclusive: start a run on the session (`null` input: a run without a new prompt). */
   run: (ctx: ObjectContext, input: RestateRunInput | null) => Promise<AgentStats>
+  /** Exclusive: continue the session's suspended (or cut off) run. */
   resume: (ctx: ObjectContext, input: RestateRunInput | null) => Promise<AgentStats>
+  /** Shared: ask the running `run` / `resume` to stop at its next journal boundary; `false` when none is running. */
   suspend: (ctx: ObjectSharedContext, reason: string | null) => Promise<boolean>
 }
 
@@ -71,9 +74,14 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
       const suspender = ctx.awakeable<string>()
       ctx.set(SUSPEND_KEY, suspender.id)
       let agent: Agent | undefined
+      // A request that came before the run started (while the session was opened) waits for it.
+      let early: string | undefined
       const runtime = journalRuntime(ctx, { maxEntryBytes, startedAt }, {
         promise: suspender.promise,
-        onRequest: reason => agent?.suspend(reason || undefined),
+        onRequest: (reason) => {
+          if (!agent?.suspend(reason || undefined))
+            early = reason
+        },
       })
       const { store } = await openJournaledStore(options.store, ctx.key, runtime)
       const given = options.agent({ sessionId: ctx.key })
@@ -85,7 +93,10 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
         durable: runtime,
       })
       try {
-        const stats = how === 'run' ? await agent.run(input) : await agent.resume(input)
+        const running = how === 'run' ? agent.run(input) : agent.resume(input)
+        if (early !== undefined)
+          agent.suspend(early || undefined)
+        const stats = await running
         return JSON.parse(JSON.stringify(stats)) as AgentStats
       }
       finally {
