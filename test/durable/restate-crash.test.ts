@@ -20,6 +20,14 @@ import { freePort, killAndWait, startRestateServer } from '../support/restate-se
 // turn asked again, and a session equal, byte for byte, to the one an
 // uninterrupted run of the same invocation stores.
 //
+// The two runs are the same invocation (same object key and idempotency key,
+// so Restate gives them the same invocation id, hence the same seeded ids),
+// each on its own server and store. The time a step's body reads is the
+// one thing that differs between two real runs, so the crashed run's workers
+// read back, step by step, the times the uninterrupted run's steps read
+// (TIME_REPLAY_FILE); any time the run took from outside its journal would
+// show as a difference.
+//
 // Sampling: by default one kill per boundary kind (after a model call, in
 // the middle of a parallel batch, after a side-effecting tool, during
 // compaction, before a session write), so the suite stays fast. Set
