@@ -1,6 +1,5 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { SessionContentBlock, SessionTurn } from '../core/content'
-import type { RunEffects } from '../core/effects'
 import type { AgentStats } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
@@ -8,7 +7,6 @@ import type { AgentHookBus } from '../hooks/bus'
 import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
-import type { Session } from '../session/session'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { ToolStateController } from '../tool-state/types'
@@ -34,6 +32,7 @@ import { hookTimeout, runIds } from '../loop/stream-turn'
 import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '../loop/wall-deadline'
 import { BUILT_IN_POLICIES } from '../policies'
 import { filterUnresolvedToolUses } from '../wire/pairing'
+import { abortedTurns, sessionAtStart, showAborted } from './durable-start'
 import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
 import { legStartOf, runCheckpoint, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
@@ -230,7 +229,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
         tools: toolSet,
         toolAliases: aliases,
         thinking: options.thinking ?? 'off',
-      }),
+        ...(durable ? { durable } : {}),
+      }, start?.runs),
       startedAt,
       startedAtMs,
       wall,
@@ -286,7 +286,7 @@ async function spawnExecution(run: RunContext): Promise<void> {
  * that never got a result (a process killed mid-tool) are left out, so the
  * model is asked again instead of seeing a call with no answer.
  */
-function seedTurns(env: RunEnvironment, options: AgentRunOptions, start?: SessionAtStart): SessionTurn[] {
+function seedTurns(env: RunEnvironment, options: AgentRunOptions, start?: Awaited<ReturnType<typeof sessionAtStart>>): SessionTurn[] {
   const session = env.agent.session
   const queued = env.queues.steering.size > 0
   const stored = start?.turns ?? session?.turns ?? []
@@ -302,6 +302,8 @@ function seedTurns(env: RunEnvironment, options: AgentRunOptions, start?: Sessio
     return cutOff(turns)
   }
   const turns = session ? cutOff(stored) : []
+  if (session && env.agent.durable)
+    showAborted(session, turns)
   if (options.prompt === undefined && !queued && turns.length === 0)
     throw new TypeError('agent.run() needs a prompt (or a session with turns to continue); an empty or whitespace-only prompt counts as none')
   return turns
@@ -319,35 +321,6 @@ export function resumableTurns(turns: readonly SessionTurn[]): SessionTurn[] {
   if (!lastAssistant || filtered.includes(lastAssistant))
     return filtered
   return filtered.filter(turn => turn.id !== lastAssistant.id)
-}
-
-/**
- * Turns to resume a durable run from: like `resumableTurns`, but the
- * interrupted assistant turn stays, marked `aborted` (the transcript shows
- * what the model said before the process died; the wire leaves it out, so
- * the request is sent again). Its unanswered calls go with it.
- */
-export function abortedTurns(turns: readonly SessionTurn[]): SessionTurn[] {
-  const filtered = filterUnresolvedToolUses(turns)
-  const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
-  if (!lastAssistant || filtered.includes(lastAssistant))
-    return filtered
-  return filtered.flatMap(turn => turn.id !== lastAssistant.id ? [turn] : turn.aborted ? [turn] : [{ ...turn, aborted: true as const }])
-}
-
-/** The session as a replay's first execution found it: its turns and runs then, and the ids of the turns stored since. */
-interface SessionAtStart {
-  readonly turns: readonly SessionTurn[]
-  readonly runs: readonly SessionRun[]
-  readonly laterTurnIds: ReadonlySet<string>
-}
-
-async function sessionAtStart(session: Session, effects: RunEffects): Promise<SessionAtStart> {
-  const counts = await effects.step('run:session-at-start', async () => ({ turns: session.turns.length, runs: session.runs.length }))
-  const turns = session.turns.slice(0, counts.turns)
-  const later = new Set<string>()
-  for (let i = counts.turns; i < session.turns.length; i++) later.add(session.turns[i].id)
-  return { turns, runs: session.runs.slice(0, counts.runs), laterTurnIds: later }
 }
 
 /** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */

@@ -95,6 +95,10 @@ export interface ToolCallRecord {
   readonly outcome: () => unknown
   /** Report it again (replay). */
   readonly restoreOutcome: (outcome: unknown) => void
+  /** What the call added to the session's read state (files the model saw), as plain JSON. */
+  readonly reads: () => readonly unknown[]
+  /** Add it again (replay). */
+  readonly restoreReads: (reads: readonly unknown[]) => void
 }
 
 /** Each runs what it is given, at once (a tool starts in the same tick as its last check). */

@@ -136,7 +136,13 @@ function journalEffects(journal: Journal, scope: string): RunEffects {
         try {
           const output = await exec()
           const ops = record?.stagedOps() ?? []
-          return { output, ...(ops.length > 0 ? { ops } : {}), ...(record?.outcome() === undefined ? {} : { outcome: record.outcome() }) }
+          const reads = record?.reads() ?? []
+          return {
+            output,
+            ...(ops.length > 0 ? { ops } : {}),
+            ...(reads.length > 0 ? { reads } : {}),
+            ...(record?.outcome() === undefined ? {} : { outcome: record.outcome() }),
+          }
         }
         catch (error) {
           if (isAbort(error))
@@ -151,6 +157,7 @@ function journalEffects(journal: Journal, scope: string): RunEffects {
         throw new Error(entry.thrown)
       if (!ran) {
         record?.restoreOps(entry.ops ?? [])
+        record?.restoreReads(entry.reads ?? [])
         if (entry.outcome !== undefined)
           record?.restoreOutcome(entry.outcome)
       }
@@ -178,6 +185,7 @@ interface ModelEntry {
 interface ToolEntry {
   output?: unknown
   ops?: readonly unknown[]
+  reads?: readonly unknown[]
   outcome?: unknown
   thrown?: string
 }

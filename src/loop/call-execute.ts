@@ -1,4 +1,5 @@
 import type { ToolCallRecord, ToolCallRequest } from '../core/effects'
+import type { ReadStateEntry } from '../core/run-state'
 import type { ToolHookContext } from '../hooks/hook-map'
 import type { ToolStateOp, ToolStateView } from '../tool-state/types'
 import type { DurableToolDef, ToolContext, ToolDef, ToolOutcome } from '../tools/types'
@@ -9,6 +10,7 @@ import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { stagedToolState } from '../tool-state/view'
+import { readEntriesAfter, readStateSeq, replayReadEntries } from '../tools/read-state'
 import { abortedMessage, errorMessage, failure, LOOP_REFUSED, RAN } from './call-answer'
 import { hookTimeout } from './stream-turn'
 import { checkToolOutput } from './tool-output-check'
@@ -69,6 +71,8 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     if (signal.aborted)
       return failure(abortedMessage(run, false))
     started = true
+    const session = run.session
+    const readSeq = session ? readStateSeq(session) : 0
     const record: ToolCallRecord = {
       stagedOps: () => view ? stagedToolState(view).pending() : [],
       restoreOps: (ops) => {
@@ -78,6 +82,11 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
       outcome: () => outcome,
       restoreOutcome: (value) => {
         outcome = value as ToolOutcome | undefined
+      },
+      reads: () => session ? readEntriesAfter(session, readSeq) : [],
+      restoreReads: (reads) => {
+        if (session && reads.length > 0)
+          replayReadEntries(session, reads as ReadStateEntry[])
       },
     }
     const output = await runToolBody(run, base, def, input, ctx, record)

@@ -97,6 +97,29 @@ export function recordRead(session: Session, entry: { path: string, hash: string
   return recorded
 }
 
+/** The last number of the session's sequence of file events (0 when not tracked). */
+export function readStateSeq(session: Session): number {
+  return states.get(session)?.seq ?? 0
+}
+
+/** The entries recorded after `seq`, in sequence order: what one tool call added, for a durable journal. */
+export function readEntriesAfter(session: Session, seq: number): ReadStateEntry[] {
+  const state = states.get(session)
+  if (!state)
+    return []
+  return [...state.entries.values()].filter(entry => entry.seq > seq).sort((a, b) => a.seq - b.seq).map(entry => ({ ...entry }))
+}
+
+/**
+ * Record again entries a replayed tool call recorded when it ran (its body
+ * does not run on a replay): the model saw those files then. Each takes the
+ * next number of this session's sequence, as it did the first time.
+ */
+export function replayReadEntries(session: Session, entries: readonly ReadStateEntry[]): void {
+  for (const entry of entries)
+    recordRead(session, { path: entry.path, hash: entry.hash, source: entry.source, ...(entry.slice ? { slice: { ...entry.slice } } : {}) })
+}
+
 /** Whether a `read_file` of `slice` at `hash` repeats the last read of `path` exactly. */
 export function isDuplicateRead(session: Session, path: string, hash: string, slice: ReadSlice): boolean {
   const entry = stateOf(session).entries.get(path)

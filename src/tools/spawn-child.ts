@@ -68,6 +68,7 @@ export function childSetup(child: ChildAgent | undefined, ctx: ToolContext, dept
       behavior: resolveBehavior(withoutSchema(ctx.behavior), child?.behavior),
       toolAliases: child?.toolAliases ?? (ownTools ? undefined : parent?.toolAliases),
       execution: child?.execution ?? ctx.execution,
+      ...(parent?.durable ? { durable: parent.durable } : {}),
     },
     run: { model, thinking: child?.thinking ?? parent?.thinking },
     first: { model: first.model, provider: first.provider.name },

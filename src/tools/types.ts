@@ -1,5 +1,6 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { ToolResultMetadata } from '../core/content'
+import type { DurableRuntime } from '../core/durable-runtime'
 import type { RunEffects } from '../core/effects'
 import type { ChildRunStats } from '../core/stats'
 import type { ToolOutcome, ToolOutput, ToolProgress, ToolProgressUpdate, ValidationResult } from '../core/tool-io'
@@ -145,6 +146,8 @@ export interface SubagentParent {
   toolAliases?: Record<string, string>
   /** The run's reasoning level. */
   thinking: ThinkingLevel
+  /** The agent's durable runtime: a child runs in the same mode (its steps go through the parent's effects, scoped by the call). */
+  durable?: DurableRuntime
 }
 
 /** A tool the agent can call. */

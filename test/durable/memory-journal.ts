@@ -26,8 +26,10 @@ export interface ReplayRuntimeOptions {
    */
   crashAfter?: number
   maxEntryBytes?: number
-  /** First time read (ms); each new read moves 7 ms. */
+  /** First time read (ms). */
   start?: number
+  /** How far time moves per read, in ms. Default 7. */
+  tick?: number
 }
 
 export interface ReplayRuntime extends DurableRuntime {
@@ -95,7 +97,7 @@ export function replayRuntime(journal: MemoryJournal, options: ReplayRuntimeOpti
       const index = timeReads++
       if (index < journal.times.length)
         return journal.times[index]
-      const value = start + index * 7
+      const value = start + index * (options.tick ?? 7)
       if (!dead)
         journal.times.push(value)
       return value
