@@ -89,18 +89,18 @@ async function freePort(): Promise<number> {
 
 const { server, adminUrl, ingressUrl } = await startRestate()
 // This process is the worker: one virtual object, `zidane-agent`, keyed by session id.
-const agentObject = restateAgent({
-  store: createFileStore({ dir: join(work, 'sessions') }),
-  agent: () => ({
-    provider: model ? anthropic({ baseURL: model.url, apiKey: 'offline' }) : anthropic(),
-    tools: { charge },
-    system: 'Charge what you are asked to charge. Be brief.',
-  }),
-})
-const worker = createHttp2Server(restate.createEndpointHandler({ services: [agentObject] }))
-await new Promise<void>(resolve => worker.listen(0, '127.0.0.1', resolve))
-
+const worker = createHttp2Server()
 try {
+  const agentObject = restateAgent({
+    store: createFileStore({ dir: join(work, 'sessions') }),
+    agent: () => ({
+      provider: model ? anthropic({ baseURL: model.url, apiKey: 'offline' }) : anthropic(),
+      tools: { charge },
+      system: 'Charge what you are asked to charge. Be brief.',
+    }),
+  })
+  worker.on('request', restate.createEndpointHandler({ services: [agentObject] }))
+  await new Promise<void>(resolve => worker.listen(0, '127.0.0.1', resolve))
   const registered = await fetch(`${adminUrl}/deployments`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
