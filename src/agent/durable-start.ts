@@ -14,14 +14,22 @@ import { filterUnresolvedToolUses } from '../wire/pairing'
  * Turns to resume a durable run from: like `resumableTurns`, but the
  * interrupted assistant turn stays, marked `aborted` (the transcript shows
  * what the model said before the process died; the wire leaves it out, so
- * the request is sent again). Its unanswered calls go with it.
+ * the request is sent again), whole: its unanswered calls stay in the
+ * transcript, since no request carries an aborted turn.
  */
 export function abortedTurns(turns: readonly SessionTurn[]): SessionTurn[] {
   const filtered = filterUnresolvedToolUses(turns)
   const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
   if (!lastAssistant || filtered.includes(lastAssistant))
     return filtered
-  return filtered.flatMap(turn => turn.id !== lastAssistant.id ? [turn] : turn.aborted ? [turn] : [{ ...turn, aborted: true as const }])
+  const rebuilt: SessionTurn = lastAssistant.aborted ? lastAssistant : { ...lastAssistant, aborted: true }
+  const kept = new Map(filtered.map(turn => [turn.id, turn]))
+  return turns.flatMap((turn) => {
+    if (turn === lastAssistant)
+      return [rebuilt]
+    const survivor = kept.get(turn.id)
+    return survivor ? [survivor] : []
+  })
 }
 
 /**

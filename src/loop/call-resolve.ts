@@ -1,7 +1,7 @@
 import type { ToolHookContext } from '../hooks/hook-map'
 import type { CallDecision, GatedCall } from '../policies/policy'
 import type { ToolCall } from '../providers/types'
-import type { ToolDef, ToolEnvelopeTarget } from '../tools/types'
+import type { DurableToolDef, ToolDef, ToolEnvelopeTarget } from '../tools/types'
 import type { NestedCallLog } from './nested-call-log'
 import type { RunContext } from './run-context'
 import { invalidToolInput } from '../providers/tool-json'
@@ -70,6 +70,8 @@ function resolveCall(run: RunContext, origin: CallOrigin, call: ToolCall, log: N
   const name = run.tools.toCanonical(call.name)
   const def = run.tools.get(name)
   const base = toolHookContext(run, origin.turnId, call, name, run.tools.toWire(name), origin.nested)
+  if ((def as DurableToolDef | undefined)?.runsNestedAgent === true)
+    base.runsNestedAgent = true
   const refusal = def ? run.tools.refusal(name) : undefined
   const nested = origin.nested
   return {

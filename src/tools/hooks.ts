@@ -23,6 +23,8 @@ export interface ToolHookContext extends Omit<StreamHookContext, 'depth'> {
   parentToolCallId?: string
   /** On a nested call: the caller's script line that made it (`NestedToolCallOptions.line`), when the caller tracks lines. */
   scriptLine?: number
+  /** Set when the called tool runs a subagent (`DurableToolDef.runsNestedAgent`, e.g. `spawn`). */
+  runsNestedAgent?: true
 }
 
 /** `tool:gate`: decide whether a call runs, is refused, or is answered without running. */

@@ -89,6 +89,29 @@ describe('suspend and resume across processes', () => {
     expect(session.runs[1].state?.turnCount).toBe(4)
   }, 60_000)
 
+  it('suspend works without a durable runtime too: the run stops at the boundary after the call that asked, and resume() picks it up', async () => {
+    const server = await serve(STEPS)
+    const { store } = await freshSession()
+    const session = await createSession({ store })
+    const seen: number[] = []
+    let agent!: ReturnType<typeof createAgent>
+    const step = tool({ name: 'step', description: 'Do one step of the work', input: z.object({ n: z.number() }), execute: async ({ n }) => {
+      seen.push(n)
+      if (n === 2)
+        expect(agent.suspend()).toBe(true)
+      return `step ${n} done`
+    } })
+    agent = createAgent({ provider: anthropic({ baseURL: server.url, apiKey: 'fake' }), tools: { step }, session })
+    const suspended = await agent.run({ prompt: 'Do the three steps.' })
+    expect(suspended).toMatchObject({ stopReason: 'suspended', suspended: true, turns: 2 })
+    expect(suspended.suspendReason).toBeUndefined()
+    expect(seen).toEqual([1, 2])
+    const finished = await agent.resume()
+    expect(finished).toMatchObject({ stopReason: 'completed', text: 'All three steps are done.', turns: 2 })
+    expect(seen).toEqual([1, 2, 3])
+    expect(server.requests).toHaveLength(4)
+  })
+
   it('agent.resume() refuses a session whose last run finished, and an agent without a session', async () => {
     const server = await serve([{ text: 'done' }])
     const { store } = await freshSession()
@@ -127,6 +150,7 @@ describe('a crash on a checkpoint runtime', () => {
     // The transcript keeps the cut-off output, marked aborted, and then the answer asked again.
     const twos = session.turns.filter(turn => turn.role === 'assistant' && JSON.stringify(turn.content).includes('Step two.'))
     expect(twos.map(turn => turn.aborted)).toEqual([true, undefined])
+    expect(twos[0].content).toEqual([{ type: 'text', text: 'Step two.' }, expect.objectContaining({ type: 'tool_call', id: 's2' })])
   }, 60_000)
 })
 

@@ -173,6 +173,7 @@ describe('a subagent on a replay runtime (runsNestedAgent)', () => {
       return 'worked'
     } })
     const spawn = createSpawnTool()
+    const nestedFlags: Record<string, boolean> = {}
     const server = await serve([
       { toolCalls: [{ id: 's1', name: 'spawn', input: { task: 'do the work' } }] },
       { toolCalls: [{ id: 'w1', name: 'work', input: {} }] },
@@ -180,7 +181,8 @@ describe('a subagent on a replay runtime (runsNestedAgent)', () => {
       { text: 'parent done' },
     ])
     // Killed once the child's tool call is journaled, before the child's answer.
-    const result = await runDurably(server, { tools: { spawn, work } }, 'delegate', { crashAfter: 4 })
+    const hooks = { 'tool:before': (ctx: { name: string, runsNestedAgent?: true }) => void (nestedFlags[ctx.name] = ctx.runsNestedAgent === true) }
+    const result = await runDurably(server, { tools: { spawn, work }, hooks }, 'delegate', { crashAfter: 4 })
     expect(result.crashed).toBe(true)
     if ('error' in result)
       throw result.error
@@ -190,6 +192,8 @@ describe('a subagent on a replay runtime (runsNestedAgent)', () => {
     const scoped = result.journal.order.filter(name => name.startsWith('call:s1/'))
     expect(scoped.some(name => name.startsWith('call:s1/model:'))).toBe(true)
     expect(scoped.some(name => name.startsWith('call:s1/tool:'))).toBe(true)
+    // Hooks see which call runs a subagent.
+    expect(nestedFlags).toEqual({ spawn: true })
     // The spawn call itself is no step: its result follows from the child's.
     expect(result.journal.order.some(name => name.startsWith('tool:') && name.endsWith(':s1'))).toBe(false)
   })
