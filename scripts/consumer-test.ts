@@ -1,7 +1,7 @@
 // Install the packed package into fresh projects, as a user would, and check
 // that it works there: the declarations compile under `tsc --init` defaults
 // with `skipLibCheck: false`, every README and docs sample type-checks, every
-// subpath loads through `import` and through `require`, `tool()` works
+// subpath loads through `import` and through `require` (zidane/durable through `import` only), `tool()` works
 // with the host's zod, an agent's MCP server connects through the built-in
 // connector inside the package, and a Chat Completions turn streams through
 // the newest `openai` client the dependency range allows. Runs:
@@ -49,19 +49,22 @@ interface Scenario {
 }
 
 const typescript = `typescript@${manifest.devDependencies.typescript}`
+// The optional Restate SDK where the declarations and samples are type-checked: `zidane/durable`'s
+// declarations name its types, and the docs' Restate samples import it. The zod3 run loads the entry without it.
+const restateSdk = `@restatedev/restate-sdk@${manifest.devDependencies['@restatedev/restate-sdk']}`
 const vitest = `vitest@${manifest.devDependencies.vitest}`
 const vite = `vite@${manifest.devDependencies.vite}`
 const SCENARIOS: Record<string, Scenario> = {
   newest: {
     // better-sqlite3 13.x requires Node >= 22; on Node 20 the newest usable release is the newest 12.x.
-    packages: ['zod@^4', 'better-sqlite3@^12', '@types/node@^20', typescript, vitest, vite],
+    packages: ['zod@^4', 'better-sqlite3@^12', '@types/node@^20', restateSdk, typescript, vitest, vite],
     typecheck: true,
     checkLibraries: true,
     sqlite: true,
     zodImport: 'zod',
   },
   lowest: {
-    packages: ['zod@4.0.0', '@types/node@20.19.0', typescript, vitest, vite],
+    packages: ['zod@4.0.0', '@types/node@20.19.0', restateSdk, typescript, vitest, vite],
     typecheck: true,
     checkLibraries: false,
     sqlite: false,
@@ -123,6 +126,11 @@ for (const name of subpaths) {
   }
   const viaImport = await import(name)
   assert.ok(Object.keys(viaImport).length > 0, name + ' exports something')
+  if (name === 'zidane/durable') {
+    // It awaits the optional Restate SDK's ES module at load (the host's own instance), so it loads through import only.
+    assert.throws(() => require(name), error => error?.code === 'ERR_REQUIRE_ASYNC_MODULE')
+    continue
+  }
   // Node >= 20.19 loads ES modules from require(); the README promises it.
   assert.deepEqual(Object.keys(require(name)).sort(), Object.keys(viaImport).sort(), name + ' through require')
 }

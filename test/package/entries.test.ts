@@ -47,11 +47,11 @@ describe('public entry points', () => {
     expect(skills.parseSkill('---\nname: a\ndescription: b\n---\nbody').name).toBe('a')
   })
 
-  it('zidane/durable exports the runtimes, the effects adapter and the typed errors, the same values as their home entries', async () => {
+  it('zidane/durable exports the runtimes, the effects adapter, the Restate start runner and the typed errors, the same values as their home entries', async () => {
     const durable = await import('../../src/durable')
     const errors = await import('../../src/errors')
     const tools = await import('../../src/tool-state')
-    expect(Object.keys(durable).sort()).toEqual(['DEFAULT_MAX_ENTRY_BYTES', 'DurablePayloadTooLargeError', 'SessionLeaseError', 'checkpointRuntime', 'durableEffects', 'stagedToolState'])
+    expect(Object.keys(durable).sort()).toEqual(['DEFAULT_MAX_ENTRY_BYTES', 'DurablePayloadTooLargeError', 'RestateClockError', 'RestateInputError', 'SessionLeaseError', 'checkpointRuntime', 'durableEffects', 'restateAgent', 'restateRuntime', 'stagedToolState'])
     expect(durable.DurablePayloadTooLargeError).toBe(errors.DurablePayloadTooLargeError)
     expect(durable.SessionLeaseError).toBe(errors.SessionLeaseError)
     expect(durable.stagedToolState).toBe(tools.stagedToolState)

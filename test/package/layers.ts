@@ -26,6 +26,6 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['loop/', 'durable/', 'telemetry/'],
   // 9. The agent: options, createAgent, run.
   ['agent/'],
-  // 10. What composes agents, and the public barrels.
-  ['presets/', 'testing/', 'chat/', 'tools/spawn.ts', 'tools/spawn-child.ts', 'tools/spawn-state.ts', 'tools/index.ts', 'index.ts', 'types.ts'],
+  // 10. What composes agents, and the public barrels (the Restate start runner builds an agent per invocation).
+  ['presets/', 'testing/', 'chat/', 'durable/restate/', 'durable/index.ts', 'tools/spawn.ts', 'tools/spawn-child.ts', 'tools/spawn-state.ts', 'tools/index.ts', 'index.ts', 'types.ts'],
 ]

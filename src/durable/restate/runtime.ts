@@ -1,0 +1,127 @@
+/**
+ * `restateRuntime(ctx)`: a replay-mode `DurableRuntime` on a Restate
+ * context. Each step is one `ctx.run` entry holding the step's JSON value
+ * (or the error it ended with) and the time it ended. Ids come from
+ * `ctx.rand`, which Restate seeds from the invocation. The clock is
+ * synchronous (the loop reads it while a stream is read) and replay-stable:
+ * it starts at the invocation's journaled time (`ctx.date.now()`) and moves
+ * to each step's journaled end time as the step settles, so a replay reads
+ * the same times at the same points instead of the wall clock's.
+ *
+ * No Restate promise is left awaited between steps: on a replay, Restate
+ * refuses an await it cannot answer from the journal, and between steps the
+ * run awaits its own I/O (a session read, a hook). So the start time is
+ * awaited by the first step, and a suspend request (the start runner's) is
+ * raced with each step.
+ */
+import type { Context, RestatePromise, Serde } from '@restatedev/restate-sdk'
+import type { DurableRuntime } from '../types'
+import type { StepRecord } from './step-record'
+import { DurablePayloadTooLargeError } from '../../errors'
+import { DEFAULT_MAX_ENTRY_BYTES } from '../types'
+import { restateSdk } from './sdk'
+import { decodeStepError, encodeStepError } from './step-record'
+
+/** Options of `restateRuntime`. */
+export interface RestateRuntimeOptions {
+  /**
+   * The largest journal entry a step may write, in bytes of its JSON
+   * (default 4 MiB). A larger value is refused with
+   * `DurablePayloadTooLargeError` (an error result for a tool), and the
+   * refusal is what the journal records, so a replay refuses it the same way.
+   */
+  maxEntryBytes?: number
+  /**
+   * Where the clock starts: `await ctx.date.now()` read by the caller.
+   * Without it the runtime reads `ctx.date.now()` itself, and `now()` throws
+   * `RestateClockError` until the first step has settled.
+   */
+  startedAt?: number
+}
+
+/** A request to stop, raced with each step: when it wins, `onRequest` runs once and the step is still awaited. */
+export interface SuspendWatch {
+  promise: RestatePromise<string>
+  onRequest: (reason: string) => void
+}
+
+/** A serde that passes the step's JSON text through: it is measured once, written once. */
+const JSON_TEXT: Serde<string> = {
+  contentType: 'application/json',
+  serialize: text => new TextEncoder().encode(text),
+  deserialize: bytes => new TextDecoder().decode(bytes),
+}
+
+/** A `DurableRuntime` journaling through `ctx`. Use it in your own handler: `createAgent({ …, durable: restateRuntime(ctx, { startedAt: await ctx.date.now() }) })`. */
+export function restateRuntime(ctx: Context, options: RestateRuntimeOptions = {}): DurableRuntime {
+  return journalRuntime(ctx, options)
+}
+
+/** `restateRuntime`, with the start runner's suspend request raced with each step. */
+export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, suspend?: SuspendWatch): DurableRuntime {
+  const sdk = restateSdk('restateRuntime')
+  const maxEntryBytes = entryCap(options.maxEntryBytes)
+  let clock = options.startedAt
+  const startedAt = clock === undefined ? ctx.date.now() : undefined
+  let watching = suspend
+  return {
+    mode: 'replay',
+    maxEntryBytes,
+    async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      if (clock === undefined && startedAt)
+        clock = await startedAt
+      const entry = ctx.run(name, () => runStep(name, fn, maxEntryBytes), { serde: JSON_TEXT })
+      if (watching) {
+        const watch = watching
+        const first = await sdk.RestatePromise.race([entry.map(() => undefined), watch.promise.map(reason => ({ reason: reason ?? '' }))])
+        if (first) {
+          watching = undefined
+          watch.onRequest(first.reason)
+        }
+      }
+      const record = JSON.parse(await entry) as StepRecord
+      clock = Math.max(clock ?? record.t, record.t)
+      if ('e' in record)
+        throw decodeStepError(record.e)
+      return record.v as T
+    },
+    now: () => {
+      if (clock === undefined)
+        throw new RestateClockError()
+      return clock
+    },
+    randomUUID: () => ctx.rand.uuidv4(),
+  }
+}
+
+/** `now()` was read before the runtime had a journaled time. */
+export class RestateClockError extends Error {
+  override name = 'RestateClockError'
+  constructor() {
+    super('restateRuntime has no journaled time yet: create it with { startedAt: await ctx.date.now() }')
+  }
+}
+
+/** Run the step and write its record; never throws, so Restate never retries a step the loop decides about. */
+async function runStep<T>(name: string, fn: () => Promise<T>, maxEntryBytes: number): Promise<string> {
+  let value: T
+  try {
+    value = await fn()
+  }
+  catch (error) {
+    return JSON.stringify({ e: encodeStepError(error), t: Date.now() } satisfies StepRecord)
+  }
+  const text = JSON.stringify({ v: value ?? null, t: Date.now() } satisfies StepRecord)
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes <= maxEntryBytes)
+    return text
+  return JSON.stringify({ e: encodeStepError(new DurablePayloadTooLargeError(name, bytes, maxEntryBytes)), t: Date.now() } satisfies StepRecord)
+}
+
+function entryCap(value: number | undefined): number {
+  if (value === undefined)
+    return DEFAULT_MAX_ENTRY_BYTES
+  if (!Number.isInteger(value) || value < 64)
+    throw new RangeError(`maxEntryBytes must be an integer of at least 64 bytes, got ${value}`)
+  return value
+}
