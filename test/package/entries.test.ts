@@ -33,7 +33,21 @@ describe('public entry points', () => {
   it('zidane/chat exports the chat helpers the root re-exports, as the same values', async () => {
     const chat = await import('../../src/chat')
     const rootEntry = await import('../../src')
-    expect(Object.keys(chat).sort()).toEqual(['DEFAULT_BUDGET_EXCLUDE_TOOLS', 'shouldAutoCompact'])
+    expect(Object.keys(chat).sort()).toEqual([
+      'CHAT_BEHAVIOR',
+      'CHAT_MAX_IMAGE_EDGE',
+      'CHAT_MEDIA_BUDGET',
+      'CHAT_PERSIST_EXCLUDE_TOOLS',
+      'CHAT_PERSIST_THRESHOLD',
+      'DEFAULT_BUDGET_EXCLUDE_TOOLS',
+      'HEADLESS_BEHAVIOR',
+      'chatPersistDir',
+      'chatProfiles',
+      'chatTasksDir',
+      'resolveChatProfile',
+      'runHeadless',
+      'shouldAutoCompact',
+    ])
     expect(chat.DEFAULT_BUDGET_EXCLUDE_TOOLS).toBe(rootEntry.DEFAULT_BUDGET_EXCLUDE_TOOLS)
     expect(chat.shouldAutoCompact).toBe(rootEntry.shouldAutoCompact)
     expect(chat.shouldAutoCompact({ input: 900 }, 1000, true)).toBe(true)
