@@ -4,6 +4,7 @@
  * the run whether it returned or threw, and the run's stats returned.
  */
 
+import type { PromptPart } from '../../src'
 import type { ExecutionContext } from '../../src/contexts'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +29,7 @@ function countedContext(): { execution: ExecutionContext, destroyed: () => numbe
 }
 
 const wide = pngBase64(2400, 12)
+const dot: PromptPart = { type: 'image', data: pngBase64(1, 1), mediaType: 'image/png' }
 
 describe('runHeadless', () => {
   it('runs the one prompt, returns its stats and destroys the agent', async () => {
@@ -51,7 +53,7 @@ describe('runHeadless', () => {
     const provider = scriptedProvider([{ text: 'seen' }, { text: 'seen' }])
     await runHeadless({ provider, prompt: [{ type: 'text', text: 'look' }, { type: 'image', data: wide, mediaType: 'image/png' }] })
     expect(mediaSeen(provider.requests[0].messages)).toEqual(['2000x10'])
-    await runHeadless({ provider, prompt: Array.from({ length: 81 }).fill({ type: 'image' as const, data: pngBase64(1, 1), mediaType: 'image/png' }) })
+    await runHeadless({ provider, prompt: Array.from<PromptPart>({ length: 81 }).fill(dot) })
     expect(mediaSeen(provider.requests[1].messages)[0]).toBe('marker')
   })
 
@@ -59,7 +61,7 @@ describe('runHeadless', () => {
     const provider = scriptedProvider([{ text: 'a' }, { text: 'b' }])
     await runHeadless({ provider, behavior: { maxImageEdge: 600 }, prompt: [{ type: 'image', data: wide, mediaType: 'image/png' }] })
     expect(mediaSeen(provider.requests[0].messages)).toEqual(['600x3'])
-    const images = Array.from({ length: 3 }).fill({ type: 'image' as const, data: pngBase64(1, 1), mediaType: 'image/png' })
+    const images = Array.from<PromptPart>({ length: 3 }).fill(dot)
     await runHeadless({ provider, behavior: { mediaKeepTurns: 0 }, prompt: images })
     expect(mediaSeen(provider.requests[1].messages)).toEqual(['marker', 'marker', 'marker'])
   })

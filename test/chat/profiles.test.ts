@@ -6,7 +6,7 @@
  * them, per session.
  */
 
-import type { AgentBehavior, PromptPart, ToolResultContent } from '../../src'
+import type { AgentBehavior, PromptPart, SessionContentBlock } from '../../src'
 import type { ChatProfile } from '../../src/chat'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,6 +22,7 @@ import { compactionScenarios } from '../policies/knobs/scenarios/compaction'
 import { mediaSeen, pngBase64 } from '../policies/knobs/scenarios/media'
 import { repeatScenarios } from '../policies/knobs/scenarios/repeat'
 
+const dot: PromptPart = { type: 'image', data: pngBase64(1, 1), mediaType: 'image/png' }
 const fresh = (label: string) => mkdtempSync(join(tmpdir(), `zidane-chat-${label}-`))
 const profiles = Object.values(chatProfiles)
 
@@ -94,7 +95,7 @@ describe('chatProfiles', () => {
     const shrunk = await runProfile(profile, dir, [{ text: 'seen' }], wide)
     expect(mediaSeen(shrunk.provider.requests[0].messages)).toEqual(['2000x10'])
 
-    const many: PromptPart[] = [{ type: 'text', text: 'look' }, ...Array.from({ length: 81 }).fill({ type: 'image' as const, data: pngBase64(1, 1), mediaType: 'image/png' })]
+    const many: PromptPart[] = [{ type: 'text', text: 'look' }, ...Array.from<PromptPart>({ length: 81 }).fill(dot)]
     const seen = mediaSeen((await runProfile(profile, dir, [{ text: 'seen' }], many)).provider.requests[0].messages)
     const markers = seen.filter(item => item === 'marker').length
     expect(seen[0]).toBe('marker')
@@ -155,7 +156,7 @@ describe('resolveChatProfile', () => {
     const files = readdirSync(folder)
     expect(files).toHaveLength(1)
     expect(readFileSync(join(folder, files[0]), 'utf8')).toContain('b'.repeat(9000))
-    const sent = (provider.requests[1].messages.at(-1)!.content[0] as ToolResultContent).output
+    const sent = (provider.requests[1].messages.at(-1)!.content[0] as Extract<SessionContentBlock, { type: 'tool_result' }>).output
     expect(String(sent)).toMatch(/^<persisted-output>/)
   }, 30_000)
 
