@@ -9,7 +9,7 @@
 
 /** C0 (but `\t`, `\n`), DEL, C1, and the bidi embedding/override/isolate marks. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNSAFE = /[\0-\x08\v-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]/g
+const UNSAFE = /[\0-\x08\x0B-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]/g
 
 function visible(char: string): string {
   const code = char.codePointAt(0)!
