@@ -46,26 +46,43 @@ function reasonOf(text: string): string | undefined {
 /** Ask once whether `question`'s call may run. Never throws for the person's answer; an interrupted question is a no. */
 export async function askApproval(terminal: ApprovalTerminal, question: ApprovalQuestion): Promise<ApprovalAnswer> {
   const { paint, safe } = terminal.style
+  const { signal } = terminal
+  if (signal?.aborted)
+    return INTERRUPTED
+  // Lines are read from an iterator, not `rl.question`, so an answer typed (or piped) ahead of its question is kept.
   const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: (terminal.output as { isTTY?: boolean }).isTTY === true })
-  const ask = (text: string) => rl.question(text, terminal.signal ? { signal: terminal.signal } : {})
+  const lines = rl[Symbol.asyncIterator]()
+  let onAbort: (() => void) | undefined
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted')
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+  const ask = async (text: string): Promise<string | 'aborted' | undefined> => {
+    terminal.output.write(text)
+    const next = await Promise.race([lines.next(), aborted])
+    return next === 'aborted' ? next : next.done ? undefined : next.value
+  }
   try {
     const line = await ask(`${paint.yellow('?')} Allow ${paint.bold(safe(question.tool))} ${paint.dim(safe(describeInput(question.tool, question.input)))}? [y/N] `)
+    if (line === 'aborted')
+      return INTERRUPTED
+    // The input ended (Ctrl-D, a closed pipe): nobody approved.
+    if (line === undefined)
+      return { approved: false }
     const answer = line.trim()
     if (YES.test(answer))
       return { approved: true }
     const inline = NO_WITH_REASON.exec(answer)
     if (inline)
       return withReason(reasonOf(inline[1]))
-    const reason = reasonOf(await ask(`${paint.dim('Reason for the model (Enter to skip):')} `))
-    return withReason(reason)
-  }
-  catch (error) {
-    if (terminal.signal?.aborted || (error as Error).name === 'AbortError')
+    const reason = await ask(`${paint.dim('Reason for the model (Enter to skip):')} `)
+    if (reason === 'aborted')
       return INTERRUPTED
-    // The input ended (Ctrl-D, a closed pipe): nobody approved.
-    return { approved: false }
+    return withReason(reason === undefined ? undefined : reasonOf(reason))
   }
   finally {
+    if (onAbort)
+      signal?.removeEventListener('abort', onAbort)
     rl.close()
   }
 }
