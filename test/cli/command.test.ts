@@ -6,7 +6,7 @@
  */
 
 import type { FakeModelServer } from '../../src/testing'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { startFakeModelServer } from '../../src/testing'
@@ -122,6 +122,46 @@ describe('zidane "prompt"', () => {
     const noModel = await runCli(['--base-url', server.openaiURL, 'hi'], { env, cwd })
     expect(noModel.code).toBe(2)
     expect(noModel.stderr).toContain('--provider openai-compat needs --base-url and --model')
+  })
+})
+
+describe('flags reach the run', () => {
+  it('--profile, --model, --thinking, --data-dir and --cwd', async () => {
+    const server = await serve([{ toolCalls: [{ name: 'list_files', input: {} }] }, { text: 'planned' }])
+    const { env, base } = setup(server)
+    const data = freshDir('data')
+    const project = freshDir('project')
+    writeFileSync(join(project, 'marker-file.txt'), 'x')
+    const run = await runCli([...base, '--profile', 'plan', '--model', 'claude-haiku-4-5', '--thinking', 'low', '--data-dir', data, '--cwd', project, 'plan it'], { env, cwd: freshDir('elsewhere') })
+    expect(run.code).toBe(0)
+    const body = server.requests[0].body as { model: string, thinking?: unknown, tools: { name: string }[], system: unknown }
+    expect(body.tools.map(tool => tool.name).sort()).toEqual(['glob', 'grep', 'list_files', 'read_file'])
+    expect(body.model).toBe('claude-haiku-4-5')
+    expect(body.thinking).toBeDefined()
+    expect(JSON.stringify(server.requests[1].body.messages)).toContain('marker-file.txt')
+    expect(readdirSync(join(data, 'transcripts')).filter(name => name.endsWith('.jsonl'))).toHaveLength(1)
+    // Without the flags: the build tools, the provider's default model, no thinking.
+    const plain = await serve([{ text: 'ok' }])
+    await runCli(['--base-url', plain.url, 'hi'], { env, cwd: project })
+    const plainBody = plain.requests[0].body as { model: string, thinking?: unknown, tools: unknown[] }
+    expect(plainBody.model).not.toBe('claude-haiku-4-5')
+    expect(plainBody.thinking).toBeUndefined()
+    expect(plainBody.tools.length).toBeGreaterThan(4)
+  })
+
+  it('--context-window gives auto-compaction the window: a turn past 85% of it is summarized before the next', async () => {
+    const call = (inputTokens: number) => ({ toolCalls: [{ name: 'list_files', input: {} }], usage: { inputTokens } })
+    // Four turns (the summary keeps the last six messages verbatim, so something must be older), the last past 85%.
+    const script = () => [call(10), call(10), call(10), call(900), { text: 'Summary of the work so far.' }, { text: 'done' }]
+    const small = await serve(script())
+    const { env, cwd } = setup(small)
+    expect((await runCli(['--base-url', small.url, '--context-window', '1000', 'go'], { env, cwd })).code).toBe(0)
+    expect(small.requests).toHaveLength(6)
+    // The fifth request is the summary the loop asks for.
+    expect(JSON.stringify(small.requests[4].body.messages)).toContain('summary of everything before the last 6 messages')
+    const large = await serve(script())
+    await runCli(['--base-url', large.url, 'go'], { env, cwd })
+    expect(large.requests).toHaveLength(5)
   })
 })
 
