@@ -7,6 +7,7 @@
  */
 
 import type { Readable, Writable } from 'node:stream'
+import type { AgentStreamEvent } from '../agent/stream-events'
 import type { AgentStats } from '../core/stats'
 import type { CliArgs } from './args'
 import type { SignalSource } from './interrupt'
@@ -157,8 +158,16 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
   const { agent, profile, prompt, sessionId } = parts
   const { paint } = errStyle
   const render = args.json
-    ? (event: Parameters<ReturnType<typeof createRenderer>>[0]) => void io.stdout.write(eventLine(event))
+    ? (event: AgentStreamEvent) => void io.stdout.write(eventLine(event))
     : createRenderer({ out: io.stdout, err: io.stderr, outStyle: terminalStyle(io.stdout.isTTY === true, io.env), errStyle })
+  /**
+   * The one place the command reacts to the run's events, each in order and
+   * awaited before the next is read (the run waits for a slow reader at its
+   * next boundary), so a reaction that asks the person something fits here.
+   */
+  const onStreamEvent = async (event: AgentStreamEvent): Promise<void> => {
+    render(event)
+  }
   const stopListening = handleInterrupts(io.signals, {
     stop: () => {
       if (!args.json)
@@ -175,9 +184,8 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
       behavior,
       ...(args.thinking === undefined ? {} : { thinking: args.thinking }),
     })
-    // Every event of the run passes here, in order: the one place the command reacts to the stream.
     for await (const event of stream)
-      render(event)
+      await onStreamEvent(event)
     const stats = await stream.result
     const code = exitCodeForStop(stats.stopReason)
     if (!args.json)
