@@ -7,6 +7,13 @@ import { runCommand } from './command'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
+// A reader that went away (`zidane … | head -1`) is not an error to report: stop quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE')
+    throw error
+  process.exit(0)
+})
+
 const code = await runCommand({
   argv: process.argv.slice(2),
   env: process.env,

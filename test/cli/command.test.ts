@@ -6,11 +6,12 @@
  */
 
 import type { FakeModelServer } from '../../src/testing'
+import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { startFakeModelServer } from '../../src/testing'
-import { cleanEnv, freshDir, runCli } from './process'
+import { BIN_SOURCE, cleanEnv, freshDir, runCli, TSX } from './process'
 
 // Each run starts a Node process with a TypeScript loader: seconds on a busy machine.
 vi.setConfig({ testTimeout: 90_000 })
@@ -68,6 +69,18 @@ describe('zidane "prompt"', () => {
     const { env, cwd, base } = setup(server)
     const run = await runCli([...base, 'hi'], { env, cwd })
     expect(run.stdout).toBe(`${HOSTILE}\n`)
+  })
+
+  it('stops quietly when the reader of its output goes away (a broken pipe)', async () => {
+    const server = await serve([{ text: Array.from({ length: 3000 }, (_, i) => `line ${i} ${'x'.repeat(90)}\n`) }])
+    const { env, cwd, base } = setup(server)
+    const child = spawn(process.execPath, ['--import', TSX, BIN_SOURCE, ...base, 'talk'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk))
+    child.stdout.once('data', () => child.stdout.destroy())
+    const code = await new Promise<number | null>(resolve => child.on('close', resolve))
+    expect(stderr).not.toContain('EPIPE')
+    expect(code).toBe(0)
   })
 
   it('--json prints each agent.stream() event as one line of JSON, and ends a failed run with an error line', async () => {

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 export const root = fileURLToPath(new URL('../..', import.meta.url))
 export const BIN_SOURCE = join(root, 'src/cli/bin.ts')
 /** tsx's loader by URL: the command runs in folders that have no node_modules. */
-const TSX = import.meta.resolve('tsx')
+export const TSX = import.meta.resolve('tsx')
 
 /** Whether `script` (util-linux) can give the process a pseudo-terminal here. */
 export const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
