@@ -97,7 +97,8 @@ export function createRenderer(target: RenderTarget): (event: AgentStreamEvent) 
         status(`${paint.cyan('→')} ${paint.bold(safe(event.name))} ${paint.dim(safe(describeInput(event.name, event.input)))}`, event.depth)
         break
       case 'tool-progress': {
-        const text = event.text === undefined ? '' : oneLine(event.text)
+        const count = event.completed === undefined ? '' : `${event.completed}${event.total === undefined ? '' : `/${event.total}`}`
+        const text = [event.text === undefined ? '' : oneLine(event.text), count === '' ? '' : `(${count})`].filter(Boolean).join(' ')
         if (text !== '')
           status(paint.dim(`  … ${safe(text)}`), event.depth)
         break

@@ -4,7 +4,7 @@
  * the exit code table, and the command lines the docs show.
  */
 
-import type { StopReason } from '../../src'
+import type { AgentStreamEvent, StopReason } from '../../src'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -16,8 +16,9 @@ import { resolveDataDir } from '../../src/cli/data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from '../../src/cli/exit-codes'
 import { handleInterrupts } from '../../src/cli/interrupt'
 import { chooseProviderName } from '../../src/cli/provider-choice'
+import { createRenderer } from '../../src/cli/render'
 import { terminalSafe, terminalStyle } from '../../src/cli/terminal-text'
-import { AgentAbortedError, AgentBudgetExceededError, AgentProviderError } from '../../src/errors'
+import { AgentAbortedError, AgentBudgetExceededError, AgentProviderError, ClassifiedError } from '../../src/errors'
 import { root } from './process'
 
 // eslint-disable-next-line no-control-regex -- the characters a terminal must never get raw
@@ -194,5 +195,47 @@ describe('handleInterrupts', () => {
     expect(calls).toEqual(['stop', 'quit', 'quit'])
     dispose()
     expect(listeners.size).toBe(0)
+  })
+})
+
+describe('createRenderer', () => {
+  it('puts the answer on stdout and the activity on stderr, each status on its own line, subagents indented', () => {
+    let out = ''
+    let err = ''
+    const style = terminalStyle(false, {})
+    const render = createRenderer({ out: { write: (text: string) => (out += text) }, err: { write: (text: string) => (err += text) }, outStyle: style, errStyle: style })
+    const base = { runId: 'r', depth: 0, turnId: 't' }
+    const events: AgentStreamEvent[] = [
+      { ...base, type: 'thinking', delta: 'hmm' },
+      { ...base, type: 'text', delta: 'Working' },
+      { ...base, type: 'tool-call', callId: 'c1', name: 'fetch_url', input: { url: 'https://example.com/a\nb' } },
+      { ...base, type: 'tool-progress', callId: 'c1', name: 'fetch_url', kind: 'download', text: 'Downloaded', completed: 3, total: 10, sequence: 1, skipped: 0 },
+      { ...base, type: 'tool-result', callId: 'c1', name: 'fetch_url', output: 'page', isError: false, durationMs: 1234 },
+      { ...base, type: 'retry', attempt: 2, delayMs: 1500, error: new ClassifiedError('overloaded', { kind: 'overloaded' } as never), discardedThinking: '' },
+      { ...base, type: 'subagent-start', depth: 1, id: 'child-1', task: 'look around' },
+      { ...base, type: 'text', depth: 1, delta: 'child text stays out' },
+      { ...base, type: 'tool-call', depth: 1, callId: 'c2', name: 'grep', input: { pattern: 'x' } },
+      { ...base, type: 'tool-result', depth: 1, callId: 'c2', name: 'grep', output: [{ type: 'text', text: 'bad pattern\nmore' }], isError: true },
+      { ...base, type: 'subagent-end', depth: 1, id: 'child-1' },
+      { ...base, type: 'turn-end', turn: 1, usage: {} as never, finishReason: 'stop' },
+      { ...base, type: 'text', delta: 'Done.' },
+    ]
+    events.forEach(render)
+    expect(out).toBe('Working\nDone.')
+    expect(err).toBe([
+      'thinking…',
+      'hmm',
+      // On a shared terminal, "Working" (stdout) sits on this line: the status starts below it.
+      '',
+      '→ fetch_url https://example.com/a',
+      '  … Downloaded (3/10)',
+      '✓ fetch_url 1.2s',
+      'retrying in 1.5s (attempt 2): overloaded',
+      '⤷ subagent child-1: look around',
+      '  → grep x',
+      '  ✗ grep: bad pattern',
+      '✓ subagent child-1',
+      '',
+    ].join('\n'))
   })
 })
