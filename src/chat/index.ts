@@ -1,15 +1,13 @@
 /**
- * `zidane/chat`: what chat hosts (an interactive product, a terminal
- * front end) share on top of the agent: the shape of a chat profile, the
+ * `zidane/chat`: what chat hosts (an interactive product, a terminal front
+ * end, a job runner) share on top of the agent: the built-in chat profiles and
+ * the knobs a host resolves per session, a one-prompt headless runner, the
  * usual tools to leave out of the output budget, and the auto-compaction
- * trigger a host asks between runs. The root entry re-exports the two
- * values, so existing imports keep working.
+ * trigger a host asks between runs. The root entry re-exports the last two,
+ * so existing imports keep working.
  *
  * @module zidane/chat
  */
-
-import type { AgentProfile } from '../agent/options'
-import type { AgentBehavior } from '../knobs/behavior'
 
 /** Context-loading tools to leave out of `toolOutputBudget` (`behavior.toolOutputBudgetExcludeTools`). */
 export { DEFAULT_BUDGET_EXCLUDE_TOOLS } from '../knobs/budget-knobs'
@@ -18,12 +16,17 @@ export { AgentPluginError, loadAgentPlugin, MAX_PLUGIN_SERVERS, PLUGIN_FILE_MAX_
 export type { AgentPlugin, AgentPluginManifest, AgentPluginProblem, LoadAgentPluginOptions } from '../plugins'
 /** Whether a turn's input has crossed the auto-compaction threshold of a window (the loop's own trigger). */
 export { shouldAutoCompact } from '../policies/compact-summary'
-
-/**
- * A chat product's mode ("plan", "build", a reviewer): a profile that always
- * says how it behaves. Run with it (`agent.run({ profile })`) and it is one
- * layer of the run's plan, between the agent and the run.
- */
-export interface ChatProfile extends AgentProfile {
-  readonly behavior: AgentBehavior
-}
+export { HEADLESS_BEHAVIOR, runHeadless } from './headless'
+export type { HeadlessOptions } from './headless'
+export { chatPersistDir, chatTasksDir, resolveChatProfile } from './host'
+export type { ChatSessionPlaces } from './host'
+export {
+  CHAT_BEHAVIOR,
+  CHAT_MAX_IMAGE_EDGE,
+  CHAT_MEDIA_BUDGET,
+  CHAT_PERSIST_EXCLUDE_TOOLS,
+  CHAT_PERSIST_THRESHOLD,
+  chatProfiles,
+} from './profiles'
+export type { ChatProfileName } from './profiles'
+export type { ChatProfile } from './types'

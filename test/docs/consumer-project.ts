@@ -2,7 +2,8 @@
 // package's own exports map to a current `dist/`, every other package is the
 // repository's copy, and `tsconfig.json` is what `tsc --init` writes.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,18 +19,49 @@ function newestMtime(path: string): number {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map(entry => newestMtime(join(path, entry))))
 }
 
-/** Build `dist/` when it is missing or older than the sources, so a local `npm test` checks the current code. */
-export function ensureBuilt(): void {
-  const marker = join(root, 'dist', 'index.d.ts')
+function isBuilt(): boolean {
   let built = 0
   try {
-    built = statSync(marker).mtimeMs
+    built = statSync(join(root, 'dist', 'index.d.ts')).mtimeMs
   }
   catch {}
   const sources = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'package.json')), newestMtime(join(root, 'tsup.config.ts')))
-  if (built > sources)
+  return built > sources
+}
+
+// Outside the checkout (node_modules may be shared with other checkouts), one per checkout.
+const BUILD_LOCK = join(tmpdir(), `zidane-build-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.lock`)
+/** A lock older than this belongs to a build that died. */
+const STALE_LOCK_MS = 20 * 60_000
+
+/**
+ * Build `dist/` when it is missing or older than the sources, so a local `npm test` checks the current code.
+ * Test files that need the build run in parallel workers: one builds while the others wait for it (the build
+ * empties `dist/` first, so two at once would break each other).
+ */
+export function ensureBuilt(): void {
+  if (isBuilt())
     return
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK)
+      break
+    }
+    catch {
+      const age = Date.now() - (statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now())
+      if (age > STALE_LOCK_MS)
+        rmSync(BUILD_LOCK, { recursive: true, force: true })
+      else
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500)
+    }
+  }
+  try {
+    if (!isBuilt())
+      execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' })
+  }
+  finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true })
+  }
 }
 
 /** A fresh project in a temp dir; `type` is its package.json `type` (omitted: CommonJS, as `npm init -y` makes it). */

@@ -21,7 +21,7 @@ const subpaths = Object.entries(manifest.exports)
 
 describe('public entry points', () => {
   it('each subpath is built from a source entry, and each public source entry is a subpath', () => {
-    const built = Object.keys(build.entry).filter(name => !name.startsWith('internal/'))
+    const built = Object.keys(build.entry).filter(name => !name.startsWith('internal/') && !name.startsWith('bin/'))
     expect(subpaths.map(({ entry }) => entry).sort()).toEqual(built.sort())
   })
 
@@ -33,7 +33,27 @@ describe('public entry points', () => {
   it('zidane/chat exports the chat helpers the root re-exports, as the same values', async () => {
     const chat = await import('../../src/chat')
     const rootEntry = await import('../../src')
-    expect(Object.keys(chat).sort()).toEqual(['AgentPluginError', 'DEFAULT_BUDGET_EXCLUDE_TOOLS', 'MAX_PLUGIN_SERVERS', 'PLUGIN_FILE_MAX_BYTES', 'PLUGIN_MCP_SCHEMA_1_0', 'PLUGIN_SCHEMA_1_0', 'loadAgentPlugin', 'shouldAutoCompact'])
+    expect(Object.keys(chat).sort()).toEqual([
+      'AgentPluginError',
+      'CHAT_BEHAVIOR',
+      'CHAT_MAX_IMAGE_EDGE',
+      'CHAT_MEDIA_BUDGET',
+      'CHAT_PERSIST_EXCLUDE_TOOLS',
+      'CHAT_PERSIST_THRESHOLD',
+      'DEFAULT_BUDGET_EXCLUDE_TOOLS',
+      'HEADLESS_BEHAVIOR',
+      'MAX_PLUGIN_SERVERS',
+      'PLUGIN_FILE_MAX_BYTES',
+      'PLUGIN_MCP_SCHEMA_1_0',
+      'PLUGIN_SCHEMA_1_0',
+      'chatPersistDir',
+      'chatProfiles',
+      'chatTasksDir',
+      'loadAgentPlugin',
+      'resolveChatProfile',
+      'runHeadless',
+      'shouldAutoCompact',
+    ])
     expect(chat.DEFAULT_BUDGET_EXCLUDE_TOOLS).toBe(rootEntry.DEFAULT_BUDGET_EXCLUDE_TOOLS)
     expect(chat.shouldAutoCompact).toBe(rootEntry.shouldAutoCompact)
     expect(chat.shouldAutoCompact({ input: 900 }, 1000, true)).toBe(true)

@@ -28,4 +28,6 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['agent/'],
   // 10. What composes agents, and the public barrels (the Restate start runner builds an agent per invocation).
   ['presets/', 'testing/', 'chat/', 'durable/restate/', 'durable/index.ts', 'tools/spawn.ts', 'tools/spawn-child.ts', 'tools/spawn-state.ts', 'tools/index.ts', 'index.ts', 'types.ts'],
+  // 11. The `zidane` command: a host built on the public entries.
+  ['cli/'],
 ]

@@ -1,0 +1,63 @@
+/**
+ * The knobs a chat host fills in per session rather than per profile: where
+ * large tool results and background-task logs of this session go, and the
+ * context window of the model it picked.
+ */
+
+import type { ChatProfile } from './types'
+import { isAbsolute, join } from 'node:path'
+
+/** What `resolveChatProfile` needs to know about the session a profile runs in. */
+export interface ChatSessionPlaces {
+  /** The host's data folder (absolute): `tool-results/<sessionId>/` and `sessions/<sessionId>/tasks/` go under it. */
+  readonly dataDir: string
+  /** The session's id; one path segment (no `/`, `\`, NUL, and not `.` or `..`). */
+  readonly sessionId: string
+  /**
+   * Context window (tokens) of the model the host picked for this session:
+   * becomes `behavior.contextWindow`, which auto-compaction and window-relative
+   * budgets read. Leave it out to keep the loop's own resolution (the model
+   * target's window, then the provider's).
+   */
+  readonly contextWindow?: number
+}
+
+const UNSAFE_SEGMENT = /[/\\\0]/
+
+/** Where the session's persisted tool results go: `<dataDir>/tool-results/<sessionId>/`. */
+export function chatPersistDir(places: Pick<ChatSessionPlaces, 'dataDir' | 'sessionId'>): string {
+  checkPlaces(places)
+  return join(places.dataDir, 'tool-results', places.sessionId)
+}
+
+/** Where the session's background-task logs go: `<dataDir>/sessions/<sessionId>/tasks/`. */
+export function chatTasksDir(places: Pick<ChatSessionPlaces, 'dataDir' | 'sessionId'>): string {
+  checkPlaces(places)
+  return join(places.dataDir, 'sessions', places.sessionId, 'tasks')
+}
+
+/**
+ * A profile made ready for one session: its behavior gains `persistDir`,
+ * `tasksDir` and (when given) `contextWindow`, set as the spec's chat layer
+ * sets them. Knobs the profile already sets win, so a host's own profile can
+ * pin a folder. Call it when a session becomes active, and again when the
+ * user switches model.
+ */
+export function resolveChatProfile(profile: ChatProfile, places: ChatSessionPlaces): ChatProfile {
+  const { contextWindow } = places
+  if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0))
+    throw new RangeError(`resolveChatProfile: contextWindow must be a positive integer of tokens, got ${String(contextWindow)}`)
+  const host = {
+    persistDir: chatPersistDir(places),
+    tasksDir: chatTasksDir(places),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+  }
+  return Object.freeze({ ...profile, behavior: Object.freeze({ ...host, ...profile.behavior }) })
+}
+
+function checkPlaces({ dataDir, sessionId }: Pick<ChatSessionPlaces, 'dataDir' | 'sessionId'>): void {
+  if (typeof dataDir !== 'string' || !isAbsolute(dataDir))
+    throw new TypeError(`chat profile: dataDir must be an absolute path, got ${JSON.stringify(dataDir)}`)
+  if (typeof sessionId !== 'string' || sessionId === '' || sessionId === '.' || sessionId === '..' || UNSAFE_SEGMENT.test(sessionId))
+    throw new TypeError(`chat profile: sessionId must be one path segment, got ${JSON.stringify(sessionId)}`)
+}

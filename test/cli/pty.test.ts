@@ -1,0 +1,90 @@
+/**
+ * What the `zidane` process shows on a terminal, and Ctrl-C, in a real
+ * pseudo-terminal (`script` from util-linux gives the process one).
+ */
+
+import type { FakeModelServer } from '../../src/testing'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { startFakeModelServer } from '../../src/testing'
+import { cleanEnv, freshDir, HAS_SCRIPT, runCli, runInPty } from './process'
+
+vi.setConfig({ testTimeout: 90_000 })
+
+const servers: FakeModelServer[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(server => server.close()))
+})
+
+async function serve(script: Parameters<typeof startFakeModelServer>[0]['script']): Promise<FakeModelServer> {
+  const server = await startFakeModelServer({ script })
+  servers.push(server)
+  return server
+}
+
+const ESC = '\x1B'
+
+describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
+  it('colours its status lines and shows control characters from the model and tools instead of sending them', async () => {
+    const server = await serve([
+      { text: `Title ${ESC}]0;owned\x07 clear ${ESC}[2J bell\x07 c1 \u009B31m rtl \u202Eevil`, toolCalls: [{ name: 'read_file', input: { path: `nope${ESC}[31m.txt` } }] },
+      { text: 'end' },
+    ])
+    const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: freshDir('home') })
+    const run = runInPty(['--base-url', server.url, 'go'], { env, cwd: freshDir('cwd') })
+    expect(await run.exit).toBe(0)
+    const shown = run.output()
+    expect(shown).toContain('Title ^[]0;owned^G clear ^[[2J bell^G c1 <U+009B>31m rtl <U+202E>evil')
+    expect(shown).not.toContain(`${ESC}]0;owned`)
+    expect(shown).not.toContain(`${ESC}[2J`)
+    expect(shown).not.toContain('\u009B')
+    expect(shown).not.toContain('\u202E')
+    // The tool's input on the status line and its error are made safe too; the status marks are coloured.
+    expect(shown).toContain(`${ESC}[2mnope^[[31m.txt${ESC}[22m`)
+    expect(shown).toContain(`${ESC}[36m→${ESC}[39m`)
+    expect(shown).toContain(`${ESC}[31m✗${ESC}[39m read_file`)
+    expect(shown).toContain('File not found: nope^[[31m.txt')
+    expect(shown).not.toContain(`${ESC}[31m.txt`)
+  })
+
+  it('nO_COLOR keeps the terminal free of colours, and the text still safe', async () => {
+    const server = await serve([{ text: `a${ESC}[31mb`, toolCalls: [{ name: 'list_files', input: {} }] }, { text: 'c' }])
+    const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: freshDir('home'), NO_COLOR: '1' })
+    const run = runInPty(['--base-url', server.url, 'go'], { env, cwd: freshDir('cwd') })
+    expect(await run.exit).toBe(0)
+    expect(run.output()).toContain('a^[[31mb')
+    expect(run.output()).not.toContain(ESC)
+  })
+
+  it('ctrl-C stops the run with its tool call answered (exit 130), and --resume continues the session', async () => {
+    const server = await serve([
+      { text: 'Waiting.', toolCalls: [{ id: 'toolu_wait', name: 'shell', input: { command: 'sleep 30' } }] },
+      ({ toolResults }) => ({ text: `Resumed after: ${toolResults[0].split('\n')[0]}` }),
+    ])
+    const home = freshDir('home')
+    const cwd = freshDir('cwd')
+    const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: home })
+    const run = runInPty(['--base-url', server.url, 'wait for it'], { env, cwd })
+    await run.waitFor('sleep 30')
+    const started = Date.now()
+    run.type('\x03')
+    expect(await run.exit).toBe(130)
+    // The abort killed the command rather than waiting for it.
+    expect(Date.now() - started).toBeLessThan(20_000)
+    const shown = run.output()
+    expect(shown).toContain('Stopping… (Ctrl-C again to quit at once)')
+    expect(shown).toMatch(/✗.*shell.*: Aborted/)
+    expect(shown).toContain('aborted · 1 turn')
+    const id = /Continue with: zidane --session ([\w-]+) --resume/.exec(shown)?.[1]
+    expect(id).toBeDefined()
+
+    const resumed = await runCli(['--base-url', server.url, '--session', id!, '--resume'], { env, cwd })
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toMatch(/^Resumed after: Aborted/)
+    // The interrupted call is answered in the conversation the model gets back: every call paired.
+    const messages = server.requests[1].body.messages as { role: string, content: { type: string, id?: string, tool_use_id?: string }[] }[]
+    const calls = messages.flatMap(message => Array.isArray(message.content) ? message.content : []).filter(block => block.type === 'tool_use').map(block => block.id)
+    const results = messages.flatMap(message => Array.isArray(message.content) ? message.content : []).filter(block => block.type === 'tool_result').map(block => block.tool_use_id)
+    expect(calls).toEqual(['toolu_wait'])
+    expect(results).toEqual(['toolu_wait'])
+  })
+})
