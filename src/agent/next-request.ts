@@ -9,7 +9,7 @@ import { servingContextWindow } from '../loop/run-context'
 import { nextStageContext, previewMessages } from '../loop/wire-pipeline'
 import { measureContext } from './context-breakdown'
 import { activatePlan, planRun } from './plan'
-import { resumableTurns } from './run'
+import { resumableTurns } from './seed-turns'
 
 /**
  * The breakdown of a running run's next request: its system prompt and

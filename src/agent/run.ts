@@ -1,14 +1,13 @@
 import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
-import type { SessionContentBlock, SessionTurn } from '../core/content'
+import type { SessionContentBlock } from '../core/content'
 import type { AgentStats } from '../core/stats'
-import type { StopReason } from '../core/stop-reason'
 import type { DecisionRecord } from '../decisions/types'
 import type { AgentHookBus } from '../hooks/bus'
 import type { AgentHookMap, AgentHookName } from '../hooks/hook-map'
 import type { RunContext } from '../loop/run-context'
 import type { BehaviorPolicy } from '../policies/policy'
 import type { FrozenPromptSections } from '../session/system-freeze'
-import type { SessionEndStatus, SessionRun } from '../session/types'
+import type { SessionEndStatus } from '../session/types'
 import type { RunTelemetry } from '../telemetry/run-telemetry'
 import type { ToolStateController } from '../tool-state/types'
 import type { DecisionBinding } from './decide'
@@ -16,7 +15,6 @@ import type { McpLoader } from './mcp-loader'
 import type { AgentOptions, AgentRunOptions } from './options'
 import type { SteeringQueues } from './steering'
 import { setMaxListeners } from 'node:events'
-import { definedOnly } from '../core/defined-only'
 import { resolveClock, resolveEffects } from '../core/effects'
 import { withTimeout } from '../core/timeout'
 import { timerNow } from '../core/timer'
@@ -36,14 +34,14 @@ import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '
 import { BUILT_IN_POLICIES } from '../policies'
 import { runOriginProblem } from '../session/stores/record-checks'
 import { holdUnsavedWork } from '../session/unsaved-work'
-import { filterUnresolvedToolUses } from '../wire/pairing'
-import { replaceSupersededTurns } from '../wire/superseded'
-import { abortedTurns, sessionAtStart, showAborted } from './durable-start'
+import { sessionAtStart } from './durable-start'
 import { activatePlan, planBehavior, planRun, providerList } from './plan'
 import { isBlankPrompt, promptContent } from './prompt-content'
+import { finishRecord, openRunRecord } from './run-record'
 import { legStartOf, runCheckpoint, savedState, seedReadState, startState, stateToContinue } from './run-state-record'
 import { buildStats } from './run-stats'
 import { traceRun } from './run-tracing'
+import { seedTurns } from './seed-turns'
 import { holdRunLease } from './session-lease'
 import { onAbort } from './signal-fanout'
 import { queuePolicies, seedQueuedMessages } from './steering'
@@ -310,68 +308,11 @@ async function spawnExecution(run: RunContext): Promise<void> {
   await withTimeout(run.execution.spawn({ signal: run.signal }), limit, 'execution context spawn')
 }
 
-/**
- * The conversation a run starts from: nothing without a session; the whole
- * session otherwise, or one earlier run's turns with `resumeRunId`. Tool calls
- * that never got a result (a process killed mid-tool) are left out, so the
- * model is asked again instead of seeing a call with no answer.
- */
-function seedTurns(env: RunEnvironment, options: AgentRunOptions, start?: Awaited<ReturnType<typeof sessionAtStart>>): SessionTurn[] {
-  const session = env.agent.session
-  const queued = env.queues.steering.size > 0
-  const stored = start?.turns ?? session?.turns ?? []
-  const cutOff = env.agent.durable ? abortedTurns : resumableTurns
-  if (options.resumeRunId !== undefined) {
-    if (!session)
-      throw new TypeError('resumeRunId needs an agent with a session')
-    if (options.prompt === undefined)
-      throw new TypeError('resumeRunId needs a prompt: the instruction to continue with')
-    const turns = stored.filter(turn => turn.runId === options.resumeRunId)
-    if (turns.length === 0)
-      throw new TypeError(`Run "${options.resumeRunId}" has no recorded turns in session "${session.id}"`)
-    return cutOff(turns)
-  }
-  const turns = session ? cutOff(stored) : []
-  if (session && env.agent.durable)
-    showAborted(session, turns)
-  if (options.prompt === undefined && !queued && turns.length === 0)
-    throw new TypeError('agent.run() needs a prompt (or a session with turns to continue); an empty or whitespace-only prompt counts as none')
-  return turns
-}
-
-/**
- * Turns to resume from. When the last assistant turn had tool calls that never
- * got results, that turn was interrupted: it is left out entirely (not just
- * its calls), so the model answers the last user message afresh instead of
- * seeing a half-finished turn as its final word.
- */
-export function resumableTurns(recorded: readonly SessionTurn[]): SessionTurn[] {
-  const turns = replaceSupersededTurns(recorded)
-  const filtered = filterUnresolvedToolUses(turns)
-  const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
-  if (!lastAssistant || filtered.includes(lastAssistant))
-    return filtered
-  return filtered.filter(turn => turn.id !== lastAssistant.id)
-}
-
 /** Fire the lifecycle hooks around the loop, record the run, and turn its outcome into stats. */
 async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: string, sections: FrozenPromptSections, decisions: readonly DecisionRecord[], traceContext: Record<string, string> | undefined): Promise<AgentStats> {
   const lifecycle = { timeoutMs: hookTimeout(run), failClosed: false }
   const session = run.session
-  const record: SessionRun = {
-    id: run.runId,
-    status: 'running',
-    startedAt: run.startedAt,
-    ...definedOnly({
-      parentRunId: options.parentRunId,
-      parentCallId: options.parentCallId,
-      label: options.runLabel,
-      agent: options.runAgent ?? (options.profile ? { name: options.profile.name } : undefined),
-      origin: options.runOrigin,
-      resumedFromRunId: options.resumeRunId,
-      traceContext,
-    }),
-  }
+  const record = openRunRecord(run, options, traceContext)
   try {
     if (session) {
       await session.saveRun({ ...record, state: savedState(run) })
@@ -435,43 +376,6 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
   }
 }
 
-async function finishRecord(
-  run: RunContext,
-  record: SessionRun,
-  status: SessionEndStatus,
-  stats: AgentStats,
-  stopReason?: StopReason,
-  error?: unknown,
-  decisions: readonly DecisionRecord[] = [],
-): Promise<void> {
-  const session = run.session
-  if (!session)
-    return
-  await session.saveRun({
-    ...record,
-    status,
-    endedAt: await run.clock.now(),
-    ...definedOnly({ stopReason }),
-    ...(error === undefined ? {} : { error: describeError(error) }),
-    ...(decisions.length === 0 ? {} : { decisions: [...decisions] }),
-    state: savedState(run),
-    usage: {
-      input: stats.totalIn,
-      output: stats.totalOut,
-      cacheRead: stats.totalCacheRead,
-      cacheCreation: stats.totalCacheCreation,
-      turns: stats.turns,
-      ...definedOnly({ cost: stats.cost }),
-    },
-  })
-  await callHookBounded(run.hooks, 'session:end', {
-    ...runIds(run),
-    sessionId: session.id,
-    status,
-    ...definedOnly({ stopReason }),
-  }, { timeoutMs: hookTimeout(run), failClosed: false })
-}
-
 /**
  * A continuation with nothing to continue: the conversation already ends with
  * an answer (no prompt, nothing queued). The run returns at once.
@@ -523,8 +427,4 @@ function freezeNotes(options: AgentRunOptions, fresh: string, sections: FrozenPr
   if (freeze?.system === undefined || !freeze.notes)
     return []
   return freeze.notes(fresh, sections)
-}
-
-function describeError(error: unknown): { name: string, message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) }
 }

@@ -7,7 +7,7 @@
  */
 export const LAYERS: readonly (readonly string[])[] = [
   // 0. The kernel: conversation shapes, usage and stop reasons, clock, timeouts, errors.
-  ['core/', 'errors.ts', 'debug.ts'],
+  ['core/', 'errors.ts', 'errors/', 'debug.ts'],
   // 1. Leaf helpers and the pure wire view.
   ['text/', 'tool-state/', 'wire/', 'decisions/', 'media/', 'schema/', 'telemetry/options.ts'],
   // 2. Provider adapters and the session store.

@@ -1,6 +1,7 @@
 import { extractWWWAuthenticateParams, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 
 const REFUSED_POST = /\(HTTP 40[13]\)/
 const WHITESPACE = /\s+/
@@ -46,4 +47,17 @@ export function isAuthRefusal(error: unknown): boolean {
     return error.code === 401 || error.code === 403
   // The SSE transport's POST reports the status only in its message.
   return error instanceof Error && REFUSED_POST.test(error.message)
+}
+
+/** Whether `granted` already holds every scope of `wanted`. */
+export function covers(granted: string, wanted: string | undefined): boolean {
+  const have = new Set(mergeScopes(granted)?.split(' '))
+  return (mergeScopes(wanted)?.split(' ') ?? []).every(scope => have.has(scope))
+}
+
+/** Errors that come from the OAuth exchange itself rather than from the MCP connection. */
+export function isAuthError(error: Error): boolean {
+  if (error instanceof UnauthorizedError || error instanceof OAuthError)
+    return true
+  return (error instanceof StreamableHTTPError || error instanceof SseError) && (error.code === 401 || error.code === 403)
 }

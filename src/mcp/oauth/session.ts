@@ -4,18 +4,16 @@ import type { AuthChallenge } from './challenge'
 import type { AssertionTarget, PendingAuthorization } from './provider'
 import type { McpCredentialStore } from './types'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js'
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import { createFetchWithInit } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { withTimeout } from '../../core/timeout'
-import { timeoutSignal } from '../../core/timer'
+import { MAX_TIMER_DELAY_MS } from '../../core/timer'
 import { McpIdentityAssertionError, OperationTimeoutError } from '../../errors'
 import { pinnedTransportOptions } from '../pinned-fetch'
-import { isAuthRefusal, mergeScopes, readChallenge } from './challenge'
+import { covers, isAuthError, isAuthRefusal, mergeScopes, readChallenge } from './challenge'
 import { isClientCredentialsConfig, isJwtBearerConfig, isOAuthConfig } from './config'
-import { requestIdJag } from './identity-assertion'
 import { StoreOAuthProvider } from './provider'
+import { authorizationServerRefusal, identityAssertion } from './session-assertion'
 import { mcpCredentialKey } from './stores'
 
 export { isOAuthConfig, normalizeServerConfig, validateOAuthConfig } from './config'
@@ -31,9 +29,6 @@ export const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 120_000
  * circles.
  */
 export const MAX_AUTHORIZATIONS_PER_REQUEST = 2
-
-/** Largest delay a Node timer honors; anything longer counts as "no bound". */
-const MAX_TIMER_MS = 2_147_483_647
 
 /**
  * An OAuth server needs the user to approve access, and this connection could
@@ -56,26 +51,6 @@ export class McpAuthRequiredError extends Error {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error))
-}
-
-/** Errors that come from the OAuth exchange itself rather than from the MCP connection. */
-function isAuthError(error: Error): boolean {
-  if (error instanceof UnauthorizedError || error instanceof OAuthError)
-    return true
-  return (error instanceof StreamableHTTPError || error instanceof SseError) && (error.code === 401 || error.code === 403)
-}
-
-/** Whether `granted` already holds every scope of `wanted`. */
-function covers(granted: string, wanted: string | undefined): boolean {
-  const have = new Set(mergeScopes(granted)?.split(' '))
-  return (mergeScopes(wanted)?.split(' ') ?? []).every(scope => have.has(scope))
-}
-
-/** The default resource identifier of a server URL: the URL without its fragment. */
-function resourceOf(url: URL): string {
-  const resource = new URL(url.href)
-  resource.hash = ''
-  return resource.href
 }
 
 function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
@@ -152,7 +127,7 @@ export class McpOAuthSession {
     private readonly bootstrapTimeoutMs: number,
   ) {
     const timeout = options.authorizationTimeoutMs ?? DEFAULT_AUTHORIZATION_TIMEOUT_MS
-    this.authorizationTimeoutMs = timeout > 0 && timeout <= MAX_TIMER_MS ? timeout : 0
+    this.authorizationTimeoutMs = timeout > 0 && timeout <= MAX_TIMER_DELAY_MS ? timeout : 0
     this.serverUrl = new URL(config.url!)
     this.jwtBearer = isJwtBearerConfig(config)
     this.machine = this.jwtBearer || isClientCredentialsConfig(config)
@@ -171,7 +146,9 @@ export class McpOAuthSession {
             method: oauth?.tokenEndpointAuthMethod ?? (this.jwtBearer ? undefined : 'client_secret_basic'),
             privateKey: oauth?.privateKey,
             signingAlgorithm: oauth?.signingAlgorithm ?? 'RS256',
-            ...(this.jwtBearer ? { assertion: (target: AssertionTarget) => this.identityAssertion(target) } : {}),
+            ...(this.jwtBearer
+              ? { assertion: (target: AssertionTarget) => identityAssertion({ config, options, serverUrl: this.serverUrl, bootstrapTimeoutMs, signal: this.closing.signal }, target) }
+              : {}),
           }
         : undefined,
     })
@@ -189,13 +166,13 @@ export class McpOAuthSession {
     const rounds = MAX_AUTHORIZATIONS_PER_REQUEST
     // A JWT bearer token request is two exchanges (identity provider, then authorization server), each bounded.
     if (this.jwtBearer)
-      return this.bootstrapTimeoutMs > 0 ? Math.min((rounds + 1 + 2 * rounds) * this.bootstrapTimeoutMs, MAX_TIMER_MS) : 0
+      return this.bootstrapTimeoutMs > 0 ? Math.min((rounds + 1 + 2 * rounds) * this.bootstrapTimeoutMs, MAX_TIMER_DELAY_MS) : 0
     if (this.machine || !this.options.onAuthRequired)
-      return this.bootstrapTimeoutMs > 0 ? Math.min((rounds + 1) * this.bootstrapTimeoutMs, MAX_TIMER_MS) : 0
+      return this.bootstrapTimeoutMs > 0 ? Math.min((rounds + 1) * this.bootstrapTimeoutMs, MAX_TIMER_DELAY_MS) : 0
     if (!(this.bootstrapTimeoutMs > 0) || this.authorizationTimeoutMs === 0)
       return 0
     const total = (2 * rounds + 1) * this.bootstrapTimeoutMs + rounds * this.authorizationTimeoutMs
-    return total <= MAX_TIMER_MS ? total : 0
+    return total <= MAX_TIMER_DELAY_MS ? total : 0
   }
 
   /** A transport's fetch: `base` with the bearer token, silent renewal and challenge tracking. */
@@ -364,7 +341,7 @@ export class McpOAuthSession {
       this.provider.prepareSilent(scope)
       const grant = this.jwtBearer ? 'JWT bearer grant' : 'client-credentials grant'
       // The JWT bearer request holds two bounded exchanges; its own bound leaves room for both.
-      const bound = this.jwtBearer ? Math.min(2 * this.bootstrapTimeoutMs, MAX_TIMER_MS) : this.bootstrapTimeoutMs
+      const bound = this.jwtBearer ? Math.min(2 * this.bootstrapTimeoutMs, MAX_TIMER_DELAY_MS) : this.bootstrapTimeoutMs
       const work = withTimeout(request(), bound, `MCP server "${this.config.name}" token request`)
       const result = await work.catch((error: unknown) => {
         throw this.failure(error, true)
@@ -407,7 +384,7 @@ export class McpOAuthSession {
   private failure(error: unknown, fromAuth = false): Error {
     let err = asError(error)
     if (this.jwtBearer && err instanceof OAuthError)
-      err = this.authorizationServerRefusal(err)
+      err = authorizationServerRefusal(this.config.name, err)
     if (err instanceof McpIdentityAssertionError) {
       this.notify({ error: err }).catch(() => {})
       return err
@@ -424,62 +401,6 @@ export class McpOAuthSession {
     const wrapped = new Error(`MCP server "${this.config.name}": OAuth authorization failed: ${err.message}`, { cause: err })
     this.notify({ error: wrapped }).catch(() => {})
     return wrapped
-  }
-
-  /** The MCP authorization server refused the ID-JAG (the SDK reports it as an `OAuthError`). */
-  private authorizationServerRefusal(error: OAuthError): McpIdentityAssertionError {
-    const code = error.errorCode
-    const said = error.message ? `${code}: ${error.message}` : code
-    return new McpIdentityAssertionError({
-      server: this.config.name,
-      stage: 'authorization-server',
-      code,
-      message: `MCP server "${this.config.name}": the authorization server refused the identity assertion (JWT bearer grant, ${said})`,
-      cause: error,
-    })
-  }
-
-  /**
-   * Get an ID-JAG for the MCP authorization server: the user's identity token
-   * (from the config, else from `getIdentityToken`), exchanged at the
-   * identity provider. Each step is bounded by `bootstrapTimeout`.
-   */
-  private async identityAssertion(target: AssertionTarget): Promise<string> {
-    const name = this.config.name
-    const idp = this.config.oauth!.identityProvider!
-    const timeoutMs = this.bootstrapTimeoutMs > 0 && this.bootstrapTimeoutMs <= MAX_TIMER_MS ? this.bootstrapTimeoutMs : 0
-    let idToken = idp.idToken
-    if (idToken === undefined) {
-      const ask = this.options.getIdentityToken
-      if (!ask) {
-        throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": enterprise-managed authorization needs the user's identity token: `
-          + 'set oauth.identityProvider.idToken, or pass getIdentityToken to the connection' })
-      }
-      const timer = timeoutMs > 0 ? timeoutSignal(timeoutMs) : undefined
-      const signal = timer ? AbortSignal.any([this.closing.signal, timer.signal]) : this.closing.signal
-      const asked = Promise.resolve().then(() => ask({ server: name, url: this.config.url ?? '', tokenEndpoint: idp.tokenEndpoint, signal }))
-      const answer = await withTimeout(asked, timeoutMs, `MCP server "${name}" getIdentityToken`).catch((error: unknown) => {
-        const why = error instanceof OperationTimeoutError ? `did not settle within ${timeoutMs} ms (bootstrapTimeout)` : `failed: ${asError(error).message}`
-        throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken ${why}`, cause: error })
-      }).finally(() => timer?.clear())
-      if (typeof answer !== 'string' || answer.trim() === '')
-        throw new McpIdentityAssertionError({ server: name, stage: 'identity-provider', message: `MCP server "${name}": getIdentityToken returned no identity token` })
-      idToken = answer
-    }
-    const grant = await requestIdJag({
-      server: name,
-      tokenEndpoint: idp.tokenEndpoint,
-      clientId: idp.clientId,
-      clientSecret: idp.clientSecret || undefined,
-      idToken,
-      audience: target.audience,
-      // No protected-resource metadata: the server URL is the resource (as the SDK does).
-      resource: target.resource ?? resourceOf(this.serverUrl),
-      scope: target.scope,
-      timeoutMs,
-      signal: this.closing.signal,
-    })
-    return grant.assertion
   }
 
   /** Show the user where to approve access and wait (bounded) for the loopback callback. */
