@@ -52,19 +52,21 @@ const typescript = `typescript@${manifest.devDependencies.typescript}`
 // The optional Restate SDK where the declarations and samples are type-checked: `zidane/durable`'s
 // declarations name its types, and the docs' Restate samples import it. The zod3 run loads the entry without it.
 const restateSdk = `@restatedev/restate-sdk@${manifest.devDependencies['@restatedev/restate-sdk']}`
+// The OpenTelemetry packages the observability page's samples import (the API is an optional peer, the SDK parts are the host's).
+const openTelemetry = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics'].map(name => `${name}@${manifest.devDependencies[name]}`)
 const vitest = `vitest@${manifest.devDependencies.vitest}`
 const vite = `vite@${manifest.devDependencies.vite}`
 const SCENARIOS: Record<string, Scenario> = {
   newest: {
     // better-sqlite3 13.x requires Node >= 22; on Node 20 the newest usable release is the newest 12.x.
-    packages: ['zod@^4', 'better-sqlite3@^12', '@types/node@^20', restateSdk, typescript, vitest, vite],
+    packages: ['zod@^4', 'better-sqlite3@^12', '@types/node@^20', restateSdk, ...openTelemetry, typescript, vitest, vite],
     typecheck: true,
     checkLibraries: true,
     sqlite: true,
     zodImport: 'zod',
   },
   lowest: {
-    packages: ['zod@4.0.0', '@types/node@20.19.0', restateSdk, typescript, vitest, vite],
+    packages: ['zod@4.0.0', '@types/node@20.19.0', restateSdk, ...openTelemetry, typescript, vitest, vite],
     typecheck: true,
     checkLibraries: false,
     sqlite: false,
@@ -255,8 +257,13 @@ function scenario(name: string, spec: Scenario, tarball: string): void {
         output = (error as Error).message
       }
       const diagnostics = parseDiagnostics(output, byFile, samplesDir, dir)
-      if (output !== '') {
-        const lines = diagnostics.length > 0 ? diagnostics.map(d => `${d.where}: ${d.message}`) : [output]
+      // With skipLibCheck off, another package's own declarations may not check (the optional
+      // Restate SDK's do not under the newest TypeScript): named here, but only zidane's and the samples' fail the run.
+      const theirs = diagnostics.filter(d => d.where.startsWith('node_modules/') && !d.where.startsWith('node_modules/zidane/'))
+      for (const d of theirs)
+        console.log(`  note: not zidane's: ${d.where}: ${d.message.split('\n')[0]}`)
+      if (output !== '' && (diagnostics.length === 0 || theirs.length < diagnostics.length)) {
+        const lines = diagnostics.length > 0 ? diagnostics.filter(d => !theirs.includes(d)).map(d => `${d.where}: ${d.message}`) : [output]
         throw new Error(`type errors in the consumer project:\n${lines.join('\n')}`)
       }
     })
