@@ -20,6 +20,7 @@ import { chatProfiles } from '../chat/profiles'
 import { createProcessContext } from '../contexts/process'
 import { createFileStore } from '../session/stores/file'
 import { MAX_PROMPT_BYTES, parseCliArgs, USAGE, UsageError } from './args'
+import { approvalMode, approvalsFor, createApprovalResponder, suspendedLine, suspendedNotice } from './approvals'
 import { resolveDataDir, TRANSCRIPTS_FOLDER } from './data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from './exit-codes'
 import { handleInterrupts } from './interrupt'
@@ -126,7 +127,8 @@ async function runWithArgs(io: CommandIO, args: CliArgs, errStyle: TerminalStyle
     const session = await openCliSession(store, { id: args.session, resume: args.resume, cwd, prompt })
     const contextWindow = args.contextWindow ?? await catalogWindow(provider.name, args.model ?? provider.meta.defaultModel)
     const profile = resolveChatProfile(chatProfiles[args.profile], { dataDir, sessionId: session.id, contextWindow })
-    const agent = createAgent({ provider, session, execution: createProcessContext({ cwd }) })
+    // The build profile's shell and file writes wait for a yes (a person's, or --yes); the plan profile only reads.
+    const agent = createAgent({ provider, session, execution: createProcessContext({ cwd }), needsApproval: approvalsFor(profile.tools) })
     try {
       return await streamRun(io, args, errStyle, { agent, profile, prompt, sessionId: session.id })
     }
@@ -160,22 +162,30 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
   const render = args.json
     ? (event: AgentStreamEvent) => void io.stdout.write(eventLine(event))
     : createRenderer({ out: io.stdout, err: io.stderr, outStyle: terminalStyle(io.stdout.isTTY === true, io.env), errStyle })
-  /**
-   * The one place the command reacts to the run's events, each in order and
-   * awaited before the next is read (the run waits for a slow reader at its
-   * next boundary), so a reaction that asks the person something fits here.
-   */
-  const onStreamEvent = async (event: AgentStreamEvent): Promise<void> => {
-    render(event)
-  }
-  const stopListening = handleInterrupts(io.signals, {
+  const approvals = createApprovalResponder(
+    approvalMode({ yes: args.yes, json: args.json, stdinIsTTY: io.stdin.isTTY === true, stderrIsTTY: io.stderr.isTTY === true }),
+    { input: io.stdin, output: io.stderr, style: errStyle, onInterrupt: () => interrupts.press() },
+  )
+  const interrupts = handleInterrupts(io.signals, {
     stop: () => {
       if (!args.json)
         io.stderr.write(`\n${paint.yellow('Stopping… (Ctrl-C again to quit at once)')}\n`)
+      approvals.interrupt()
       agent.abort()
     },
     quit: () => io.exit(EXIT_CODES.interrupted),
   })
+  /**
+   * The one place the command reacts to the run's events, each in order and
+   * awaited before the next is read (the run waits for a slow reader at its
+   * next boundary, and for an approval with no time limit), so the question
+   * to the person fits here.
+   */
+  const onStreamEvent = async (event: AgentStreamEvent): Promise<void> => {
+    render(event)
+    if (event.type === 'tool-approval')
+      await approvals.answer(event)
+  }
   const behavior = { ...(args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }), ...(args.maxCostUsd === undefined ? {} : { maxCostUsd: args.maxCostUsd }) }
   try {
     const stream = agent.stream({
@@ -188,8 +198,16 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
       await onStreamEvent(event)
     const stats = await stream.result
     const code = exitCodeForStop(stats.stopReason)
-    if (!args.json)
+    const pending = stats.stopReason === 'suspended' ? stats.pendingApprovals ?? [] : []
+    if (args.json) {
+      if (pending.length > 0)
+        io.stdout.write(suspendedLine(pending, sessionId))
+    }
+    else {
+      if (pending.length > 0)
+        io.stderr.write(`${suspendedNotice(pending, sessionId, errStyle)}\n`)
       io.stderr.write(`${summary(stats, sessionId, paint)}\n`)
+    }
     return code
   }
   catch (error) {
@@ -201,7 +219,7 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
     return code
   }
   finally {
-    stopListening()
+    interrupts.dispose()
   }
 }
 

@@ -11,6 +11,7 @@ import { PassThrough } from 'node:stream'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { askApproval } from '../../src/cli/approval'
+import { approvalMode, approvalsFor } from '../../src/cli/approvals'
 import { parseCliArgs, UsageError } from '../../src/cli/args'
 import { resolveDataDir } from '../../src/cli/data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from '../../src/cli/exit-codes'
@@ -18,6 +19,7 @@ import { handleInterrupts } from '../../src/cli/interrupt'
 import { chooseProviderName } from '../../src/cli/provider-choice'
 import { createRenderer } from '../../src/cli/render'
 import { terminalSafe, terminalStyle } from '../../src/cli/terminal-text'
+import { chatProfiles } from '../../src/chat/profiles'
 import { AgentAbortedError, AgentBudgetExceededError, AgentProviderError, ClassifiedError } from '../../src/errors'
 import { root } from './process'
 
@@ -81,7 +83,9 @@ describe('exit codes', () => {
 
 describe('command lines', () => {
   it('read the flags with their defaults, and refuse bad values with a UsageError', () => {
-    expect(parseCliArgs(['fix', 'the', 'test'])).toMatchObject({ prompt: 'fix the test', profile: 'build', json: false, resume: false })
+    expect(parseCliArgs(['fix', 'the', 'test'])).toMatchObject({ prompt: 'fix the test', profile: 'build', json: false, resume: false, yes: false })
+    expect(parseCliArgs(['--yes', 'x'])).toMatchObject({ yes: true })
+    expect(parseCliArgs(['-y', 'x'])).toMatchObject({ yes: true })
     expect(parseCliArgs(['--max-cost', '0.5', '--max-turns', '7', '--json', '--profile', 'plan', '--thinking', 'low', 'x'])).toMatchObject({ maxCostUsd: 0.5, maxTurns: 7, json: true, profile: 'plan', thinking: 'low' })
     for (const bad of [['--max-cost', '0'], ['--max-cost', '-1'], ['--max-turns', '1.5'], ['--context-window', 'lots'], ['--base-url', 'ftp://x'], ['--thinking', 'hard'], ['--model', ' '], ['--nope']])
       expect(() => parseCliArgs([...bad, 'go']), bad.join(' ')).toThrow(UsageError)
@@ -181,17 +185,35 @@ describe('askApproval', () => {
   })
 })
 
+describe('approvals of the command', () => {
+  it('ask only with a person on both ends of a terminal and no --json; --yes approves; otherwise the run is suspended', () => {
+    const tty = { json: false, stdinIsTTY: true, stderrIsTTY: true }
+    expect(approvalMode({ ...tty, yes: false })).toBe('ask')
+    expect(approvalMode({ ...tty, yes: true })).toBe('approve')
+    expect(approvalMode({ ...tty, yes: false, json: true })).toBe('suspend')
+    expect(approvalMode({ ...tty, yes: false, stdinIsTTY: false })).toBe('suspend')
+    expect(approvalMode({ ...tty, yes: false, stderrIsTTY: false })).toBe('suspend')
+    expect(approvalMode({ ...tty, yes: true, json: true, stdinIsTTY: false })).toBe('approve')
+  })
+
+  it('gate the build profile\'s shell and file writes and nothing of the plan profile', () => {
+    expect(approvalsFor(chatProfiles.build.tools)).toEqual({ shell: true, write_file: true, edit: true, multi_edit: true })
+    expect(approvalsFor(chatProfiles.plan.tools)).toEqual({})
+  })
+})
+
 describe('handleInterrupts', () => {
   it('stops the run on the first Ctrl-C, quits on the second, and stops listening when disposed', () => {
     const listeners = new Set<() => void>()
     const source = { on: (_: 'SIGINT', fn: () => void) => listeners.add(fn), off: (_: 'SIGINT', fn: () => void) => listeners.delete(fn) }
     const calls: string[] = []
-    const dispose = handleInterrupts(source, { stop: () => calls.push('stop'), quit: () => calls.push('quit') })
+    const { dispose, press: keyPress } = handleInterrupts(source, { stop: () => calls.push('stop'), quit: () => calls.push('quit') })
     const press = () => listeners.forEach(fn => fn())
     press()
     expect(calls).toEqual(['stop'])
     press()
-    press()
+    // A Ctrl-C typed at a question (a key, not a signal) counts the same.
+    keyPress()
     expect(calls).toEqual(['stop', 'quit', 'quit'])
     dispose()
     expect(listeners.size).toBe(0)
