@@ -39,10 +39,12 @@ export interface ApprovalResponder {
   readonly answer: (event: ToolApprovalEvent) => Promise<void>
   /**
    * Ctrl-C: a call being asked about is denied with the interrupted reason
-   * at once, before the run is aborted (which would otherwise answer it
-   * first), and the question ends.
+   * and the question ends. Returns then the id of the call whose result the
+   * host waits for before it stops the run (the call's own, or for a call a
+   * tool made, the calling tool's): `agent.abort()` at once would answer the
+   * call as aborted instead, and the model would not learn it was refused.
    */
-  readonly interrupt: () => void
+  readonly interrupt: () => string | undefined
 }
 
 /** The terminal of the question, less what the responder sets itself. */
@@ -70,8 +72,11 @@ export function createApprovalResponder(mode: ApprovalMode, terminal: ResponderT
       }
     },
     interrupt: () => {
-      asking?.event.deny({ reason: INTERRUPTED_REASON })
-      asking?.controller.abort()
+      if (!asking)
+        return undefined
+      asking.event.deny({ reason: INTERRUPTED_REASON })
+      asking.controller.abort()
+      return asking.event.parentToolCallId ?? asking.event.callId
     },
   }
 }

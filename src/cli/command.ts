@@ -19,8 +19,8 @@ import { resolveChatProfile } from '../chat/host'
 import { chatProfiles } from '../chat/profiles'
 import { createProcessContext } from '../contexts/process'
 import { createFileStore } from '../session/stores/file'
-import { MAX_PROMPT_BYTES, parseCliArgs, USAGE, UsageError } from './args'
 import { approvalMode, approvalsFor, createApprovalResponder, suspendedLine, suspendedNotice } from './approvals'
+import { MAX_PROMPT_BYTES, parseCliArgs, USAGE, UsageError } from './args'
 import { resolveDataDir, TRANSCRIPTS_FOLDER } from './data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from './exit-codes'
 import { handleInterrupts } from './interrupt'
@@ -162,19 +162,25 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
   const render = args.json
     ? (event: AgentStreamEvent) => void io.stdout.write(eventLine(event))
     : createRenderer({ out: io.stdout, err: io.stderr, outStyle: terminalStyle(io.stdout.isTTY === true, io.env), errStyle })
+  // The call refused by a Ctrl-C at its question: the run is stopped once its answer is in.
+  let refusedCallId: string | undefined
+  // A Ctrl-C typed at a question is a key, not a signal: it is counted with the signals (set once they are listened to).
+  let pressCtrlC = () => {}
   const approvals = createApprovalResponder(
     approvalMode({ yes: args.yes, json: args.json, stdinIsTTY: io.stdin.isTTY === true, stderrIsTTY: io.stderr.isTTY === true }),
-    { input: io.stdin, output: io.stderr, style: errStyle, onInterrupt: () => interrupts.press() },
+    { input: io.stdin, output: io.stderr, style: errStyle, onInterrupt: () => pressCtrlC() },
   )
   const interrupts = handleInterrupts(io.signals, {
     stop: () => {
       if (!args.json)
         io.stderr.write(`\n${paint.yellow('Stopping… (Ctrl-C again to quit at once)')}\n`)
-      approvals.interrupt()
-      agent.abort()
+      refusedCallId = approvals.interrupt()
+      if (refusedCallId === undefined)
+        agent.abort()
     },
     quit: () => io.exit(EXIT_CODES.interrupted),
   })
+  pressCtrlC = interrupts.press
   /**
    * The one place the command reacts to the run's events, each in order and
    * awaited before the next is read (the run waits for a slow reader at its
@@ -185,6 +191,11 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
     render(event)
     if (event.type === 'tool-approval')
       await approvals.answer(event)
+    // The refused call's answer is in (or, failing that, its turn ended): now stop, as Ctrl-C does anywhere else.
+    if (refusedCallId !== undefined && ((event.type === 'tool-result' && event.callId === refusedCallId) || (event.type === 'turn-end' && event.depth === 0))) {
+      refusedCallId = undefined
+      agent.abort()
+    }
   }
   const behavior = { ...(args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }), ...(args.maxCostUsd === undefined ? {} : { maxCostUsd: args.maxCostUsd }) }
   try {
