@@ -148,7 +148,7 @@ describe('tools that need approval, with nobody at a terminal', () => {
 
   it('without --yes the run is suspended (exit 6) with nothing written, stays suspended until approved, and --resume --yes runs the call', async () => {
     const server = await serve(script())
-    const { env, cwd, base } = setup(server)
+    const { env, cwd, base, home } = setup(server)
     const first = await runCli([...base, '--session', 'gate-1', 'write it'], { env, cwd })
     expect(first.code).toBe(6)
     expect(existsSync(join(cwd, 'out.txt'))).toBe(false)
@@ -172,6 +172,8 @@ describe('tools that need approval, with nobody at a terminal', () => {
     expect(server.requests[1].toolResults[0]).not.toContain('Not run yet')
     expect(approved.stdout).toContain('Result: ')
     expect(approved.stdout).not.toContain('Blocked')
+    // The decision is kept on the call's result in the session, for audits.
+    expect(readFileSync(join(home, 'transcripts', 'gate-1.jsonl'), 'utf8')).toContain('"approval":{"approved":true,"reason":"approved by --yes"}')
   })
 
   it('--json prints the tool-approval event without its functions and ends with the calls that wait and how to continue', async () => {
