@@ -133,4 +133,21 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     expect(server.requests[1].toolResults[0]).toContain('Blocked: the call was denied: The user interrupted the run.')
     expect(existsSync(join(cwd, 'ran.txt'))).toBe(false)
   })
+
+  it('a run suspended for approval in a pipe asks again when resumed on a terminal', async () => {
+    const server = await serve([
+      { toolCalls: [{ id: 'toolu_later', name: 'write_file', input: { path: 'later.txt', content: 'approved later' } }] },
+      { text: 'Written.' },
+    ])
+    const cwd = freshDir('cwd')
+    const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: freshDir('home'), NO_COLOR: '1' })
+    const piped = await runCli(['--base-url', server.url, '--session', 'later-1', 'write it'], { env, cwd })
+    expect(piped.code).toBe(6)
+    const run = runInPty(['--base-url', server.url, '--session', 'later-1', '--resume'], { env, cwd })
+    await run.waitFor('Allow write_file later.txt? [y/N]')
+    run.type('y\r')
+    expect(await run.exit).toBe(0)
+    expect(readFileSync(join(cwd, 'later.txt'), 'utf8')).toBe('approved later')
+    expect(run.output()).toContain('Written.')
+  })
 })
