@@ -52,8 +52,12 @@ export type ResponderTerminal = Omit<ApprovalTerminal, 'signal'>
 
 export function createApprovalResponder(mode: ApprovalMode, terminal: ResponderTerminal): ApprovalResponder {
   let asking: { event: ToolApprovalEvent, controller: AbortController } | undefined
+  // After a Ctrl-C at a question, the calls still to be asked about (a parallel batch) are refused the same way, unasked.
+  let interrupted = false
   return {
     answer: async (event) => {
+      if (interrupted && mode === 'ask')
+        return event.deny({ reason: INTERRUPTED_REASON })
       if (mode === 'approve')
         return event.approve({ reason: YES_FLAG_REASON })
       if (mode === 'suspend')
@@ -74,6 +78,7 @@ export function createApprovalResponder(mode: ApprovalMode, terminal: ResponderT
     interrupt: () => {
       if (!asking)
         return undefined
+      interrupted = true
       asking.event.deny({ reason: INTERRUPTED_REASON })
       asking.controller.abort()
       return asking.event.parentToolCallId ?? asking.event.callId

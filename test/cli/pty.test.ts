@@ -116,7 +116,7 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
 
   it('ctrl-C at the question refuses the call as interrupted and stops the run (exit 130); --resume gives the model that answer', async () => {
     const server = await serve([
-      { toolCalls: [{ id: 'toolu_ask', name: 'shell', input: { command: 'echo hi > ran.txt' } }] },
+      { toolCalls: [{ id: 'toolu_ask', name: 'shell', input: { command: 'echo hi > ran.txt' } }, { id: 'toolu_next', name: 'shell', input: { command: 'echo hi > next.txt' } }] },
       ({ toolResults }) => ({ text: `After: ${toolResults[0]}` }),
     ])
     const cwd = freshDir('cwd')
@@ -131,7 +131,11 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     const resumed = await runCli(['--base-url', server.url, '--session', 'ask-1', '--resume'], { env, cwd })
     expect(resumed.code).toBe(0)
     expect(server.requests[1].toolResults[0]).toContain('Blocked: the call was denied: The user interrupted the run.')
+    // The turn's other gated call is not asked about after the Ctrl-C, and does not run.
+    expect(run.output().match(/Allow shell/g)).toHaveLength(1)
+    expect(server.requests[1].toolResults[1]).toMatch(/The user interrupted the run\.|Aborted/)
     expect(existsSync(join(cwd, 'ran.txt'))).toBe(false)
+    expect(existsSync(join(cwd, 'next.txt'))).toBe(false)
   })
 
   it('a run suspended for approval in a pipe asks again when resumed on a terminal', async () => {

@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { chatProfiles } from '../../src/chat/profiles'
 import { askApproval } from '../../src/cli/approval'
-import { approvalMode, approvalsFor } from '../../src/cli/approvals'
+import { approvalMode, approvalsFor, createApprovalResponder } from '../../src/cli/approvals'
 import { parseCliArgs, UsageError } from '../../src/cli/args'
 import { resolveDataDir } from '../../src/cli/data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from '../../src/cli/exit-codes'
@@ -199,6 +199,55 @@ describe('approvals of the command', () => {
   it('gate the build profile\'s shell and file writes and nothing of the plan profile', () => {
     expect(approvalsFor(chatProfiles.build.tools)).toEqual({ shell: true, write_file: true, edit: true, multi_edit: true })
     expect(approvalsFor(chatProfiles.plan.tools)).toEqual({})
+  })
+})
+
+describe('createApprovalResponder', () => {
+  /** An event whose first decision counts, as the run's does. */
+  function approvalEvent(callId: string, decisions: string[]) {
+    let decided = false
+    const decide = (text: string) => {
+      if (!decided)
+        decisions.push(text)
+      decided = true
+    }
+    return {
+      type: 'tool-approval' as const,
+      runId: 'r',
+      depth: 0,
+      turnId: 't',
+      callId,
+      name: 'shell',
+      input: { command: `echo ${callId}` },
+      approve: (options?: { reason?: string }) => decide(`${callId} approved ${options?.reason ?? ''}`.trim()),
+      deny: (options?: { reason?: string }) => decide(`${callId} denied ${options?.reason ?? ''}`.trim()),
+      suspend: () => decide(`${callId} suspended`),
+    }
+  }
+
+  it('approves with --yes, suspends with nobody to ask, and asks otherwise', async () => {
+    const decisions: string[] = []
+    const { terminal, input } = keyboard()
+    await createApprovalResponder('approve', terminal).answer(approvalEvent('a', decisions))
+    await createApprovalResponder('suspend', terminal).answer(approvalEvent('b', decisions))
+    const asked = createApprovalResponder('ask', terminal).answer(approvalEvent('c', decisions))
+    input.write('n not this one\n')
+    await asked
+    expect(decisions).toEqual(['a approved approved by --yes', 'b suspended', 'c denied not this one'])
+  })
+
+  it('on Ctrl-C denies the call being asked about as interrupted, and every later one without asking', async () => {
+    const decisions: string[] = []
+    const { terminal, shown } = keyboard()
+    const responder = createApprovalResponder('ask', terminal)
+    expect(responder.interrupt()).toBeUndefined()
+    const asked = responder.answer(approvalEvent('first', decisions))
+    expect(responder.interrupt()).toBe('first')
+    await asked
+    const before = shown()
+    await responder.answer(approvalEvent('second', decisions))
+    expect(decisions).toEqual(['first denied The user interrupted the run.', 'second denied The user interrupted the run.'])
+    expect(shown()).toBe(before)
   })
 })
 
