@@ -29,6 +29,13 @@ export interface ApprovalTerminal {
   readonly style: TerminalStyle
   /** Stops the question (Ctrl-C): the answer is a no saying the run was interrupted. */
   readonly signal?: AbortSignal
+  /**
+   * Ctrl-C typed at the question. A terminal being read line by line is in
+   * raw mode, so the key reaches the process as input, not as SIGINT: the
+   * host hears it here and treats it as the signal. The question ends with
+   * the interrupted answer either way.
+   */
+  readonly onInterrupt?: () => void
 }
 
 /** Longest reason kept, in characters. */
@@ -36,7 +43,9 @@ export const MAX_REASON_CHARS = 2000
 
 const YES = /^y(?:es)?$/i
 const NO_WITH_REASON = /^no?(?:\s+|\s*[:,-]\s*)(\S.*)$/is
-const INTERRUPTED: ApprovalAnswer = Object.freeze({ approved: false, reason: 'The user interrupted the run.' })
+/** The reason given to the model for a call refused because Ctrl-C interrupted its question. */
+export const INTERRUPTED_REASON = 'The user interrupted the run.'
+const INTERRUPTED: ApprovalAnswer = Object.freeze({ approved: false, reason: INTERRUPTED_REASON })
 
 function reasonOf(text: string): string | undefined {
   const trimmed = text.trim()
@@ -56,6 +65,10 @@ export async function askApproval(terminal: ApprovalTerminal, question: Approval
   const aborted = new Promise<'aborted'>((resolve) => {
     onAbort = () => resolve('aborted')
     signal?.addEventListener('abort', onAbort, { once: true })
+  })
+  rl.on('SIGINT', () => {
+    onAbort?.()
+    terminal.onInterrupt?.()
   })
   const ask = async (text: string): Promise<string | 'aborted' | undefined> => {
     terminal.output.write(text)

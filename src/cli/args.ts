@@ -28,6 +28,8 @@ export interface CliArgs {
   readonly list: boolean
   readonly json: boolean
   readonly resume: boolean
+  /** Approve every call that needs approval without asking (`--yes`, `-y`). */
+  readonly yes: boolean
   readonly session?: string
   readonly provider?: CliProviderName
   readonly model?: string
@@ -64,6 +66,9 @@ Options:
                           --session; without a prompt, an interrupted run
   --list                  list the saved sessions and exit
   --json                  one JSON event per line instead of text
+  -y, --yes               run the shell and file writes without asking; without
+                          it they are asked about on a terminal, and otherwise
+                          the run stops to wait for approval (exit code 6)
   --max-cost <usd>        stop the run once it has cost this much
   --max-turns <n>         stop the run after this many model turns
   --context-window <n>    the model's context window in tokens, when the
@@ -76,7 +81,8 @@ Options:
   -v, --version           print the version
 
 Exit codes: 0 completed, 1 error, 2 usage, 3 max turns, 4 budget,
-5 the model could not finish, 6 paused, 130 interrupted.`
+5 the model could not finish, 6 paused or waiting for approval,
+130 interrupted.`
 
 function positiveNumber(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined)
@@ -142,6 +148,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     list: values.list ?? false,
     json: values.json ?? false,
     resume: values.resume ?? false,
+    yes: values.yes ?? false,
     session: values.session,
     provider: oneOf('--provider', values.provider, CLI_PROVIDERS),
     model,
@@ -167,6 +174,7 @@ function parse(argv: readonly string[]) {
       'list': { type: 'boolean' },
       'json': { type: 'boolean' },
       'resume': { type: 'boolean' },
+      'yes': { type: 'boolean', short: 'y' },
       'session': { type: 'string' },
       'provider': { type: 'string' },
       'model': { type: 'string' },

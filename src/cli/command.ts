@@ -19,6 +19,7 @@ import { resolveChatProfile } from '../chat/host'
 import { chatProfiles } from '../chat/profiles'
 import { createProcessContext } from '../contexts/process'
 import { createFileStore } from '../session/stores/file'
+import { approvalMode, approvalsFor, createApprovalResponder, suspendedLine, suspendedNotice } from './approvals'
 import { MAX_PROMPT_BYTES, parseCliArgs, USAGE, UsageError } from './args'
 import { resolveDataDir, TRANSCRIPTS_FOLDER } from './data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from './exit-codes'
@@ -126,7 +127,8 @@ async function runWithArgs(io: CommandIO, args: CliArgs, errStyle: TerminalStyle
     const session = await openCliSession(store, { id: args.session, resume: args.resume, cwd, prompt })
     const contextWindow = args.contextWindow ?? await catalogWindow(provider.name, args.model ?? provider.meta.defaultModel)
     const profile = resolveChatProfile(chatProfiles[args.profile], { dataDir, sessionId: session.id, contextWindow })
-    const agent = createAgent({ provider, session, execution: createProcessContext({ cwd }) })
+    // The build profile's shell and file writes wait for a yes (a person's, or --yes); the plan profile only reads.
+    const agent = createAgent({ provider, session, execution: createProcessContext({ cwd }), needsApproval: approvalsFor(profile.tools) })
     try {
       return await streamRun(io, args, errStyle, { agent, profile, prompt, sessionId: session.id })
     }
@@ -160,22 +162,41 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
   const render = args.json
     ? (event: AgentStreamEvent) => void io.stdout.write(eventLine(event))
     : createRenderer({ out: io.stdout, err: io.stderr, outStyle: terminalStyle(io.stdout.isTTY === true, io.env), errStyle })
-  /**
-   * The one place the command reacts to the run's events, each in order and
-   * awaited before the next is read (the run waits for a slow reader at its
-   * next boundary), so a reaction that asks the person something fits here.
-   */
-  const onStreamEvent = async (event: AgentStreamEvent): Promise<void> => {
-    render(event)
-  }
-  const stopListening = handleInterrupts(io.signals, {
+  // The call refused by a Ctrl-C at its question: the run is stopped once its answer is in.
+  let refusedCallId: string | undefined
+  // A Ctrl-C typed at a question is a key, not a signal: it is counted with the signals (set once they are listened to).
+  let pressCtrlC = () => {}
+  const approvals = createApprovalResponder(
+    approvalMode({ yes: args.yes, json: args.json, stdinIsTTY: io.stdin.isTTY === true, stderrIsTTY: io.stderr.isTTY === true }),
+    { input: io.stdin, output: io.stderr, style: errStyle, onInterrupt: () => pressCtrlC() },
+  )
+  const interrupts = handleInterrupts(io.signals, {
     stop: () => {
       if (!args.json)
         io.stderr.write(`\n${paint.yellow('Stopping… (Ctrl-C again to quit at once)')}\n`)
-      agent.abort()
+      refusedCallId = approvals.interrupt()
+      if (refusedCallId === undefined)
+        agent.abort()
     },
     quit: () => io.exit(EXIT_CODES.interrupted),
   })
+  pressCtrlC = interrupts.press
+  /**
+   * The one place the command reacts to the run's events, each in order and
+   * awaited before the next is read (the run waits for a slow reader at its
+   * next boundary, and for an approval with no time limit), so the question
+   * to the person fits here.
+   */
+  const onStreamEvent = async (event: AgentStreamEvent): Promise<void> => {
+    render(event)
+    if (event.type === 'tool-approval')
+      await approvals.answer(event)
+    // The refused call's answer is in (or, failing that, its turn ended): now stop, as Ctrl-C does anywhere else.
+    if (refusedCallId !== undefined && ((event.type === 'tool-result' && event.callId === refusedCallId) || (event.type === 'turn-end' && event.depth === 0))) {
+      refusedCallId = undefined
+      agent.abort()
+    }
+  }
   const behavior = { ...(args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }), ...(args.maxCostUsd === undefined ? {} : { maxCostUsd: args.maxCostUsd }) }
   try {
     const stream = agent.stream({
@@ -188,8 +209,16 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
       await onStreamEvent(event)
     const stats = await stream.result
     const code = exitCodeForStop(stats.stopReason)
-    if (!args.json)
+    const pending = stats.stopReason === 'suspended' ? stats.pendingApprovals ?? [] : []
+    if (args.json) {
+      if (pending.length > 0)
+        io.stdout.write(suspendedLine(pending, sessionId))
+    }
+    else {
+      if (pending.length > 0)
+        io.stderr.write(`${suspendedNotice(pending, sessionId, errStyle)}\n`)
       io.stderr.write(`${summary(stats, sessionId, paint)}\n`)
+    }
     return code
   }
   catch (error) {
@@ -201,7 +230,7 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
     return code
   }
   finally {
-    stopListening()
+    interrupts.dispose()
   }
 }
 

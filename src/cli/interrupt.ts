@@ -17,8 +17,19 @@ export interface InterruptHandlers {
   readonly quit: () => void
 }
 
-/** Listen for Ctrl-C until the returned function is called. */
-export function handleInterrupts(source: SignalSource, handlers: InterruptHandlers): () => void {
+/** Ctrl-C handling while a run goes on. */
+export interface InterruptListener {
+  /**
+   * A Ctrl-C that arrived as a key rather than a signal (a question on the
+   * terminal puts it in raw mode): counts like the signal.
+   */
+  readonly press: () => void
+  /** Stop listening. */
+  readonly dispose: () => void
+}
+
+/** Listen for Ctrl-C until `dispose` is called. */
+export function handleInterrupts(source: SignalSource, handlers: InterruptHandlers): InterruptListener {
   let count = 0
   const listener = () => {
     count++
@@ -28,7 +39,10 @@ export function handleInterrupts(source: SignalSource, handlers: InterruptHandle
       handlers.quit()
   }
   source.on('SIGINT', listener)
-  return () => {
-    source.off('SIGINT', listener)
+  return {
+    press: listener,
+    dispose: () => {
+      source.off('SIGINT', listener)
+    },
   }
 }

@@ -7,7 +7,7 @@
 
 import type { FakeModelServer } from '../../src/testing'
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { startFakeModelServer } from '../../src/testing'
@@ -42,7 +42,8 @@ describe('zidane "prompt"', () => {
       ({ toolResults }) => ({ text: `Shell said ${toolResults[0].split('\n')[0]}.` }),
     ])
     const { env, cwd, base, home } = setup(server)
-    const run = await runCli([...base, 'make', 'a file'], { env, cwd })
+    // --yes: the shell needs approval, and nobody is at a terminal to give it.
+    const run = await runCli([...base, '--yes', 'make', 'a file'], { env, cwd })
     expect(run.code).toBe(0)
     expect(run.stdout).toBe('Listing.\nShell said ok.\n')
     expect(run.stderr).toContain('Look first.')
@@ -135,6 +136,73 @@ describe('zidane "prompt"', () => {
     const noModel = await runCli(['--base-url', server.openaiURL, 'hi'], { env, cwd })
     expect(noModel.code).toBe(2)
     expect(noModel.stderr).toContain('--provider openai-compat needs --base-url and --model')
+  })
+})
+
+describe('tools that need approval, with nobody at a terminal', () => {
+  const writeCall = { id: 'toolu_write', name: 'write_file', input: { path: 'out.txt', content: 'hello' } }
+  const script = () => [
+    { text: 'Writing.', toolCalls: [writeCall] },
+    ({ toolResults }: { toolResults: string[] }) => ({ text: `Result: ${toolResults[0].split('\n')[0]}` }),
+  ]
+
+  it('without --yes the run is suspended (exit 6) with nothing written, stays suspended until approved, and --resume --yes runs the call', async () => {
+    const server = await serve(script())
+    const { env, cwd, base, home } = setup(server)
+    const first = await runCli([...base, '--session', 'gate-1', 'write it'], { env, cwd })
+    expect(first.code).toBe(6)
+    expect(existsSync(join(cwd, 'out.txt'))).toBe(false)
+    expect(first.stderr).toContain('Waiting for approval (1 call):\n  write_file out.txt (toolu_write)')
+    expect(first.stderr).toContain('To decide on a terminal: zidane --session gate-1 --resume')
+    expect(first.stderr).toContain('To approve it: zidane --session gate-1 --resume --yes')
+    expect(first.stderr).toContain('suspended · 1 turn')
+    expect(server.requests).toHaveLength(1)
+
+    // Resumed still without --yes: asked again, suspended again, and the model is not called.
+    const again = await runCli([...base, '--session', 'gate-1', '--resume'], { env, cwd })
+    expect(again.code).toBe(6)
+    expect(again.stderr).toContain('Waiting for approval (1 call)')
+    expect(server.requests).toHaveLength(1)
+    expect(existsSync(join(cwd, 'out.txt'))).toBe(false)
+
+    const approved = await runCli([...base, '--session', 'gate-1', '--resume', '--yes'], { env, cwd })
+    expect(approved.code).toBe(0)
+    expect(readFileSync(join(cwd, 'out.txt'), 'utf8')).toBe('hello')
+    expect(server.requests).toHaveLength(2)
+    expect(server.requests[1].toolResults[0]).not.toContain('Not run yet')
+    expect(approved.stdout).toContain('Result: ')
+    expect(approved.stdout).not.toContain('Blocked')
+    // The decision is kept on the call's result in the session, for audits.
+    expect(readFileSync(join(home, 'transcripts', 'gate-1.jsonl'), 'utf8')).toContain('"approval":{"approved":true,"reason":"approved by --yes"}')
+  })
+
+  it('--json prints the tool-approval event without its functions and ends with the calls that wait and how to continue', async () => {
+    const server = await serve(script())
+    const { env, cwd, base } = setup(server)
+    const run = await runCli([...base, '--json', '--session', 'gate-2', 'write it'], { env, cwd })
+    expect(run.code).toBe(6)
+    expect(run.stderr).toBe('')
+    const events = run.stdout.trimEnd().split('\n').map(line => JSON.parse(line) as { type: string, [key: string]: unknown })
+    expect(events.map(event => event.type)).toEqual(['run-start', 'turn-start', 'text', 'tool-call', 'tool-approval', 'tool-result', 'done', 'approval-pending'])
+    const approval = events[4]
+    expect(approval).toMatchObject({ callId: 'toolu_write', name: 'write_file', input: writeCall.input, depth: 0 })
+    expect(Object.keys(approval).sort()).toEqual(['callId', 'depth', 'input', 'name', 'runId', 'turnId', 'type'])
+    expect(events[6]).toMatchObject({ stats: { stopReason: 'suspended', pendingApprovals: [{ callId: 'toolu_write', name: 'write_file' }] } })
+    expect(events[7]).toEqual({
+      type: 'approval-pending',
+      sessionId: 'gate-2',
+      calls: [{ callId: 'toolu_write', name: 'write_file', input: writeCall.input }],
+      continueWith: { ask: 'zidane --session gate-2 --resume', approveAll: 'zidane --session gate-2 --resume --yes' },
+    })
+    expect(existsSync(join(cwd, 'out.txt'))).toBe(false)
+  })
+
+  it('the plan profile has no tool that needs approval: its calls run piped without --yes', async () => {
+    const server = await serve([{ toolCalls: [{ name: 'list_files', input: {} }] }, { text: 'planned' }])
+    const { env, cwd, base } = setup(server)
+    const run = await runCli([...base, '--profile', 'plan', 'look'], { env, cwd })
+    expect(run.code).toBe(0)
+    expect(run.stderr).not.toContain('Waiting for approval')
   })
 })
 

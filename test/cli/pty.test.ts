@@ -4,6 +4,8 @@
  */
 
 import type { FakeModelServer } from '../../src/testing'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { startFakeModelServer } from '../../src/testing'
 import { cleanEnv, freshDir, HAS_SCRIPT, runCli, runInPty } from './process'
@@ -63,7 +65,8 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     const home = freshDir('home')
     const cwd = freshDir('cwd')
     const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: home })
-    const run = runInPty(['--base-url', server.url, 'wait for it'], { env, cwd })
+    // --yes on a terminal too: the command runs without a question, so Ctrl-C lands while it runs.
+    const run = runInPty(['--base-url', server.url, '--yes', 'wait for it'], { env, cwd })
     await run.waitFor('sleep 30')
     const started = Date.now()
     run.type('\x03')
@@ -86,5 +89,69 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     const results = messages.flatMap(message => Array.isArray(message.content) ? message.content : []).filter(block => block.type === 'tool_result').map(block => block.tool_use_id)
     expect(calls).toEqual(['toolu_wait'])
     expect(results).toEqual(['toolu_wait'])
+  })
+
+  it('asks before a tool that needs approval: y runs it, "n <reason>" refuses it and the model reads the reason', async () => {
+    const server = await serve([
+      { toolCalls: [{ id: 'toolu_yes', name: 'write_file', input: { path: 'yes.txt', content: 'written' } }] },
+      { toolCalls: [{ id: 'toolu_no', name: 'write_file', input: { path: 'no.txt', content: 'refused' } }] },
+      ({ toolResults }) => ({ text: `Model read: ${toolResults[0]}` }),
+    ])
+    const cwd = freshDir('cwd')
+    const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: freshDir('home'), NO_COLOR: '1' })
+    const run = runInPty(['--base-url', server.url, 'write two files'], { env, cwd })
+    await run.waitFor('Allow write_file yes.txt? [y/N]')
+    // Nothing runs before the answer.
+    expect(existsSync(join(cwd, 'yes.txt'))).toBe(false)
+    run.type('y\r')
+    await run.waitFor('Allow write_file no.txt? [y/N]')
+    expect(readFileSync(join(cwd, 'yes.txt'), 'utf8')).toBe('written')
+    run.type('n some reason\r')
+    expect(await run.exit).toBe(0)
+    expect(existsSync(join(cwd, 'no.txt'))).toBe(false)
+    expect(server.requests[1].toolResults[0]).not.toContain('Blocked')
+    expect(server.requests[2].toolResults[0]).toContain('Blocked: the call was denied: some reason')
+    expect(run.output()).toContain('Model read: Blocked: the call was denied: some reason')
+  })
+
+  it('ctrl-C at the question refuses the call as interrupted and stops the run (exit 130); --resume gives the model that answer', async () => {
+    const server = await serve([
+      { toolCalls: [{ id: 'toolu_ask', name: 'shell', input: { command: 'echo hi > ran.txt' } }, { id: 'toolu_next', name: 'shell', input: { command: 'echo hi > next.txt' } }] },
+      ({ toolResults }) => ({ text: `After: ${toolResults[0]}` }),
+    ])
+    const cwd = freshDir('cwd')
+    const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: freshDir('home'), NO_COLOR: '1' })
+    const run = runInPty(['--base-url', server.url, '--session', 'ask-1', 'run it'], { env, cwd })
+    await run.waitFor('[y/N]')
+    run.type('\x03')
+    expect(await run.exit).toBe(130)
+    expect(run.output()).toContain('Stopping… (Ctrl-C again to quit at once)')
+    expect(run.output()).toContain('Continue with: zidane --session ask-1 --resume')
+    expect(existsSync(join(cwd, 'ran.txt'))).toBe(false)
+    const resumed = await runCli(['--base-url', server.url, '--session', 'ask-1', '--resume'], { env, cwd })
+    expect(resumed.code).toBe(0)
+    expect(server.requests[1].toolResults[0]).toContain('Blocked: the call was denied: The user interrupted the run.')
+    // The turn's other gated call is not asked about after the Ctrl-C, and does not run.
+    expect(run.output().match(/Allow shell/g)).toHaveLength(1)
+    expect(server.requests[1].toolResults[1]).toMatch(/The user interrupted the run\.|Aborted/)
+    expect(existsSync(join(cwd, 'ran.txt'))).toBe(false)
+    expect(existsSync(join(cwd, 'next.txt'))).toBe(false)
+  })
+
+  it('a run suspended for approval in a pipe asks again when resumed on a terminal', async () => {
+    const server = await serve([
+      { toolCalls: [{ id: 'toolu_later', name: 'write_file', input: { path: 'later.txt', content: 'approved later' } }] },
+      { text: 'Written.' },
+    ])
+    const cwd = freshDir('cwd')
+    const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: freshDir('home'), NO_COLOR: '1' })
+    const piped = await runCli(['--base-url', server.url, '--session', 'later-1', 'write it'], { env, cwd })
+    expect(piped.code).toBe(6)
+    const run = runInPty(['--base-url', server.url, '--session', 'later-1', '--resume'], { env, cwd })
+    await run.waitFor('Allow write_file later.txt? [y/N]')
+    run.type('y\r')
+    expect(await run.exit).toBe(0)
+    expect(readFileSync(join(cwd, 'later.txt'), 'utf8')).toBe('approved later')
+    expect(run.output()).toContain('Written.')
   })
 })

@@ -10,7 +10,9 @@ import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { chatProfiles } from '../../src/chat/profiles'
 import { askApproval } from '../../src/cli/approval'
+import { approvalMode, approvalsFor, createApprovalResponder } from '../../src/cli/approvals'
 import { parseCliArgs, UsageError } from '../../src/cli/args'
 import { resolveDataDir } from '../../src/cli/data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from '../../src/cli/exit-codes'
@@ -81,7 +83,9 @@ describe('exit codes', () => {
 
 describe('command lines', () => {
   it('read the flags with their defaults, and refuse bad values with a UsageError', () => {
-    expect(parseCliArgs(['fix', 'the', 'test'])).toMatchObject({ prompt: 'fix the test', profile: 'build', json: false, resume: false })
+    expect(parseCliArgs(['fix', 'the', 'test'])).toMatchObject({ prompt: 'fix the test', profile: 'build', json: false, resume: false, yes: false })
+    expect(parseCliArgs(['--yes', 'x'])).toMatchObject({ yes: true })
+    expect(parseCliArgs(['-y', 'x'])).toMatchObject({ yes: true })
     expect(parseCliArgs(['--max-cost', '0.5', '--max-turns', '7', '--json', '--profile', 'plan', '--thinking', 'low', 'x'])).toMatchObject({ maxCostUsd: 0.5, maxTurns: 7, json: true, profile: 'plan', thinking: 'low' })
     for (const bad of [['--max-cost', '0'], ['--max-cost', '-1'], ['--max-turns', '1.5'], ['--context-window', 'lots'], ['--base-url', 'ftp://x'], ['--thinking', 'hard'], ['--model', ' '], ['--nope']])
       expect(() => parseCliArgs([...bad, 'go']), bad.join(' ')).toThrow(UsageError)
@@ -181,17 +185,84 @@ describe('askApproval', () => {
   })
 })
 
+describe('approvals of the command', () => {
+  it('ask only with a person on both ends of a terminal and no --json; --yes approves; otherwise the run is suspended', () => {
+    const tty = { json: false, stdinIsTTY: true, stderrIsTTY: true }
+    expect(approvalMode({ ...tty, yes: false })).toBe('ask')
+    expect(approvalMode({ ...tty, yes: true })).toBe('approve')
+    expect(approvalMode({ ...tty, yes: false, json: true })).toBe('suspend')
+    expect(approvalMode({ ...tty, yes: false, stdinIsTTY: false })).toBe('suspend')
+    expect(approvalMode({ ...tty, yes: false, stderrIsTTY: false })).toBe('suspend')
+    expect(approvalMode({ ...tty, yes: true, json: true, stdinIsTTY: false })).toBe('approve')
+  })
+
+  it('gate the build profile\'s shell and file writes and nothing of the plan profile', () => {
+    expect(approvalsFor(chatProfiles.build.tools)).toEqual({ shell: true, write_file: true, edit: true, multi_edit: true })
+    expect(approvalsFor(chatProfiles.plan.tools)).toEqual({})
+  })
+})
+
+describe('createApprovalResponder', () => {
+  /** An event whose first decision counts, as the run's does. */
+  function approvalEvent(callId: string, decisions: string[]) {
+    let decided = false
+    const decide = (text: string) => {
+      if (!decided)
+        decisions.push(text)
+      decided = true
+    }
+    return {
+      type: 'tool-approval' as const,
+      runId: 'r',
+      depth: 0,
+      turnId: 't',
+      callId,
+      name: 'shell',
+      input: { command: `echo ${callId}` },
+      approve: (options?: { reason?: string }) => decide(`${callId} approved ${options?.reason ?? ''}`.trim()),
+      deny: (options?: { reason?: string }) => decide(`${callId} denied ${options?.reason ?? ''}`.trim()),
+      suspend: () => decide(`${callId} suspended`),
+    }
+  }
+
+  it('approves with --yes, suspends with nobody to ask, and asks otherwise', async () => {
+    const decisions: string[] = []
+    const { terminal, input } = keyboard()
+    await createApprovalResponder('approve', terminal).answer(approvalEvent('a', decisions))
+    await createApprovalResponder('suspend', terminal).answer(approvalEvent('b', decisions))
+    const asked = createApprovalResponder('ask', terminal).answer(approvalEvent('c', decisions))
+    input.write('n not this one\n')
+    await asked
+    expect(decisions).toEqual(['a approved approved by --yes', 'b suspended', 'c denied not this one'])
+  })
+
+  it('on Ctrl-C denies the call being asked about as interrupted, and every later one without asking', async () => {
+    const decisions: string[] = []
+    const { terminal, shown } = keyboard()
+    const responder = createApprovalResponder('ask', terminal)
+    expect(responder.interrupt()).toBeUndefined()
+    const asked = responder.answer(approvalEvent('first', decisions))
+    expect(responder.interrupt()).toBe('first')
+    await asked
+    const before = shown()
+    await responder.answer(approvalEvent('second', decisions))
+    expect(decisions).toEqual(['first denied The user interrupted the run.', 'second denied The user interrupted the run.'])
+    expect(shown()).toBe(before)
+  })
+})
+
 describe('handleInterrupts', () => {
   it('stops the run on the first Ctrl-C, quits on the second, and stops listening when disposed', () => {
     const listeners = new Set<() => void>()
     const source = { on: (_: 'SIGINT', fn: () => void) => listeners.add(fn), off: (_: 'SIGINT', fn: () => void) => listeners.delete(fn) }
     const calls: string[] = []
-    const dispose = handleInterrupts(source, { stop: () => calls.push('stop'), quit: () => calls.push('quit') })
+    const { dispose, press: keyPress } = handleInterrupts(source, { stop: () => calls.push('stop'), quit: () => calls.push('quit') })
     const press = () => listeners.forEach(fn => fn())
     press()
     expect(calls).toEqual(['stop'])
     press()
-    press()
+    // A Ctrl-C typed at a question (a key, not a signal) counts the same.
+    keyPress()
     expect(calls).toEqual(['stop', 'quit', 'quit'])
     dispose()
     expect(listeners.size).toBe(0)
