@@ -13,10 +13,15 @@ import { defineKnobs, isFunction, isLimit } from './define'
  * `toolBatchTimeoutMs` passes.
  */
 export interface ToolBatch {
+  /** The turn's calls, in the model's order, under their canonical names. */
   readonly calls: readonly ToolCall[]
+  /** Answer one call through the whole call pipeline (gates, validation, hooks, the tool); it never rejects for a call of the batch. */
   readonly execute: (call: ToolCall) => Promise<ToolResult>
+  /** Aborts with the run, and when `toolBatchTimeoutMs` passes. */
   readonly signal: AbortSignal
+  /** The run the turn belongs to. */
   readonly runId: string
+  /** The turn whose calls these are. */
   readonly turnId: string
 }
 
