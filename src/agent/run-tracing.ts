@@ -14,6 +14,19 @@ export interface RunTracingFacts {
   readonly tools: ToolRegistry
 }
 
+type RunTelemetryModule = typeof import('../telemetry/run-telemetry')
+
+/** zidane's tracing code, imported once: a dynamic import per run costs a module resolution every run. */
+let runTelemetryModule: Promise<RunTelemetryModule> | undefined
+
+function loadRunTelemetry(): Promise<RunTelemetryModule> {
+  runTelemetryModule ??= import('../telemetry/run-telemetry').catch((error: unknown) => {
+    runTelemetryModule = undefined
+    throw error
+  })
+  return runTelemetryModule
+}
+
 /**
  * The run's telemetry when the agent has `telemetry` (else `undefined`, and
  * nothing of OpenTelemetry is loaded): its span is a child of the caller's
@@ -23,7 +36,7 @@ export async function traceRun(agent: AgentOptions, options: AgentRunOptions, fa
   if (!agent.telemetry)
     return undefined
   // zidane's telemetry code, like OpenTelemetry itself, loads only for an agent that has telemetry.
-  const { startRunTelemetry } = await import('../telemetry/run-telemetry')
+  const { startRunTelemetry } = await loadRunTelemetry()
   const session = agent.session
   const runAgent = options.runAgent ?? (options.profile ? { name: options.profile.name } : undefined)
   return startRunTelemetry(agent.telemetry, {

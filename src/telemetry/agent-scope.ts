@@ -15,5 +15,5 @@ export async function decisionScope(options: AgentTelemetry): Promise<TelemetryS
   const common: Attributes = { [GEN_AI.agentName]: agentName }
   if (options.agentId !== undefined)
     common[GEN_AI.agentId] = options.agentId
-  return { runtime, parent: runtime.api.context.active(), common, agentName, toolSpans: new Map() }
+  return { runtime, parent: runtime.api.context.active(), common, agentName, toolSpans: new Map(), metricDimensions: new Map() }
 }

@@ -8,6 +8,13 @@ export interface GenAiInstruments {
   readonly timeToFirstChunk: Histogram
 }
 
+/** The metric attributes of a model call's outcome: the call's own, and the token histogram's two (with `gen_ai.token.type`). */
+export interface MetricDimensions {
+  readonly call: Attributes
+  readonly input: Attributes
+  readonly output: Attributes
+}
+
 const made = new WeakMap<Meter, GenAiInstruments>()
 
 /** The instruments on `meter`, with the units and bucket boundaries the conventions advise. */

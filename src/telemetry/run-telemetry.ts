@@ -82,7 +82,7 @@ export async function startRunTelemetry(options: AgentTelemetry, start: RunTelem
     attributes[ZIDANE.parentRunId] = start.parentRunId
   const span = tracer.startSpan(`${OPERATION.invokeAgent} ${agentName}`, { kind: api.SpanKind.INTERNAL, attributes, links }, parent)
   const spanContext = api.trace.setSpan(parent, span)
-  const scope: TelemetryScope = { runtime, parent: spanContext, common, agentName, toolSpans: new Map(), describeTool: start.describeTool }
+  const scope: TelemetryScope = { runtime, parent: spanContext, common, agentName, toolSpans: new Map(), metricDimensions: new Map(), describeTool: start.describeTool }
   const maxBytes = runtime.content.maxBytes
   if (runtime.recordInputs && start.prompt !== undefined) {
     const content = typeof start.prompt === 'string' ? [{ type: 'text' as const, text: start.prompt }] : promptBlocks(start.prompt)

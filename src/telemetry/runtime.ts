@@ -1,5 +1,5 @@
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'
-import type { GenAiInstruments } from './metrics'
+import type { GenAiInstruments, MetricDimensions } from './metrics'
 import type { AgentTelemetry } from './options'
 import type { OtelApi } from './otel-api'
 import { INSTRUMENTATION_SCOPE } from './conventions'
@@ -32,6 +32,8 @@ export interface TelemetryScope {
   readonly toolSpans: Map<string, Span>
   /** The description of a tool, by canonical name. */
   readonly describeTool?: (name: string) => string | undefined
+  /** The metric attributes of the scope's calls, by provider, model and response model (made once, read by every call). */
+  readonly metricDimensions: Map<string, MetricDimensions>
 }
 
 const runtimes = new WeakMap<AgentTelemetry, Promise<TelemetryRuntime>>()

@@ -5,6 +5,7 @@ import type { TurnUsage } from '../core/stats'
 import type { DecisionReply } from '../decisions/types'
 import type { ToolSpec, TurnResult } from '../providers/types'
 import type { RecordedContent } from './content'
+import type { MetricDimensions } from './metrics'
 import type { TelemetryRuntime, TelemetryScope } from './runtime'
 import { timerNow } from '../core/timer'
 import { ClassifiedError } from '../errors'
@@ -24,10 +25,17 @@ const bases = new WeakMap<RunEffects, RunEffects>()
  */
 export function tracedEffects(base: RunEffects, scope: () => TelemetryScope | Promise<TelemetryScope>): RunEffects {
   const inner = untraced(base)
+  // A run's scope is there at once; only a decision outside a run waits for it (the API's first load).
   const traced: RunEffects = {
     ...inner,
-    model: (kind, request, exec) => inner.model(kind, request, async () => tracedModelCall(await scope(), kind, request, exec)),
-    tool: (call, exec) => inner.tool(call, async () => tracedToolCall(await scope(), call, exec)),
+    model: (kind, request, exec) => inner.model(kind, request, () => {
+      const known = scope()
+      return known instanceof Promise ? known.then(ready => tracedModelCall(ready, kind, request, exec)) : tracedModelCall(known, kind, request, exec)
+    }),
+    tool: (call, exec) => inner.tool(call, () => {
+      const known = scope()
+      return known instanceof Promise ? known.then(ready => tracedToolCall(ready, call, exec)) : tracedToolCall(known, call, exec)
+    }),
   }
   bases.set(traced, inner)
   return traced
@@ -111,39 +119,70 @@ async function tracedModelCall<T>(scope: TelemetryScope, kind: ModelCallKind, re
       firstChunkAt = timerNow()
     })
   }
-  const metric: Record<string, string | undefined> = {
-    [GEN_AI.operationName]: OPERATION.chat,
-    [GEN_AI.providerName]: request.provider,
-    [GEN_AI.requestModel]: request.model,
-    [GEN_AI.agentName]: scope.agentName,
-  }
+  let dimensions: MetricDimensions | undefined
+  let failure: string | undefined
   try {
     const result = await api.context.with(api.trace.setSpan(scope.parent, span), exec)
     const answer = answerOf(kind, result)
-    metric[GEN_AI.responseModel] = answer.model
+    dimensions = metricDimensions(scope, request.provider, request.model, answer.model)
     setAnswerAttributes(span, answer)
     if (firstChunkAt !== undefined) {
       const seconds = (firstChunkAt - startedAt) / 1000
       span.setAttribute(GEN_AI.responseTimeToFirstChunk, seconds)
-      instruments.timeToFirstChunk.record(seconds, presentAttributes(metric))
+      instruments.timeToFirstChunk.record(seconds, dimensions.call)
     }
     if (scope.runtime.recordOutputs && answer.output)
       recordContent(scope, span, GEN_AI.outputMessages, OPERATION.chat, messagesJson([{ role: 'assistant', content: answer.output }], scope.runtime.content.maxBytes, answer.finishReason))
     if (answer.usage) {
-      const tokens = presentAttributes(metric)
-      instruments.tokenUsage.record(answer.usage.input, { ...tokens, [GEN_AI.tokenType]: TOKEN_TYPE.input })
-      instruments.tokenUsage.record(answer.usage.output, { ...tokens, [GEN_AI.tokenType]: TOKEN_TYPE.output })
+      instruments.tokenUsage.record(answer.usage.input, dimensions.input)
+      instruments.tokenUsage.record(answer.usage.output, dimensions.output)
     }
     return result
   }
   catch (error) {
     failSpan(scope.runtime, span, error)
-    metric[ERROR_TYPE] = errorType(error)
+    failure = errorType(error)
     throw error
   }
   finally {
-    instruments.operationDuration.record((timerNow() - startedAt) / 1000, presentAttributes(metric))
+    const seconds = (timerNow() - startedAt) / 1000
+    if (failure === undefined && dimensions)
+      instruments.operationDuration.record(seconds, dimensions.call)
+    else
+      instruments.operationDuration.record(seconds, { ...(dimensions?.call ?? presentAttributes(metricBase(scope, request.provider, request.model))), [ERROR_TYPE]: failure })
     span.end()
+  }
+}
+
+const MAX_METRIC_DIMENSIONS = 16
+
+/**
+ * A call's metric attributes, made once per scope for each provider and
+ * model pair: a run's calls all share them, and an SDK only reads them.
+ */
+function metricDimensions(scope: TelemetryScope, provider: string, model: string, responseModel: string | undefined): MetricDimensions {
+  const key = `${provider}\n${model}\n${responseModel ?? ''}`
+  let dimensions = scope.metricDimensions.get(key)
+  if (!dimensions) {
+    const call = presentAttributes({ ...metricBase(scope, provider, model), [GEN_AI.responseModel]: responseModel })
+    dimensions = {
+      call,
+      input: { ...call, [GEN_AI.tokenType]: TOKEN_TYPE.input },
+      output: { ...call, [GEN_AI.tokenType]: TOKEN_TYPE.output },
+    }
+    // The response model is the server's word: a scope keeps a few pairs, not one per name a server makes up.
+    if (scope.metricDimensions.size < MAX_METRIC_DIMENSIONS)
+      scope.metricDimensions.set(key, dimensions)
+  }
+  return dimensions
+}
+
+function metricBase(scope: TelemetryScope, provider: string, model: string): Record<string, string> {
+  return {
+    [GEN_AI.operationName]: OPERATION.chat,
+    [GEN_AI.providerName]: provider,
+    [GEN_AI.requestModel]: model,
+    [GEN_AI.agentName]: scope.agentName,
   }
 }
 
