@@ -6,6 +6,7 @@ import type { DurableToolDef, ToolContext, ToolDef, ToolOutcome } from '../tools
 import type { Answer } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
+import { untilAborted } from '../core/until-aborted'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
@@ -124,7 +125,7 @@ function runToolBody(run: RunContext, base: ToolHookContext, def: ToolDef, input
   if (nestsAgent(def))
     call.runsNestedAgent = true
   const work = run.effects.tool(call, async () => def.execute(input, ctx))
-  return raceAbort(work, ctx.signal)
+  return untilAborted(work, ctx.signal, error => debugLog('tool failed after the run was aborted', error))
 }
 
 /**
@@ -153,23 +154,4 @@ async function settleToolState(run: RunContext, base: ToolHookContext, view: Too
 
 function nestsAgent(def: ToolDef): boolean {
   return (def as DurableToolDef).runsNestedAgent === true
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    // The tool may still settle later (it aborted the run itself); its failure must not go unhandled.
-    work.catch(error => debugLog('tool failed after the run was aborted', error))
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then((value) => {
-      signal.removeEventListener('abort', onAbort)
-      resolve(value)
-    }, (error) => {
-      signal.removeEventListener('abort', onAbort)
-      reject(error)
-    })
-  })
 }

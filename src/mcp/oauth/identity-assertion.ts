@@ -1,3 +1,4 @@
+import { readTextCapped } from '../../core/capped-body'
 import { timeoutSignal } from '../../core/timer'
 /**
  * The identity-provider half of enterprise-managed authorization: trade the
@@ -49,27 +50,6 @@ function refusal(request: IdJagRequest, message: string, extra: { status?: numbe
   return new McpIdentityAssertionError({ server: request.server, stage: 'identity-provider', message: `MCP server "${request.server}": ${message}`, ...extra })
 }
 
-/** The body as text, refused past `MAX_TOKEN_EXCHANGE_RESPONSE_BYTES` (the rest is not read). */
-async function readCapped(response: Response): Promise<string | undefined> {
-  if (!response.body)
-    return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done)
-      break
-    size += value.byteLength
-    if (size > MAX_TOKEN_EXCHANGE_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text)
@@ -117,7 +97,7 @@ export async function requestIdJag(request: IdJagRequest): Promise<IdJag> {
       signal,
     })
     status = response.status
-    text = await readCapped(response)
+    text = await readTextCapped(response, MAX_TOKEN_EXCHANGE_RESPONSE_BYTES)
   }
   catch (error) {
     if (timer?.signal.aborted) {

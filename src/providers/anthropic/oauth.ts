@@ -8,7 +8,9 @@
  */
 
 import type { OAuthRefreshHookContext } from '../oauth-hook'
+import { readTextCapped } from '../../core/capped-body'
 import { timeoutSignal } from '../../core/timer'
+import { untilAborted } from '../../core/until-aborted'
 import { OAuthRefreshError } from '../../errors'
 import { PROVIDER_NAME } from './errors'
 
@@ -86,13 +88,13 @@ export function anthropicOAuthSession(initial: AnthropicOAuthCredentials, now: (
       flight.then(settle, settle)
     }
     // A request that gives up waiting leaves the refresh running for the others.
-    return abortable(refreshing, signal)
+    return untilAborted(refreshing, signal)
   }
 
   return {
     access: () => current.access,
     fresh: signal => now() + OAUTH_REFRESH_MARGIN_MS < current.expires && !refreshing ? Promise.resolve(current.access) : refresh(signal),
-    afterRejection: (rejected, signal) => rejected === current.access ? refresh(signal) : abortable(Promise.resolve(current.access), signal),
+    afterRejection: (rejected, signal) => rejected === current.access ? refresh(signal) : untilAborted(Promise.resolve(current.access), signal),
     takeReports: () => reports.splice(0),
   }
 }
@@ -117,7 +119,7 @@ async function requestTokens(tokenUrl: string, clientId: string, refreshToken: s
         ? `the token endpoint did not answer within ${OAUTH_REFRESH_TIMEOUT_MS}ms`
         : 'the token endpoint could not be reached')
     }
-    const text = await readCapped(response).catch(() => {
+    const text = await readTextCapped(response, MAX_TOKEN_RESPONSE_BYTES).catch(() => {
       throw failure(deadline.signal.aborted ? 'timeout' : 'network', 'the token endpoint\'s answer was cut off')
     })
     if (text === undefined)
@@ -181,32 +183,6 @@ function oauthErrorCode(body: Record<string, unknown> | undefined): string | und
   return typeof code === 'string' && OAUTH_ERROR_CODE.test(code) ? code : undefined
 }
 
-/** The body as text, or `undefined` past `MAX_TOKEN_RESPONSE_BYTES` (the rest is not read). */
-async function readCapped(response: Response): Promise<string | undefined> {
-  if (!response.body)
-    return ''
-  const declared = Number(response.headers.get('content-length'))
-  if (Number.isFinite(declared) && declared > MAX_TOKEN_RESPONSE_BYTES) {
-    await response.body.cancel().catch(() => {})
-    return undefined
-  }
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done)
-      break
-    size += value.byteLength
-    if (size > MAX_TOKEN_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text)
@@ -215,21 +191,4 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   catch {
     return undefined
   }
-}
-
-/** `work`, or a rejection with the signal's reason as soon as it aborts. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted)
-    return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then((value) => {
-      signal.removeEventListener('abort', onAbort)
-      resolve(value)
-    }, (error) => {
-      signal.removeEventListener('abort', onAbort)
-      reject(error)
-    })
-  })
 }

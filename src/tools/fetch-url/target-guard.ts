@@ -10,6 +10,7 @@ import type { LookupAddress } from 'node:dns'
 import type { LookupFunction } from 'node:net'
 import type { BlockedAddress, IpLiteral } from './address'
 import { lookup } from 'node:dns/promises'
+import { untilAborted } from '../../core/until-aborted'
 import { blockedAddress, formatIPv4, parseIpLiteral } from './address'
 import { hostAllowed } from './settings'
 
@@ -37,7 +38,7 @@ export class FetchRefusedError extends Error {
 }
 
 export const systemResolver: HostResolver = async (hostname, signal) => {
-  const answers = await abortable(lookup(hostname, { all: true, verbatim: true }), signal)
+  const answers = await untilAborted(lookup(hostname, { all: true, verbatim: true }), signal)
   return answers.map(answer => ({ address: answer.address, family: answer.family === 6 ? 6 : 4 }))
 }
 
@@ -117,14 +118,4 @@ export function pinnedLookup(hostname: string, addresses: readonly ResolvedAddre
     else
       callback(null, usable[0].address, usable[0].family)
   }
-}
-
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted)
-    return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
 }
