@@ -60,7 +60,27 @@ export async function freePort(): Promise<number> {
   return port
 }
 
+/** Attempts at a start whose picked ports another process took between the pick and the bind. */
+const START_ATTEMPTS = 4
+
+/**
+ * Start a server on three free loopback ports. A port is only known to be free
+ * when it is picked; tests running beside this one may bind it before the
+ * server does, so a start that fails on "Address in use" picks new ports.
+ */
 export async function startRestateServer(options: RestateServerOptions = {}): Promise<RestateServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options)
+    }
+    catch (error) {
+      if (attempt >= START_ATTEMPTS || !String((error as Error).message).includes('Address in use'))
+        throw error
+    }
+  }
+}
+
+async function startOnce(options: RestateServerOptions): Promise<RestateServer> {
   const [admin, ingress, node] = [await freePort(), await freePort(), await freePort()]
   const dataDir = await mkdtemp(join(tmpdir(), 'zidane-restate-'))
   const env: NodeJS.ProcessEnv = {
