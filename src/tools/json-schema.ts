@@ -24,12 +24,22 @@ interface Walk {
   readonly problems: string[]
 }
 
+/** No `$ref` followed yet: shared, since a set of followed references is never edited (a new one is made per reference). */
+const NO_REFS: ReadonlySet<string> = new Set()
+
+/**
+ * Each pattern compiled once, not on every call that checks it. Sharing is
+ * safe: the patterns have no `g` or `y` flag, so `test` keeps no state.
+ */
+const compiledPatterns = new Map<string, RegExp | undefined>()
+const MAX_COMPILED_PATTERNS = 512
+
 /** Check a value against the JSON Schema subset tools use; each problem comes back as one readable line. */
 export function checkJsonSchema(schema: Schema, value: unknown): string[] {
   const walk: Walk = { root: schema, problems: [] }
-  visit(walk, schema, value, '', new Set())
+  visit(walk, schema, value, '', NO_REFS)
   // Two subschemas applied to one value (`allOf` and a `$ref`) may find the same fault.
-  return [...new Set(walk.problems)]
+  return walk.problems.length < 2 ? walk.problems : [...new Set(walk.problems)]
 }
 
 /**
@@ -133,13 +143,22 @@ function codePointLength(value: string): number {
  * unknown keyword rather than failing the tool call.
  */
 function compilePattern(source: string): RegExp | undefined {
+  const known = compiledPatterns.get(source)
+  if (known !== undefined || compiledPatterns.has(source))
+    return known
+  let pattern: RegExp | undefined
   for (const flags of ['u', '']) {
     try {
-      return new RegExp(source, flags)
+      pattern = new RegExp(source, flags)
+      break
     }
     catch {}
   }
-  return undefined
+  // Patterns come from tool schemas, a fixed set per agent; the cap only stops a server that sends new ones forever.
+  if (compiledPatterns.size >= MAX_COMPILED_PATTERNS)
+    compiledPatterns.clear()
+  compiledPatterns.set(source, pattern)
+  return pattern
 }
 
 function checkNumber(schema: Schema, value: number, at: string, problems: string[]): void {
@@ -171,7 +190,7 @@ function checkArray(walk: Walk, schema: Schema, value: unknown[], path: string):
     walk.problems.push(`${at}: must have at most ${maxItems} items`)
   const items = own(schema, 'items')
   if (items !== undefined && !Array.isArray(items))
-    value.forEach((item, index) => apply(walk, items, item, `${path}[${index}]`, new Set()))
+    value.forEach((item, index) => apply(walk, items, item, `${path}[${index}]`, NO_REFS))
 }
 
 function checkObject(walk: Walk, schema: Schema, value: Record<string, unknown>, path: string): void {
@@ -191,15 +210,15 @@ function checkObject(walk: Walk, schema: Schema, value: Record<string, unknown>,
     const named = isPlainObject(properties) ? own(properties, key) : undefined
     const patterned = patterns.filter(entry => entry.pattern.test(key))
     if (named !== undefined && child !== undefined)
-      apply(walk, named, child, childPath, new Set())
+      apply(walk, named, child, childPath, NO_REFS)
     for (const entry of patterned)
-      apply(walk, entry.schema, child, childPath, new Set())
+      apply(walk, entry.schema, child, childPath, NO_REFS)
     if (named !== undefined || patterned.length > 0)
       continue
     if (additional === false)
       walk.problems.push(`${childPath}: is not an allowed property`)
     else if (isPlainObject(additional))
-      apply(walk, additional, child, childPath, new Set())
+      apply(walk, additional, child, childPath, NO_REFS)
   }
 }
 

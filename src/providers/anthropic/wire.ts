@@ -126,6 +126,30 @@ function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemer
   })
 }
 
+/** One wire message; never edited once built (a merge or a breakpoint makes a new one). */
+interface WireEntry {
+  role: 'user' | 'assistant'
+  content: ContentBlockParam[]
+}
+
+/**
+ * What a conversation's last request was built from: the messages, each one's
+ * converted record, the number of wire messages after each, and those wire
+ * messages (without the breakpoint). Keyed by the conversation's first
+ * message object, which the wire pipeline hands every request of a run
+ * (`../../wire/pipeline.ts`), so a run has one entry and each request
+ * converts only the messages after the part that is unchanged: building the
+ * request costs what the turn added, not the whole conversation.
+ */
+interface WirePrefix {
+  inputs: SessionMessage[]
+  records: ConvertedContent[]
+  ends: number[]
+  entries: WireEntry[]
+}
+
+const prefixes = new WeakMap<SessionMessage, WirePrefix>()
+
 /**
  * Convert (text made well-formed, see `../well-formed`), drop what this API
  * never sees, and merge consecutive messages of the same role (the API
@@ -135,31 +159,73 @@ function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemer
  * gets the conversation's cache breakpoint.
  */
 export function wireMessages(messages: readonly SessionMessage[], cacheControl?: CacheControlEphemeral): MessageParam[] {
-  const wire: Array<{ role: 'user' | 'assistant', content: ContentBlockParam[] }> = []
-  let before: SessionMessage | undefined
-  for (const message of messages) {
+  const first = messages[0]
+  let prefix = first === undefined ? undefined : prefixes.get(first)
+  if (!prefix) {
+    prefix = { inputs: [], records: [], ends: [], entries: [] }
+    if (first !== undefined)
+      prefixes.set(first, prefix)
+  }
+  const from = reusablePrefix(prefix, messages)
+  const wire = prefix.entries
+  let before: SessionMessage | undefined = messages[from - 1]
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i]
     const answering = before?.role === 'assistant' ? before.content : undefined
     before = message
-    const content = convertedContent(message, answering)
-    if (content.length === 0)
-      continue
-    const previous = wire.at(-1)
-    // Converted arrays are shared with later requests: a merge or a breakpoint copies, never edits them.
-    if (previous && previous.role === message.role)
-      previous.content = [...previous.content, ...content]
-    else
-      wire.push({ role: message.role, content })
+    const record = convertedContent(message, answering)
+    prefix.inputs.push(message)
+    prefix.records.push(record)
+    const content = record.content
+    if (content.length > 0) {
+      const previous = wire.at(-1)
+      // Converted arrays are shared with later requests: a merge or a breakpoint copies, never edits them.
+      if (previous && previous.role === message.role)
+        wire[wire.length - 1] = { role: previous.role, content: [...previous.content, ...content] }
+      else
+        wire.push({ role: message.role, content })
+    }
+    prefix.ends.push(wire.length)
   }
 
-  const last = wire.at(-1)
+  const sent = wire.slice()
+  const last = sent.at(-1)
   if (cacheControl && last) {
     const index = last.content.findLastIndex(acceptsCacheControl)
     if (index >= 0) {
-      last.content = [...last.content]
-      last.content[index] = withCacheControl(last.content[index], cacheControl)
+      const content = [...last.content]
+      content[index] = withCacheControl(content[index], cacheControl)
+      sent[sent.length - 1] = { role: last.role, content }
     }
   }
-  return wire
+  return sent
+}
+
+/**
+ * How many of `messages` can keep the wire messages the last request built
+ * from them: the leading messages that are the same objects with the same
+ * blocks, less those that went into the last wire message they built (a
+ * message after them may merge into it). Trims `prefix` to that point and
+ * returns it.
+ */
+function reusablePrefix(prefix: WirePrefix, messages: readonly SessionMessage[]): number {
+  const { inputs, records, ends } = prefix
+  const known = Math.min(inputs.length, messages.length)
+  let same = 0
+  while (same < known && messages[same] === inputs[same] && unchanged(records[same], messages[same]))
+    same++
+  const length = same === 0 ? 0 : ends[same - 1]
+  let from = same
+  while (from > 0 && ends[from - 1] === length)
+    from--
+  // `from` messages are kept; the wire message the last of them would grow is rebuilt from its first message.
+  inputs.length = records.length = ends.length = from
+  prefix.entries.length = from === 0 ? 0 : ends[from - 1]
+  return from
+}
+
+function unchanged(record: ConvertedContent, message: SessionMessage): boolean {
+  return record.role === message.role && sameItems(record.blocks, message.content)
 }
 
 /** One message's converted blocks, remembered with what they were built from. */
@@ -179,18 +245,19 @@ interface ConvertedContent {
  */
 const convertedMessages = new WeakMap<readonly SessionContentBlock[], ConvertedContent>()
 
-function convertedContent(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined): ContentBlockParam[] {
+function convertedContent(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined): ConvertedContent {
   const known = convertedMessages.get(message.content)
   if (known && known.role === message.role && sameItems(known.blocks, message.content) && sameAnswered(known.answering, answering))
-    return known.content
+    return known
   const content: ContentBlockParam[] = []
   for (const block of message.role === 'user' ? resultsFirst(message.content, answering) : message.content) {
     const converted = toWireBlock(wellFormedBlock(block))
     if (converted)
       content.push(converted)
   }
-  convertedMessages.set(message.content, { role: message.role, blocks: [...message.content], answering: answering && [...answering], content })
-  return content
+  const record: ConvertedContent = { role: message.role, blocks: [...message.content], answering: answering && [...answering], content }
+  convertedMessages.set(message.content, record)
+  return record
 }
 
 function sameAnswered(a: readonly SessionContentBlock[] | undefined, b: readonly SessionContentBlock[] | undefined): boolean {
