@@ -4,6 +4,7 @@ import type { RunContext } from '../loop/run-context'
 import type { Session } from '../session/session'
 import type { SessionRun } from '../session/types'
 import type { ApprovalDecisionOptions } from '../tools/hooks'
+import { mergeObjects } from '../core/merge-objects'
 import { ToolApprovalError } from '../errors'
 import { checkRunState } from '../loop/run-state'
 import { holdRunLease } from './session-lease'
@@ -57,9 +58,9 @@ export function agentApprovals(sources: ApprovalSources): AgentApprovals {
       const state = checkRunState(record.state, { runId: record.id, sessionId: session.id })
       const decidedAt = await sources.clock.now()
       const approvals = state.approvals!.map(approval => approval.callId === callId
-        ? { ...approval, decision: { approved, ...(reason === undefined ? {} : { reason }), decidedAt } }
+        ? mergeObjects(approval, { decision: { approved, ...(reason === undefined ? {} : { reason }), decidedAt } })
         : approval)
-      await session.saveRun({ ...record, state: { ...state, approvals } })
+      await session.saveRun(mergeObjects(record, { state: mergeObjects(state, { approvals }) }))
     }
     finally {
       await lease.end()

@@ -15,6 +15,7 @@ import type { SteeringQueues } from './steering'
 import type { AgentStream, AgentStreamOptions } from './stream'
 import { createProcessContext } from '../contexts/process'
 import { resolveClock, resolveEffects } from '../core/effects'
+import { mergeObjects } from '../core/merge-objects'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { AgentAbortedError, AgentBusyError } from '../errors'
@@ -203,9 +204,10 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
 
   const approvals = agentApprovals({ session: options.session, clock, live: () => live, running: () => current !== undefined })
 
+  // `hooks` first: a literal that begins with a spread is slow to build on Node 20 (see core/merge-objects.ts).
   const agent: Agent<SchemaOutput<Schema>> = {
-    ...approvals,
     hooks,
+    ...approvals,
     decide: decisions.decide,
     session: options.session,
     toolState: toolState.committed,
@@ -263,7 +265,7 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
       const last = lastTopLevelRun(session.runs)
       if (!last || !isUnfinished(last))
         throw new TypeError(`Session "${session.id}" has no suspended, paused or unfinished run to resume`)
-      return agent.run({ ...resumeOptions, prompt: undefined, resumeRunId: undefined })
+      return agent.run(mergeObjects(resumeOptions, { prompt: undefined, resumeRunId: undefined }))
     },
     async destroy() {
       destroyed = true

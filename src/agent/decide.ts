@@ -12,6 +12,7 @@ import type { AgentDecide, DecideOptions, DecisionAnswer, DecisionEndHookContext
 import type { AgentHookBus } from '../hooks/bus'
 import type { ModelCatalogLayers } from '../providers/catalog/types'
 import type { Provider } from '../providers/types'
+import { mergeObjects } from '../core/merge-objects'
 import { startTimer } from '../core/timer'
 import { debugLog } from '../debug'
 import { answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionContent, inputKind, parseAnswers, readDecisionRequest } from '../decisions/questions'
@@ -121,8 +122,8 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
     const finish = async (outcome: DecisionOutcome): Promise<DecisionOutcome> => {
       const durationMs = Math.max(0, effects.now() - began)
       const end: DecisionEndHookContext = outcome.ok
-        ? { ...start, ok: true, durationMs, answers: outcome.answers, usage: outcome.usage, provider: outcome.provider, model: outcome.model }
-        : { ...start, ok: false, durationMs, reason: outcome.reason, message: outcome.message }
+        ? mergeObjects(start, { ok: true, durationMs, answers: outcome.answers, usage: outcome.usage, provider: outcome.provider, model: outcome.model })
+        : mergeObjects(start, { ok: false, durationMs, reason: outcome.reason, message: outcome.message })
       await fire(engine, 'decision:end', end)
       binding?.record(recordOf(start, end, outcome))
       return outcome
@@ -163,7 +164,7 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
       }
       const modelCall = { provider: selected.provider.name, model, ...(binding ? { runId: binding.runId } : {}), id: decisionId, attempt: 1, body }
       const reply = await Promise.race([
-        effects.model('decision', modelCall, async () => selected.decisions.decide({ ...body, signal: call.signal })),
+        effects.model('decision', modelCall, async () => selected.decisions.decide(mergeObjects(body, { signal: call.signal }))),
         call.aborted,
       ])
       // Pricing the reply reads the bundled model data, loaded on first use.

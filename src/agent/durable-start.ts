@@ -8,6 +8,7 @@ import type { SessionTurn } from '../core/content'
 import type { RunEffects } from '../core/effects'
 import type { Session } from '../session/session'
 import type { SessionRun } from '../session/types'
+import { mergeObjects } from '../core/merge-objects'
 import { filterUnresolvedToolUses } from '../wire/pairing'
 import { replaceSupersededTurns } from '../wire/superseded'
 
@@ -25,7 +26,7 @@ export function abortedTurns(recorded: readonly SessionTurn[]): SessionTurn[] {
   const lastAssistant = turns.findLast(turn => turn.role === 'assistant')
   if (!lastAssistant || filtered.includes(lastAssistant))
     return filtered
-  const rebuilt: SessionTurn = lastAssistant.aborted ? lastAssistant : { ...lastAssistant, aborted: true }
+  const rebuilt: SessionTurn = lastAssistant.aborted ? lastAssistant : mergeObjects(lastAssistant, { aborted: true })
   const kept = new Map(filtered.map(turn => [turn.id, turn]))
   return turns.flatMap((turn) => {
     if (turn === lastAssistant)

@@ -4,6 +4,7 @@ import type { McpElicitationHandler } from '../mcp/elicitation-form'
 import type { ConnectMcpServersOptions, McpConnection } from '../mcp/types'
 import type { FrozenPromptSections } from '../session/system-freeze'
 import type { AgentOptions } from './options'
+import { mergeObjects } from '../core/merge-objects'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
@@ -166,7 +167,7 @@ function withSeparator(connection: McpConnection, separator: McpSeparator): McpC
     taken.add(name)
     aliases[canonical] = name
   }
-  return { ...connection, aliases }
+  return mergeObjects(connection, { aliases })
 }
 
 /** `mcpConnectTimeoutMs` (default 2 minutes), cut short by a lower `maxWallMs`. */

@@ -12,6 +12,7 @@ import type { FrozenPromptSections } from '../session/system-freeze'
 import type { ToolRegistry } from '../tools/registry'
 import type { ToolMap } from '../tools/types'
 import type { AgentOptions, AgentProfile, AgentRunOptions } from './options'
+import { mergeObjects } from '../core/merge-objects'
 import { resolveBehavior } from '../knobs/behavior'
 import { activatePolicies, policyTools } from '../loop/policy-runner'
 import { resolveModelTargets } from '../providers/model-targets'
@@ -85,7 +86,7 @@ export function planBehavior(agent: PlanAgentLayer, run: PlanRunLayer = {}): Age
   const behavior = resolveBehavior(base, run.behavior)
   // A replay may happen on another worker: background tasks that die with this process stay off unless asked for.
   if (agent.durable?.mode === 'replay' && behavior.disableBackgroundTasks === undefined)
-    return { ...behavior, disableBackgroundTasks: 'non-durable' }
+    return mergeObjects(behavior, { disableBackgroundTasks: 'non-durable' })
   return behavior
 }
 
@@ -99,9 +100,9 @@ export function planRun(input: RunPlanInput): RunPlan {
   const profile: AgentProfile | undefined = run.profile
   const behavior = planBehavior(agent, run)
   // Explicit aliases win over generated ones; a run's own tools replace everything, MCP tools included.
-  const aliases = mcp ? { ...mcp.aliases, ...agent.toolAliases } : agent.toolAliases
+  const aliases = mcp ? mergeObjects(mcp.aliases, agent.toolAliases) : agent.toolAliases
   const layerTools = profile?.tools ?? agent.tools
-  const toolSet = run.tools ?? (mcp ? { ...layerTools, ...mcp.tools } : layerTools)
+  const toolSet = run.tools ?? (mcp ? mergeObjects(layerTools, mcp.tools) : layerTools)
   const replaced = run.tools !== undefined
   const disclosure = planToolDisclosure(toolSet, aliases, mcp, behavior, input.history ?? [], replaced)
   const ownTools = policyTools(input.policies, behavior, {
@@ -111,11 +112,11 @@ export function planRun(input: RunPlanInput): RunPlan {
     deferred: disclosure.disclosure?.deferred ?? NOTHING_DEFERRED,
     load: disclosure.load,
   })
-  const tools = prepareRunTools(ownTools ? { ...disclosure.tools, ...ownTools } : disclosure.tools, aliases, behavior, input.execution, disclosure.disclosure)
+  const tools = prepareRunTools(ownTools ? mergeObjects(disclosure.tools, ownTools) : disclosure.tools, aliases, behavior, input.execution, disclosure.disclosure)
   const catalogs = { run: run.behavior?.modelCatalog, profile: profile?.behavior?.modelCatalog, agent: agent.behavior?.modelCatalog }
   const providers = agent.provider === undefined ? [] : providerList(agent.provider)
   const targets = providers.length === 0 ? [] : resolveModelTargets(providers, run.model, catalogs)
-  const builtIn = { ...disclosure.sections, ...mcpInstructionsSection(mcp, behavior) }
+  const builtIn = mergeObjects(disclosure.sections, mcpInstructionsSection(mcp, behavior))
   const sections = withPolicySections(builtIn, input.policies, behavior, tools)
   const base = run.system ?? profile?.system ?? agent.system ?? DEFAULT_SYSTEM_PROMPT
   return {

@@ -9,6 +9,7 @@ import type { RunContext } from '../loop/run-context'
 import type { SessionEndStatus, SessionRun } from '../session/types'
 import type { AgentRunOptions } from './options'
 import { definedOnly } from '../core/defined-only'
+import { mergeObjects } from '../core/merge-objects'
 import { callHookBounded } from '../hooks/bus'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { savedState } from './run-state-record'
@@ -44,29 +45,15 @@ export async function finishRecord(
   const session = run.session
   if (!session)
     return
-  await session.saveRun({
-    ...record,
-    status,
-    endedAt: await run.clock.now(),
-    ...definedOnly({ stopReason }),
-    ...(error === undefined ? {} : { error: describeError(error) }),
-    ...(decisions.length === 0 ? {} : { decisions: [...decisions] }),
-    state: savedState(run),
-    usage: {
-      input: stats.totalIn,
-      output: stats.totalOut,
-      cacheRead: stats.totalCacheRead,
-      cacheCreation: stats.totalCacheCreation,
-      turns: stats.turns,
-      ...definedOnly({ cost: stats.cost }),
-    },
-  })
-  await callHookBounded(run.hooks, 'session:end', {
-    ...runIds(run),
-    sessionId: session.id,
-    status,
-    ...definedOnly({ stopReason }),
-  }, { timeoutMs: hookTimeout(run), failClosed: false })
+  await session.saveRun(mergeObjects(mergeObjects(record, { status, endedAt: await run.clock.now() }, definedOnly({ stopReason }), (error === undefined ? {} : { error: describeError(error) })), (decisions.length === 0 ? {} : { decisions: [...decisions] }), { state: savedState(run), usage: {
+    input: stats.totalIn,
+    output: stats.totalOut,
+    cacheRead: stats.totalCacheRead,
+    cacheCreation: stats.totalCacheCreation,
+    turns: stats.turns,
+    ...definedOnly({ cost: stats.cost }),
+  } }))
+  await callHookBounded(run.hooks, 'session:end', mergeObjects(runIds(run), { sessionId: session.id, status }, definedOnly({ stopReason })), { timeoutMs: hookTimeout(run), failClosed: false })
 }
 
 function describeError(error: unknown): { name: string, message: string } {

@@ -12,6 +12,7 @@ import type { ModelTarget } from '../providers/model-targets'
 import type { Session } from '../session/session'
 import type { SessionRun } from '../session/types'
 import type { AgentRunOptions } from './options'
+import { mergeObjects } from '../core/merge-objects'
 import { policyStateWrites } from '../loop/policy-runner'
 import { checkRunState, createRunState } from '../loop/run-state'
 import { readStateSnapshot, readStateVersion, restoreReadState, tracksReadState } from '../tools/read-state'
@@ -34,7 +35,7 @@ export function stateToContinue(session: Session, options: AgentRunOptions, runs
   if (!unfinished && options.resumeRunId === undefined)
     return undefined
   const saved = checkRunState(record.state, { runId: record.id, sessionId: session.id })
-  return unfinished ? withTurnUsage(saved, session, record.id) : { ...createRunState(saved.target), policies: {} }
+  return unfinished ? withTurnUsage(saved, session, record.id) : mergeObjects(createRunState(saved.target), { policies: {} })
 }
 
 /**
@@ -78,7 +79,7 @@ function withTurnUsage(saved: RunState, session: Session, runId: string): RunSta
     if (turn.role === 'assistant' && turn.usage)
       usages.push(turn.usage)
   }
-  return { ...rest, usage: [...saved.usage, ...usages.slice(Math.max(0, usages.length - wanted))] }
+  return mergeObjects(rest, { usage: [...saved.usage, ...usages.slice(Math.max(0, usages.length - wanted))] })
 }
 
 /**
@@ -96,15 +97,7 @@ export function startState(continued: RunState | undefined, targets: readonly Mo
   const same = (target: ModelTarget | undefined) => target !== undefined && target.provider.name === saved.provider && target.model === saved.model
   const index = same(targets[saved.index]) ? saved.index : targets.findIndex(same)
   const target = index === -1 ? first : { index, provider: saved.provider, model: saved.model }
-  return {
-    ...createRunState(target),
-    turnCount: continued.turnCount,
-    pending: [...continued.pending],
-    usage: [...continued.usage],
-    sideCalls: [...continued.sideCalls],
-    children: [...continued.children],
-    ...(continued.approvals ? { approvals: continued.approvals.map(approval => ({ ...approval })) } : {}),
-  }
+  return mergeObjects(createRunState(target), { turnCount: continued.turnCount, pending: [...continued.pending], usage: [...continued.usage], sideCalls: [...continued.sideCalls], children: [...continued.children] }, (continued.approvals ? { approvals: continued.approvals.map(approval => ({ ...approval })) } : {}))
 }
 
 export function legStartOf(state: RunState): RunLegStart {
@@ -140,18 +133,7 @@ export function savedState(run: RunContext, atBoundary = false): RunState {
   const read = run.session ? readStateSnapshot(run.session) : undefined
   const inherited = run.legStart.usage
   const inTurns = atBoundary ? state.usage.length - inherited : 0
-  return {
-    ...state,
-    target: { ...state.target },
-    pending: [...state.pending],
-    usage: inTurns > 0 ? state.usage.slice(0, inherited) : [...state.usage],
-    ...(inTurns > 0 ? { usageInTurns: inTurns } : {}),
-    sideCalls: [...state.sideCalls],
-    children: [...state.children],
-    policies: { ...state.policies },
-    ...(read ? { read } : {}),
-    ...(state.approvals ? { approvals: state.approvals.map(approval => ({ ...approval })) } : {}),
-  }
+  return mergeObjects(mergeObjects(state, { target: { ...state.target }, pending: [...state.pending], usage: inTurns > 0 ? state.usage.slice(0, inherited) : [...state.usage] }, (inTurns > 0 ? { usageInTurns: inTurns } : {}), { sideCalls: [...state.sideCalls], children: [...state.children], policies: { ...state.policies } }), (read ? { read } : {}), (state.approvals ? { approvals: state.approvals.map(approval => ({ ...approval })) } : {}))
 }
 
 /**
@@ -168,7 +150,7 @@ export function runCheckpoint(run: RunContext, record: SessionRun, session: Sess
     saved = savedState(run, true)
     savedRead = readStateVersion(session)
     savedWrites = policyStateWrites(run.state)
-    return { ...record, state: saved }
+    return mergeObjects(record, { state: saved })
   }
   return {
     record: take,

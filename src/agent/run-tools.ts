@@ -2,6 +2,7 @@ import type { ExecutionContext } from '../contexts/types'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ToolDisclosure, ToolRegistry } from '../tools/registry'
 import type { ToolMap } from '../tools/types'
+import { mergeObjects } from '../core/merge-objects'
 import { createToolRegistry } from '../tools/registry'
 import { resolveShellSpec, taskToolsFor } from '../tools/shell/recognition'
 import { backgroundAvailability, shellBehaviorOf } from '../tools/shell/settings'
@@ -33,5 +34,5 @@ function withTaskTools(tools: ToolMap | undefined, behavior: AgentBehavior, exec
     return tools
   const taken = new Set(defs.map(def => def.spec.name))
   const extra = Object.fromEntries(Object.entries(taskTools).filter(([, def]) => !taken.has(def.spec.name)))
-  return { ...tools, ...extra }
+  return mergeObjects(tools, extra)
 }

@@ -4,6 +4,7 @@ import type { AgentTelemetry } from '../telemetry/options'
 import type { RunTelemetry } from '../telemetry/run-telemetry'
 import type { ToolRegistry } from '../tools/registry'
 import type { AgentOptions, AgentRunOptions } from './options'
+import { mergeObjects } from '../core/merge-objects'
 import { recordToContinue } from './run-state-record'
 
 /** What a run knows when its telemetry starts. */
@@ -66,5 +67,5 @@ export function agentEffects(effects: RunEffects, telemetry: AgentTelemetry | un
   let traced: Promise<RunEffects> | undefined
   const load = () => traced ??= Promise.all([import('../telemetry/traced-effects'), import('../telemetry/agent-scope')])
     .then(([{ tracedEffects }, { decisionScope }]) => tracedEffects(effects, () => decisionScope(telemetry)))
-  return { ...effects, model: async (kind, request, exec) => (await load()).model(kind, request, exec) }
+  return mergeObjects<RunEffects, Pick<RunEffects, 'model'>>(effects, { model: async (kind, request, exec) => (await load()).model(kind, request, exec) })
 }

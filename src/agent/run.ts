@@ -16,6 +16,7 @@ import type { AgentOptions, AgentRunOptions } from './options'
 import type { SteeringQueues } from './steering'
 import { setMaxListeners } from 'node:events'
 import { resolveClock, resolveEffects } from '../core/effects'
+import { mergeObjects } from '../core/merge-objects'
 import { withTimeout } from '../core/timeout'
 import { timerNow } from '../core/timer'
 import { durableEffects } from '../durable/effects'
@@ -117,7 +118,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
   const startedAtMs = effects.now()
   const wallStartedAtMs = timerNow()
   // A blank prompt is no prompt: the run continues the session, or is refused when there is nothing to continue.
-  const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? { ...runOptions, prompt: undefined } : runOptions
+  const options = runOptions.prompt !== undefined && isBlankPrompt(runOptions.prompt) ? mergeObjects(runOptions, { prompt: undefined }) : runOptions
   const { agent, hooks, controller } = env
   const session = agent.session
   const originProblem = options.runOrigin === undefined ? undefined : runOriginProblem(options.runOrigin)
@@ -315,20 +316,13 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
   const record = openRunRecord(run, options, traceContext)
   try {
     if (session) {
-      await session.saveRun({ ...record, state: savedState(run) })
+      await session.saveRun(mergeObjects(record, { state: savedState(run) }))
       // At each turn boundary the record is saved again with the state (with `persistTurns: false` the turns are not stored then either).
       if (run.behavior.persistTurns ?? SESSION_DEFAULTS.persistTurns)
         Object.assign(run, { checkpoint: runCheckpoint(run, record, session) })
-      await callHookBounded(run.hooks, 'session:start', { ...runIds(run), sessionId: session.id }, lifecycle)
+      await callHookBounded(run.hooks, 'session:start', mergeObjects(runIds(run), { sessionId: session.id }), lifecycle)
     }
-    await callHookBounded(run.hooks, 'agent:start', {
-      ...runIds(run),
-      provider: run.provider.name,
-      model: run.model,
-      prompt: options.prompt,
-      tracingContext: options.tracingContext,
-      metadata: options.metadata,
-    }, lifecycle)
+    await callHookBounded(run.hooks, 'agent:start', mergeObjects(runIds(run), { provider: run.provider.name, model: run.model, prompt: options.prompt, tracingContext: options.tracingContext, metadata: options.metadata }), lifecycle)
     let promptCut = false
     if (options.prompt !== undefined) {
       const content = promptContent(options.prompt, [...freezeNotes(options, freshSystem, sections), ...options.systemNotes ?? []])
@@ -360,8 +354,8 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     await finishRecord(run, record, stopReason === 'aborted' ? 'aborted' : 'completed', stats, stopReason, undefined, decisions)
     await endPolicies(run, stopReason)
     if (stopReason === 'aborted')
-      await callHookBounded(run.hooks, 'agent:abort', { ...runIds(run), reason: run.signal.reason }, lifecycle)
-    await callHookBounded(run.hooks, 'agent:done', { ...runIds(run), stats, stopReason }, lifecycle)
+      await callHookBounded(run.hooks, 'agent:abort', mergeObjects(runIds(run), { reason: run.signal.reason }), lifecycle)
+    await callHookBounded(run.hooks, 'agent:done', mergeObjects(runIds(run), { stats, stopReason }), lifecycle)
     return stats
   }
   catch (error) {
@@ -371,7 +365,7 @@ async function driveRun(run: RunContext, options: AgentRunOptions, freshSystem: 
     const status: SessionEndStatus = error instanceof AgentBudgetExceededError ? 'aborted' : 'error'
     await finishRecord(run, record, status, buildStats(run, 'aborted'), undefined, error, decisions).catch(() => {})
     await endPolicies(run, undefined, error)
-    await callHookBounded(run.hooks, 'agent:error', { ...runIds(run), error }, lifecycle).catch(() => {})
+    await callHookBounded(run.hooks, 'agent:error', mergeObjects(runIds(run), { error }), lifecycle).catch(() => {})
     throw error
   }
 }

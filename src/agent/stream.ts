@@ -2,6 +2,7 @@ import type { AgentStats } from '../core/stats'
 import type { RunHookMap } from '../hooks/hook-map'
 import type { AgentRunOptions } from './options'
 import type { AgentStreamEvent } from './stream-events'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentAbortedError } from '../errors'
 import { EventBuffer } from './event-buffer'
 import { streamEventHooks } from './stream-hooks'
@@ -64,7 +65,7 @@ export function streamRun(run: (options: AgentRunOptions) => Promise<AgentStats>
     topRunId = runId
   }))
 
-  const result = run({ ...runOptions, signal, hooks }).then(
+  const result = run(mergeObjects(runOptions, { signal, hooks })).then(
     (stats) => {
       settled = true
       buffer.push({ type: 'done', runId: topRunId, depth: runOptions.depth ?? 0, stats })

@@ -5,6 +5,7 @@ import type { FrozenPromptSections } from '../session/system-freeze'
 import type { ToolDisclosure } from '../tools/registry'
 import type { ToolCatalogEntry } from '../tools/tool-search'
 import type { ToolDef, ToolMap } from '../tools/types'
+import { mergeObjects } from '../core/merge-objects'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { TOOL_SEARCH_DEFAULTS } from '../knobs/mcp-knobs'
 import { CODEMODE_TOOL_NAME, codemodeFor } from '../tools/codemode'
@@ -90,7 +91,7 @@ export function planToolDisclosure(
     ...(codemode ? { scriptTool: CODEMODE_TOOL_NAME } : {}),
   })
   return {
-    tools: { ...tools, ...added },
+    tools: mergeObjects(tools, added),
     disclosure: {
       deferred,
       unlocked,

@@ -9,6 +9,7 @@ import type { PromptPart } from '../core/content'
 import type { AgentStats } from '../core/stats'
 import type { AgentBehavior } from '../knobs/behavior'
 import { createAgent } from '../agent/create-agent'
+import { mergeObjects } from '../core/merge-objects'
 import { resolveBehavior } from '../knobs/behavior'
 import { CHAT_MAX_IMAGE_EDGE, CHAT_MEDIA_BUDGET } from './profiles'
 
@@ -40,10 +41,10 @@ export interface HeadlessOptions extends AgentOptions {
  */
 export async function runHeadless(options: HeadlessOptions): Promise<AgentStats> {
   const { prompt, run, ...agentOptions } = options
-  const agent = createAgent({ ...agentOptions, behavior: resolveBehavior(HEADLESS_BEHAVIOR, agentOptions.behavior) })
+  const agent = createAgent(mergeObjects(agentOptions, { behavior: resolveBehavior(HEADLESS_BEHAVIOR, agentOptions.behavior) }))
   let stats: AgentStats
   try {
-    stats = await agent.run({ ...run, prompt })
+    stats = await agent.run(mergeObjects(run, { prompt }))
   }
   catch (error) {
     // The run's error is the one to report; a teardown failure after it would hide it.

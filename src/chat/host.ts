@@ -6,6 +6,7 @@
 
 import type { ChatProfile } from './types'
 import { isAbsolute, join } from 'node:path'
+import { mergeObjects } from '../core/merge-objects'
 
 /** What `resolveChatProfile` needs to know about the session a profile runs in. */
 export interface ChatSessionPlaces {
@@ -52,7 +53,7 @@ export function resolveChatProfile(profile: ChatProfile, places: ChatSessionPlac
     tasksDir: chatTasksDir(places),
     ...(contextWindow === undefined ? {} : { contextWindow }),
   }
-  return Object.freeze({ ...profile, behavior: Object.freeze({ ...host, ...profile.behavior }) })
+  return Object.freeze(mergeObjects(profile, { behavior: Object.freeze(mergeObjects(host, profile.behavior)) }))
 }
 
 function checkPlaces({ dataDir, sessionId }: Pick<ChatSessionPlaces, 'dataDir' | 'sessionId'>): void {

@@ -11,6 +11,7 @@ import type { PendingApproval } from '../core/approval'
 import type { NeedsApprovalMap, ToolMap } from '../tools/types'
 import type { ApprovalTerminal } from './approval'
 import type { TerminalStyle } from './terminal-text'
+import { mergeObjects } from '../core/merge-objects'
 import { basicApprovals } from '../presets'
 import { askApproval, INTERRUPTED_REASON } from './approval'
 import { describeInput } from './render'
@@ -65,7 +66,7 @@ export function createApprovalResponder(mode: ApprovalMode, terminal: ResponderT
       const controller = new AbortController()
       asking = { event, controller }
       try {
-        const answer = await askApproval({ ...terminal, signal: controller.signal }, { tool: event.name, input: event.input })
+        const answer = await askApproval(mergeObjects(terminal, { signal: controller.signal }), { tool: event.name, input: event.input })
         if (answer.approved)
           event.approve()
         else

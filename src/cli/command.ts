@@ -18,6 +18,7 @@ import { createAgent } from '../agent/create-agent'
 import { resolveChatProfile } from '../chat/host'
 import { chatProfiles } from '../chat/profiles'
 import { createProcessContext } from '../contexts/process'
+import { mergeObjects } from '../core/merge-objects'
 import { createFileStore } from '../session/stores/file'
 import { approvalMode, approvalsFor, createApprovalResponder, suspendedLine, suspendedNotice } from './approvals'
 import { MAX_PROMPT_BYTES, parseCliArgs, USAGE, UsageError } from './args'
@@ -197,14 +198,9 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
       agent.abort()
     }
   }
-  const behavior = { ...(args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }), ...(args.maxCostUsd === undefined ? {} : { maxCostUsd: args.maxCostUsd }) }
+  const behavior = mergeObjects((args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }), (args.maxCostUsd === undefined ? {} : { maxCostUsd: args.maxCostUsd }))
   try {
-    const stream = agent.stream({
-      ...(prompt === undefined ? {} : { prompt }),
-      profile,
-      behavior,
-      ...(args.thinking === undefined ? {} : { thinking: args.thinking }),
-    })
+    const stream = agent.stream(mergeObjects((prompt === undefined ? {} : { prompt }), { profile, behavior }, (args.thinking === undefined ? {} : { thinking: args.thinking })))
     for await (const event of stream)
       await onStreamEvent(event)
     const stats = await stream.result

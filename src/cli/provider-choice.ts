@@ -7,6 +7,7 @@
 
 import type { Provider } from '../providers/types'
 import type { CliArgs, CliProviderName } from './args'
+import { mergeObjects } from '../core/merge-objects'
 import { UsageError } from './args'
 
 /** The environment variable each provider reads its key from, in the order the environment is searched. */
@@ -39,24 +40,24 @@ export function chooseProviderName(args: Pick<CliArgs, 'provider' | 'baseURL'>, 
 
 /** Build the chosen provider. Keys stay in the environment: the provider reads them at its first request. */
 export async function createCliProvider(name: CliProviderName, args: Pick<CliArgs, 'model' | 'baseURL'>, env: Readonly<Record<string, string | undefined>>): Promise<Provider> {
-  const common = { ...(args.model === undefined ? {} : { defaultModel: args.model }), ...(args.baseURL === undefined ? {} : { baseURL: args.baseURL }) }
+  const common = mergeObjects((args.model === undefined ? {} : { defaultModel: args.model }), (args.baseURL === undefined ? {} : { baseURL: args.baseURL }))
   const keyOf = (variable: string) => env[variable] || undefined
   switch (name) {
     case 'anthropic': {
       const { anthropic } = await import('../providers/anthropic')
-      return anthropic({ ...common, apiKey: keyOf('ANTHROPIC_API_KEY') })
+      return anthropic(mergeObjects(common, { apiKey: keyOf('ANTHROPIC_API_KEY') }))
     }
     case 'openai': {
       const { openai } = await import('../providers/openai')
-      return openai({ ...common, apiKey: keyOf('OPENAI_API_KEY') })
+      return openai(mergeObjects(common, { apiKey: keyOf('OPENAI_API_KEY') }))
     }
     case 'openrouter': {
       const { openrouter } = await import('../providers/openrouter')
-      return openrouter({ ...common, apiKey: keyOf('OPENROUTER_API_KEY') })
+      return openrouter(mergeObjects(common, { apiKey: keyOf('OPENROUTER_API_KEY') }))
     }
     case 'cerebras': {
       const { cerebras } = await import('../providers/cerebras')
-      return cerebras({ ...common, apiKey: keyOf('CEREBRAS_API_KEY') })
+      return cerebras(mergeObjects(common, { apiKey: keyOf('CEREBRAS_API_KEY') }))
     }
     case 'openai-compat': {
       if (args.baseURL === undefined || args.model === undefined)

@@ -6,6 +6,7 @@
 
 import type { Session } from '../session/session'
 import type { SessionData, SessionStore } from '../session/types'
+import { mergeObjects } from '../core/merge-objects'
 import { createSession, loadSession } from '../session/session'
 import { UsageError } from './args'
 import { oneLine } from './render'
@@ -35,10 +36,7 @@ export interface OpenSessionRequest {
 
 function metadataOf(data: Pick<SessionData, 'metadata'>): Partial<CliSessionMetadata> {
   const meta = data.metadata ?? {}
-  return {
-    ...(typeof meta.cwd === 'string' ? { cwd: meta.cwd } : {}),
-    ...(typeof meta.title === 'string' ? { title: meta.title } : {}),
-  }
+  return mergeObjects((typeof meta.cwd === 'string' ? { cwd: meta.cwd } : {}), (typeof meta.title === 'string' ? { title: meta.title } : {}))
 }
 
 /** Every stored session, newest first. A session the store cannot read is left out. */

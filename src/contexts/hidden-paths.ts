@@ -13,6 +13,7 @@
  */
 
 import type { DetachedTasksCapability, ExecutionContext } from './types'
+import { mergeObjects } from '../core/merge-objects'
 
 /** A built-in tool's refusal to touch the session store. */
 export class HiddenPathError extends Error {
@@ -109,7 +110,7 @@ function createView(context: ExecutionContext, dir: string): ExecutionContext {
   }
   const tasks = context.tasks && delegate(context.tasks, { start })
   // Everything else (type, cwd, capabilities, spawn, destroy, …) is the context's own, read live.
-  return delegate(context, tasks === undefined ? overrides : { ...overrides, tasks })
+  return delegate(context, tasks === undefined ? overrides : mergeObjects(overrides, { tasks }))
 }
 
 /** `target` with `overrides` in front; its other members read live from it, methods bound to it. */

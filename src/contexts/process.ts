@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { mergeObjects } from '../core/merge-objects'
 import { WorkingDirectoryError } from '../errors'
 import { CombinedOutput, DEFAULT_EXEC_OUTPUT_BYTES } from './output'
 import { DEFAULT_KILL_GRACE_MS, signalGroup, spawnGroup, terminateGroup, trackGroup, untrackGroup, watchChild } from './process-group'
@@ -57,7 +58,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
   async function spawnContext(config: SpawnConfig = {}): Promise<void> {
     ensureUsable()
     spawned ??= (async () => {
-      baseEnv = { ...baseEnv, ...config.env }
+      baseEnv = mergeObjects(baseEnv, config.env)
       await checkWorkingDirectory(cwd)
     })()
     // A failed start is not kept: once the directory exists, the next run starts.
@@ -72,7 +73,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
     const child = spawnGroup(command, {
       shell,
       cwd: callCwd === undefined ? cwd : resolvePath(callCwd),
-      env: { ...process.env, ...baseEnv, ...env },
+      env: mergeObjects(process.env, baseEnv, env),
       stdin,
     })
     if (child.pid !== undefined) {
@@ -103,7 +104,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
     }).catch((error: NodeJS.ErrnoException) => {
       throw startFailure(error, execOptions.cwd === undefined ? cwd : resolvePath(execOptions.cwd), shell)
     })
-    return { ...exit, ...output.finish() }
+    return mergeObjects(exit, output.finish())
   }
 
   function handleFor(child: ChildProcess, streamOptions: ExecStreamOptions, background: boolean): ExecutionHandle {

@@ -23,6 +23,7 @@ import type {
 } from './types'
 import { randomUUID } from 'node:crypto'
 import { posix } from 'node:path'
+import { mergeObjects } from '../core/merge-objects'
 import { startTimer } from '../core/timer'
 import { DEFAULT_EXEC_OUTPUT_BYTES, tailOfText } from './output'
 import { quoteShellArg } from './shell-quote'
@@ -116,7 +117,7 @@ export function createSandboxContext(provider: SandboxProvider): SandboxContext 
   function request(options: { cwd?: string, env?: Record<string, string>, timeoutMs?: number, signal?: AbortSignal }): SandboxExecRequest {
     return {
       cwd: options.cwd === undefined ? cwd : resolvePath(options.cwd),
-      env: { ...baseEnv, ...options.env },
+      env: mergeObjects(baseEnv, options.env),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     }
@@ -130,7 +131,7 @@ export function createSandboxContext(provider: SandboxProvider): SandboxContext 
     if (options.signal?.aborted)
       return interrupted(false, true)
     const stdin = typeof options.stdin === 'string' ? new TextEncoder().encode(options.stdin) : options.stdin
-    const call = provider.exec(command, { ...request(options), stdin })
+    const call = provider.exec(command, mergeObjects(request(options), { stdin }))
     // Abort must return promptly even if the provider does not listen for it.
     const response = await raceInterrupts(call, options.signal, options.timeoutMs === undefined ? undefined : options.timeoutMs + PROVIDER_TIMEOUT_SLACK_MS)
     if (response === 'aborted')

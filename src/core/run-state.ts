@@ -15,6 +15,7 @@ import type { PendingApproval } from './approval'
 import type { InjectedTurnReason, PromptPart, SessionContentBlock } from './content'
 import type { ChildRunStats, OutputError, SideCallUsage, TurnUsage } from './stats'
 import { RunStateError } from '../errors'
+import { mergeObjects } from './merge-objects'
 
 /**
  * The version `RunState` records are written in; every later version must
@@ -345,7 +346,7 @@ function readProblem(read: unknown): Problem | undefined {
     ?? count(entry, 'driftRefusals', prefix)
     ?? (entry.slice === undefined || isRecord(entry.slice) ? undefined : { path: `${prefix}slice`, problem: `is ${describe(entry.slice)}, not an object` }))
   if (problem)
-    return { ...problem, path: problem.path.startsWith('read.') ? problem.path : `read.${problem.path}` }
+    return mergeObjects(problem, { path: problem.path.startsWith('read.') ? problem.path : `read.${problem.path}` })
   const shell = read.lastShell
   if (shell === undefined)
     return undefined

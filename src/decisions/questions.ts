@@ -12,6 +12,7 @@
 
 import type { SessionContentBlock } from '../core/content'
 import type { DecisionAnswer, DecisionInput, DecisionInputKind, DecisionQuestion, DecisionQuestions, DecisionRequest } from './types'
+import { mergeObjects } from '../core/merge-objects'
 
 /** Question names: safe as JSON-schema property names and tool-argument keys on every wire. */
 const QUESTION_NAME = /^[\w-]{1,64}$/
@@ -276,7 +277,7 @@ export function parseAnswers(value: unknown, questions: DecisionQuestions): Pars
     const checked = checkValue(entry.value, question)
     if (typeof checked === 'string')
       return { ok: false, problem: `the answer to "${name}" ${checked}` }
-    answers[name] = { ...checked, reason } as DecisionAnswer
+    answers[name] = mergeObjects(checked, { reason }) as DecisionAnswer
   }
   return { ok: true, answers }
 }

@@ -10,6 +10,7 @@ import type { ToolResultContent } from '../core/content'
 import type { MaybePromise } from '../core/maybe-promise'
 import type { ToolOutcome } from '../core/tool-io'
 import type { AgentHooks } from './hook-map'
+import { mergeObjects } from '../core/merge-objects'
 
 /** The outcomes that mean a tool call changed something (a no-op or a failure did not). */
 export type SuccessfulMutationOutcome = Extract<ToolOutcome, 'created' | 'updated' | 'edited'>
@@ -148,7 +149,7 @@ export function createMutationValidationHooks(options: MutationValidationHooksOp
       entry.failures += 1
       const facts = { batch, failureCount: entry.failures, result }
       const message = options.buildFailureMessage ? options.buildFailureMessage(facts) : defaultFailureMessage(facts)
-      await options.onFailure?.({ ...facts, message })
+      await options.onFailure?.(mergeObjects(facts, { message }))
     },
     'agent:done': forget,
     'agent:error': forget,

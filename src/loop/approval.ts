@@ -6,6 +6,7 @@ import type { ApprovalVerdict } from './approval-desk'
 import type { Answer } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
+import { mergeObjects } from '../core/merge-objects'
 import { hasAnsweringHandlers } from '../hooks/bus'
 import { abortedMessage, blocked, errorMessage, failure, HOST_REFUSED, LOOP_REFUSED } from './call-answer'
 
@@ -67,7 +68,7 @@ async function waitForDecision(run: RunContext, base: ToolHookContext, signal: A
   signal.addEventListener('abort', onAbort, { once: true })
   const decide = (kind: 'approved' | 'denied') => (options: ApprovalDecisionOptions = {}) =>
     settle(options.reason === undefined ? { kind } : { kind, reason: String(options.reason) })
-  const ctx: ToolApprovalContext = { ...base, approve: decide('approved'), deny: decide('denied'), suspend: () => settle({ kind: 'suspended' }) }
+  const ctx: ToolApprovalContext = mergeObjects(base, { approve: decide('approved'), deny: decide('denied'), suspend: () => settle({ kind: 'suspended' }) })
   // Handlers run in order and are not timed: one may hold the decision for as
   // long as a person takes, or return and leave it to `agent.approve()`.
   const handlers = run.hooks.callHookWith(async (list, args) => {
@@ -93,7 +94,7 @@ export function pendingAnswer(run: RunContext, call: PreparedCall): Answer {
     const where = call.level > 0 ? 'it was made by another tool while that tool ran' : 'it was made in a subagent'
     return failure(`Blocked: ${call.base.displayName} needs approval, and no decision was given while the run waited; ${where}, so the run cannot be suspended for it. Do not retry it unless the user approves it.`, HOST_REFUSED)
   }
-  return { ...failure(PENDING_APPROVAL_PLACEHOLDER, HOST_REFUSED), pending: true }
+  return mergeObjects(failure(PENDING_APPROVAL_PLACEHOLDER, HOST_REFUSED), { pending: true })
 }
 
 /** What a call gets for a verdict other than an approval. */

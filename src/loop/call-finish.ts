@@ -3,6 +3,7 @@ import type { McpToolAfterContext, McpToolTransformContext, ToolHookContext, Too
 import type { ToolDef, ToolOutput } from '../tools/types'
 import type { Answer } from './call-answer'
 import type { RunContext } from './run-context'
+import { mergeObjects } from '../core/merge-objects'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
@@ -41,7 +42,7 @@ export async function finishAnswer(run: RunContext, base: ToolHookContext, answe
     metadata = transformed.metadata
   }
   if (mcp && hasHookHandlers(run.hooks, 'mcp:tool:transform')) {
-    const transformed = await transformOutput(run, 'mcp:tool:transform', { ...mcpToolHookContext(base, mcp), result: output, isError, outputBytes: toolOutputByteLength(output), metadata })
+    const transformed = await transformOutput(run, 'mcp:tool:transform', mergeObjects(mcpToolHookContext(base, mcp), { result: output, isError, outputBytes: toolOutputByteLength(output), metadata }))
     if (!transformed.ok)
       return { output: transformed.message, isError: true }
     output = transformed.output
@@ -76,7 +77,7 @@ export async function finishAnswer(run: RunContext, base: ToolHookContext, answe
       .catch(error => debugLog('tool:after hook failed', error))
   }
   if (reportMcpAfter) {
-    const after: McpToolAfterContext = { ...mcpToolHookContext(base, mcp!), result: output, isError, outputBytes, durationMs: answer.durationMs, ...(attached ? { metadata: attached } : {}) }
+    const after: McpToolAfterContext = mergeObjects(mcpToolHookContext(base, mcp!), { result: output, isError, outputBytes, durationMs: answer.durationMs }, (attached ? { metadata: attached } : {}))
     await callHookBounded(run.hooks, 'mcp:tool:after', after, { timeoutMs: hookTimeout(run), failClosed: false })
       .catch(error => debugLog('mcp:tool:after hook failed', error))
   }

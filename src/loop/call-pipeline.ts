@@ -7,6 +7,7 @@ import type { ApprovalVerdict } from './approval-desk'
 import type { Answer, AnsweredCall } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
+import { mergeObjects } from '../core/merge-objects'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { invalidToolInput, MAX_TOOL_INPUT_DEPTH, TOO_DEEP_TOOL_INPUT } from '../providers/tool-json'
 import { joinProblems } from '../text/problem-list'
@@ -43,7 +44,7 @@ export async function gateCalls(run: RunContext, turnId: string, prepared: reado
   const calls: BatchCall[] = prepared.map(({ base, def, refusal }) => {
     const call = gatedCall(base)
     const reason = !def ? unknownToolMessage(run, base.displayName) : refusal
-    return reason === undefined ? call : { ...call, decided: { type: 'block', reason } }
+    return reason === undefined ? call : mergeObjects(call, { decided: { type: 'block', reason } })
   })
   let decided: (CallDecision | undefined)[]
   try {
@@ -200,7 +201,7 @@ function withApproval(answer: Answer, verdict: ApprovalVerdict): Answer {
   if (verdict.kind !== 'approved' && verdict.kind !== 'denied')
     return answer
   const approval = { approved: verdict.kind === 'approved', ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) }
-  return { ...answer, metadata: { ...answer.metadata, approval } }
+  return mergeObjects(answer, { metadata: mergeObjects(answer.metadata, { approval }) })
 }
 
 /** The approval step: no verdict when the call needs none, an `Answer` when the check failed. */

@@ -5,6 +5,7 @@ import type { ToolCall } from '../providers/types'
 import type { DurableToolDef, ToolDef, ToolEnvelopeTarget } from '../tools/types'
 import type { NestedCallLog } from './nested-call-log'
 import type { RunContext } from './run-context'
+import { mergeObjects } from '../core/merge-objects'
 import { invalidToolInput } from '../providers/tool-json'
 import { errorMessage } from './call-answer'
 import { toolHookContext } from './hook-contexts'
@@ -64,7 +65,7 @@ export function prepareCall(run: RunContext, origin: CallOrigin, call: ToolCall,
     return outer
   const target = openEnvelope(outer.def, call.input)
   if ('error' in target)
-    return { ...outer, safe: true, refusal: `Invalid arguments for ${outer.base.displayName}: ${target.error}` }
+    return mergeObjects(outer, { safe: true, refusal: `Invalid arguments for ${outer.base.displayName}: ${target.error}` })
   const inner = resolveCall(run, origin, { id: call.id, name: target.name, input: target.input }, log)
   if (inner.def?.unwrap)
     inner.refusal = `Error: ${inner.base.displayName} cannot be called through ${call.name}.`
@@ -118,7 +119,7 @@ function isConcurrencySafe(def: ToolDef, input: Record<string, unknown>): boolea
 /** What the policies' gates see of a call. */
 export function gatedCall(base: ToolHookContext): GatedCall {
   const call = { callId: base.callId, name: base.name, displayName: base.displayName, input: base.input }
-  return base.parentToolCallId === undefined ? call : { ...call, parentToolCallId: base.parentToolCallId }
+  return base.parentToolCallId === undefined ? call : mergeObjects(call, { parentToolCallId: base.parentToolCallId })
 }
 
 export function unknownToolMessage(run: RunContext, called: string): string {

@@ -4,6 +4,7 @@ import type { AgentHookName, HookContext } from '../hooks/hook-map'
 import type { CompletionRequest, CompletionResult } from '../policies/policy'
 import type { RunContext } from './run-context'
 import type { TurnRequest } from './stream-turn'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentAbortedError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
@@ -82,7 +83,7 @@ function extendLastRequest(run: RunContext, last: TurnRequest): SessionMessage[]
     if (!message)
       continue
     const renamed = message.content.map(block => block.type === 'tool_call' && run.tools.toWire(block.name) !== block.name
-      ? { ...block, name: run.tools.toWire(block.name) }
+      ? mergeObjects(block, { name: run.tools.toWire(block.name) })
       : block)
     messages.push({ role: message.role, content: renamed })
   }
@@ -91,5 +92,5 @@ function extendLastRequest(run: RunContext, last: TurnRequest): SessionMessage[]
 
 /** `run.emit` for policies: a host event with the run's ids, bounded like every loop hook; a throwing handler is logged. */
 export async function emitForPolicy<K extends AgentHookName>(run: RunContext, event: K, context: Omit<HookContext<K>, 'runId' | 'depth' | 'parentRunId' | 'parentCallId'>): Promise<void> {
-  await callHookBounded(run.hooks, event, { ...runIds(run), ...context } as HookContext<K>, { timeoutMs: hookTimeout(run), failClosed: false })
+  await callHookBounded(run.hooks, event, mergeObjects(runIds(run), context) as HookContext<K>, { timeoutMs: hookTimeout(run), failClosed: false })
 }

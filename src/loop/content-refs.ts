@@ -1,4 +1,5 @@
 import type { ResolveContentRef, SessionContentBlock, SessionMessage, ToolResultContent } from '../core/content'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentContentRefError } from '../errors'
 
 /**
@@ -60,7 +61,7 @@ async function inline<T extends SessionContentBlock | ToolResultContent>(block: 
   if (!isRef(block))
     return block
   const { ref: _ref, ...rest } = block
-  return { ...rest, data: await payload(block, resolve, cache) } as unknown as T
+  return mergeObjects(rest, { data: await payload(block, resolve, cache) }) as unknown as T
 }
 
 /**
@@ -80,7 +81,7 @@ export async function resolveContentRefs(messages: readonly SessionMessage[], re
             role: message.role,
             content: await Promise.all(message.content.map(async block =>
               block.type === 'tool_result' && Array.isArray(block.output) && block.output.some(isRef)
-                ? { ...block, output: await Promise.all(block.output.map(part => inline(part, resolve, cache))) }
+                ? mergeObjects(block, { output: await Promise.all(block.output.map(part => inline(part, resolve, cache))) })
                 : inline(block, resolve, cache))),
           }
         : message

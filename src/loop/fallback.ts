@@ -1,5 +1,6 @@
 import type { RunContext } from './run-context'
 import type { StreamCallOptions, StreamedTurn, TurnRequest } from './stream-turn'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { requestForTarget } from './model-metadata'
@@ -28,13 +29,7 @@ export async function streamWithFallback(run: RunContext, turnId: string, reques
       const from = { provider: run.provider.name, model: run.model }
       // Moves `provider` and `model` with it, on the run state: a continuation of this run keeps the new target.
       run.targetIndex += 1
-      await callHookBounded(run.hooks, 'model:fallback', {
-        ...runIds(run),
-        turnId,
-        from,
-        to: { provider: next.provider.name, model: next.model },
-        error,
-      }, { timeoutMs: hookTimeout(run), failClosed: false })
+      await callHookBounded(run.hooks, 'model:fallback', mergeObjects(runIds(run), { turnId, from, to: { provider: next.provider.name, model: next.model }, error }), { timeoutMs: hookTimeout(run), failClosed: false })
     }
   }
 }

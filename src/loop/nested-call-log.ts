@@ -1,4 +1,5 @@
 import type { NestedToolCallRecord } from '../core/content'
+import { mergeObjects } from '../core/merge-objects'
 
 /**
  * The nested calls made under one call of the model, at any depth, in the
@@ -38,7 +39,7 @@ export class NestedCallLog {
   /** Close the log and take its records (`undefined` when no nested call was made). */
   close(): NestedToolCallRecord[] | undefined {
     this.closed = true
-    return this.entries?.map(({ record, settled }) => settled ? record : { ...record, isError: true })
+    return this.entries?.map(({ record, settled }) => settled ? record : mergeObjects(record, { isError: true }))
   }
 }
 

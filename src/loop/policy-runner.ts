@@ -25,6 +25,7 @@ import type { ToolMap } from '../tools/types'
 import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
 import type { WallDeadline } from './wall-deadline'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { isSentStage } from '../wire/stage'
 import { POLICY_PHASES } from './policy-order'
@@ -193,7 +194,7 @@ export function policyTools(ordered: readonly BehaviorPolicy[], behavior: Readon
       const name = def.spec.name
       if (taken.has(name) || (tools && name in tools))
         throw new TypeError(`Policy "${policy.name}" brings a tool named "${name}", but the run already has a tool of that name; rename one of them`)
-      tools = { ...tools, [name]: def }
+      tools = mergeObjects(tools, { [name]: def })
     }
   }
   return tools
@@ -281,7 +282,7 @@ export function foldCallDecision(earlier: CallDecision | undefined, later: CallD
 export async function gateBatch(host: PolicyHost, turnId: string, calls: readonly BatchCall[]): Promise<(CallDecision | undefined)[]> {
   const decided = calls.map(call => call.decided)
   for (const policy of host.policyPhases.gateBatch) {
-    const view = calls.map((call, index) => decided[index] === call.decided ? call : { ...call, decided: decided[index] })
+    const view = calls.map((call, index) => decided[index] === call.decided ? call : mergeObjects(call, { decided: decided[index] }))
     const returned = policy.gateBatch!({ run: host, behavior: host.behavior, state: stateOf(host, policy), turnId, calls: view })
     const result = isThenable(returned) ? await settle(host, 'gateBatch', policy, returned) : returned
     if (!result)

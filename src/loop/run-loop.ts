@@ -5,6 +5,7 @@ import type { ToolCall, ToolResult } from '../providers/types'
 import type { TurnVerdict } from './policy-runner'
 import type { RunContext } from './run-context'
 import type { StreamedTurn } from './stream-turn'
+import { mergeObjects } from '../core/merge-objects'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { SESSION_DEFAULTS } from '../knobs/session-knobs'
@@ -222,13 +223,7 @@ async function appendPendingTurns(run: RunContext): Promise<void> {
   const turn = await appendTurn(run, run.clock.randomUUID(), 'user', content, injected ? { injected } : {})
   for (const part of parts) {
     if (part.queued) {
-      await callHookBounded(run.hooks, 'steer:inject', {
-        ...runIds(run),
-        turnId: turn.id,
-        kind: part.queued.kind,
-        id: part.queued.id,
-        prompt: part.queued.prompt,
-      }, { timeoutMs: hookTimeout(run), failClosed: false })
+      await callHookBounded(run.hooks, 'steer:inject', mergeObjects(runIds(run), { turnId: turn.id, kind: part.queued.kind, id: part.queued.id, prompt: part.queued.prompt }), { timeoutMs: hookTimeout(run), failClosed: false })
     }
   }
 }
@@ -276,7 +271,7 @@ export async function persistNewTurns(run: RunContext, end = run.turns.length): 
     throw error
   }
   if (batch.length > 0 && hasHookHandlers(run.hooks, 'session:turns'))
-    await callHookBounded(run.hooks, 'session:turns', { ...runIds(run), sessionId: session.id, turns: batch }, { timeoutMs: hookTimeout(run), failClosed: false })
+    await callHookBounded(run.hooks, 'session:turns', mergeObjects(runIds(run), { sessionId: session.id, turns: batch }), { timeoutMs: hookTimeout(run), failClosed: false })
 }
 
 /** What `session.save()` stores of a run in progress: every turn but an assistant turn whose calls await their results. */
@@ -312,7 +307,7 @@ function boundedBlockInputs(content: SessionTurn['content']): SessionTurn['conte
     const input = refuseOverDeepInput(block.input)
     if (input !== block.input) {
       bounded ??= [...content]
-      bounded[index] = { ...block, input }
+      bounded[index] = mergeObjects(block, { input })
     }
   })
   return bounded ?? content
@@ -324,7 +319,7 @@ function boundedCallInputs(calls: readonly ToolCall[]): readonly ToolCall[] {
     const input = refuseOverDeepInput(call.input)
     if (input !== call.input) {
       bounded ??= [...calls]
-      bounded[index] = { ...call, input }
+      bounded[index] = mergeObjects(call, { input })
     }
   })
   return bounded ?? calls
@@ -334,6 +329,6 @@ function boundedCallInputs(calls: readonly ToolCall[]): readonly ToolCall[] {
 function canonicalToolNames(run: RunContext, content: SessionTurn['content']): SessionTurn['content'] {
   return content.map(block =>
     block.type === 'tool_call' && run.tools.toCanonical(block.name) !== block.name
-      ? { ...block, name: run.tools.toCanonical(block.name) }
+      ? mergeObjects(block, { name: run.tools.toCanonical(block.name) })
       : block)
 }

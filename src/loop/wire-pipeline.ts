@@ -2,6 +2,7 @@ import type { SessionMessage, SessionTurn } from '../core/content'
 import type { PairingRepair } from '../errors'
 import type { WireStage, WireStageContext } from '../wire/stage'
 import type { RunContext } from './run-context'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentToolPairingError } from '../errors'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
@@ -103,7 +104,7 @@ export function nextStageContext(run: RunContext): WireStageContext {
 async function checkRepairs(run: RunContext, turnId: string, repairs: readonly PairingRepair[]): Promise<void> {
   if (hasHookHandlers(run.hooks, 'pairing:repair')) {
     for (const repair of repairs)
-      await callHookBounded(run.hooks, 'pairing:repair', { ...runIds(run), turnId, repair }, { timeoutMs: hookTimeout(run), failClosed: false })
+      await callHookBounded(run.hooks, 'pairing:repair', mergeObjects(runIds(run), { turnId, repair }), { timeoutMs: hookTimeout(run), failClosed: false })
   }
   if (run.behavior.strictToolPairing)
     throw new AgentToolPairingError(`The conversation needs ${repairs.length} tool pairing repair(s) and strictToolPairing is on`, repairs)

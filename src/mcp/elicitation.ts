@@ -12,6 +12,7 @@ import type { McpElicitationContext, McpElicitationHandler, Schema } from './eli
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
+import { mergeObjects } from '../core/merge-objects'
 import { OperationTimeoutError } from '../errors'
 import { elicitationDefaults } from './elicitation-form'
 
@@ -50,7 +51,7 @@ export async function answerElicitation(server: string, params: { message: strin
   if (action !== 'accept')
     return { action }
   const given = ctx.content && typeof ctx.content === 'object' ? ctx.content : {}
-  const content = Object.fromEntries(Object.entries({ ...defaults, ...given }).filter(([, value]) => value !== undefined))
+  const content = Object.fromEntries(Object.entries(mergeObjects(defaults, given)).filter(([, value]) => value !== undefined))
   const problems = check(schema, content)
   if (problems)
     throw new McpError(ErrorCode.InvalidParams, `the answer to the elicitation does not match the requested schema: ${problems}`)

@@ -17,6 +17,7 @@
 
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { mergeObjects } from '../core/merge-objects'
 
 /** The status the SDK takes for "no event stream here": it neither fails nor retries. */
 const NO_EVENT_STREAM = 405
@@ -70,7 +71,7 @@ export class EventStreamGate {
       const streams = this.streams
       const signal = init?.signal ? AbortSignal.any([init.signal, streams.signal]) : streams.signal
       try {
-        return await send(url, { ...init, signal })
+        return await send(url, mergeObjects(init, { signal }))
       }
       catch (error) {
         // Cut by the gate before the server answered: quietly no stream, reopened when held again.

@@ -1,4 +1,5 @@
 import type { McpIdentityProviderConfig, McpServerConfig } from './types'
+import { mergeObjects } from '../core/merge-objects'
 
 type Env = Record<string, string | undefined>
 
@@ -21,13 +22,7 @@ export function expandEnvString(value: string, env: Env = process.env): string {
 
 function expandIdentityProvider(idp: McpIdentityProviderConfig, env: Env): McpIdentityProviderConfig {
   const one = (value: string | undefined) => value === undefined ? undefined : expandEnvString(value, env)
-  return {
-    ...idp,
-    tokenEndpoint: typeof idp.tokenEndpoint === 'string' ? expandEnvString(idp.tokenEndpoint, env) : idp.tokenEndpoint,
-    clientId: typeof idp.clientId === 'string' ? expandEnvString(idp.clientId, env) : idp.clientId,
-    clientSecret: one(idp.clientSecret),
-    idToken: one(idp.idToken),
-  }
+  return mergeObjects(idp, { tokenEndpoint: typeof idp.tokenEndpoint === 'string' ? expandEnvString(idp.tokenEndpoint, env) : idp.tokenEndpoint, clientId: typeof idp.clientId === 'string' ? expandEnvString(idp.clientId, env) : idp.clientId, clientSecret: one(idp.clientSecret), idToken: one(idp.idToken) })
 }
 
 function expandRecord(record: Record<string, string> | undefined, env: Env) {
@@ -47,20 +42,5 @@ export function expandServerConfig(config: McpServerConfig, env: Env = process.e
   if (config.preExpanded)
     return config
   const one = (value: string | undefined) => value === undefined ? undefined : expandEnvString(value, env)
-  return {
-    ...config,
-    command: one(config.command),
-    args: config.args?.map(arg => expandEnvString(arg, env)),
-    env: expandRecord(config.env, env),
-    cwd: one(config.cwd),
-    url: one(config.url),
-    headers: expandRecord(config.headers, env),
-    oauth: config.oauth && {
-      ...config.oauth,
-      clientId: expandEnvString(config.oauth.clientId, env),
-      clientSecret: one(config.oauth.clientSecret),
-      privateKey: one(config.oauth.privateKey),
-      ...(config.oauth.identityProvider ? { identityProvider: expandIdentityProvider(config.oauth.identityProvider, env) } : {}),
-    },
-  }
+  return mergeObjects(config, { command: one(config.command), args: config.args?.map(arg => expandEnvString(arg, env)), env: expandRecord(config.env, env), cwd: one(config.cwd), url: one(config.url), headers: expandRecord(config.headers, env), oauth: config.oauth && mergeObjects(config.oauth, { clientId: expandEnvString(config.oauth.clientId, env), clientSecret: one(config.oauth.clientSecret), privateKey: one(config.oauth.privateKey) }, (config.oauth.identityProvider ? { identityProvider: expandIdentityProvider(config.oauth.identityProvider, env) } : {})) })
 }

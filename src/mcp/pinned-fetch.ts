@@ -11,6 +11,7 @@
 
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { McpServerConfig } from './types'
+import { mergeObjects } from '../core/merge-objects'
 
 /** Most redirects one request may follow (the limit the fetch standard uses). */
 export const MAX_PINNED_REDIRECTS = 20
@@ -70,12 +71,12 @@ export function createPinnedFetch(options: PinnedFetchOptions): FetchLike {
     if (left)
       drop(headers, pinned)
     if (init.redirect === 'manual' || init.redirect === 'error')
-      return base(url, { ...init, headers })
+      return base(url, mergeObjects(init, { headers }))
 
     let method = (init.method ?? 'GET').toUpperCase()
     let body = init.body
     for (let followed = 0; ; followed++) {
-      const response = await base(url, { ...init, method, body, headers, redirect: 'manual' })
+      const response = await base(url, mergeObjects(init, { method, body, headers, redirect: 'manual' }))
       const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null
       if (location === null)
         return response

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { Timer } from '../core/timer'
 import type { McpPoolAcquireOptions, McpPooledServerInfo, McpServerConfig, McpServerLease, McpServerPool, McpServerPoolOptions } from './types'
+import { mergeObjects } from '../core/merge-objects'
 import { withTimeout } from '../core/timeout'
 import { clampTimerDelay, startTimer } from '../core/timer'
 import { createMcpClient } from './elicitation'
@@ -233,13 +234,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
     get size() {
       return entries.size
     },
-    servers: () => Array.from(entries.values(), entry => ({
-      ...entry.info,
-      args: [...entry.info.args],
-      pid: entry.pid,
-      refs: entry.refs,
-      state: !entry.started ? 'starting' : entry.refs > 0 ? 'ready' : 'idle',
-    })),
+    servers: () => Array.from(entries.values(), entry => (mergeObjects(entry.info, { args: [...entry.info.args], pid: entry.pid, refs: entry.refs, state: !entry.started ? 'starting' : entry.refs > 0 ? 'ready' : 'idle' }))),
     acquire,
     close: () => closing ??= (async () => {
       closed = true

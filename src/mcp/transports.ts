@@ -5,6 +5,7 @@ import { StringDecoder } from 'node:string_decoder'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { mergeObjects } from '../core/merge-objects'
 import { truncateTextTail } from '../text/truncate'
 import { createContextTransport } from './context-transport'
 import { EventStreamGate, gateEventStream } from './event-stream-gate'
@@ -44,8 +45,8 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
     // The SDK always spreads its default environment under ours. For `strictEnv` we mask each
     // default key with `undefined`, which `child_process.spawn` leaves out of the child's env.
     const env: Record<string, string | undefined> = config.strictEnv
-      ? { ...Object.fromEntries(Object.keys(defaults).map(key => [key, undefined])), ...config.env }
-      : { ...defaults, ...config.env }
+      ? mergeObjects(Object.fromEntries(Object.keys(defaults).map(key => [key, undefined])), config.env)
+      : mergeObjects(defaults, config.env)
     const transport = new StdioClientTransport({
       command: config.command!,
       args: config.args ?? [],
@@ -66,7 +67,7 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
   const url = new URL(config.url!)
   const requestInit: RequestInit | undefined = config.headers ? { headers: { ...config.headers } } : undefined
   const pinned = pinnedTransportOptions(config)
-  const fetchOptions = options.wrapFetch ? { ...pinned, fetch: options.wrapFetch(pinned?.fetch) } : pinned
+  const fetchOptions = options.wrapFetch ? mergeObjects(pinned, { fetch: options.wrapFetch(pinned?.fetch) }) : pinned
   if (config.transport === 'sse')
     return { transport: new SSEClientTransport(url, { requestInit, ...fetchOptions }), stderrTail: () => '' }
   // The event stream is closed while the agent is idle, so it does not keep the program alive (event-stream-gate.ts).

@@ -2,6 +2,7 @@ import type { McpServerConfig } from '../mcp/types'
 import type { AgentPluginProblem } from './types'
 import { realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
+import { mergeObjects } from '../core/merge-objects'
 
 const HEADER_NAME = /^[!#$%&'*+\-.^`|~\w]+$/
 const HEADER_BREAK = /[\r\n\0]/
@@ -88,7 +89,7 @@ function stdioServer(name: string, entry: Record<string, unknown>, places: Plugi
     transport: 'stdio',
     command: resolveCommand(command, places.root),
     args: ((entry.args ?? []) as string[]).map(expand),
-    env: { ...Object.fromEntries(Object.entries(env).map(([key, value]) => [key, expand(value)])), PLUGIN_ROOT: places.root, PLUGIN_DATA: places.dataDir },
+    env: mergeObjects(Object.fromEntries(Object.entries(env).map(([key, value]) => [key, expand(value)])), { PLUGIN_ROOT: places.root, PLUGIN_DATA: places.dataDir }),
     cwd: resolveCwd(entry.cwd as string | undefined, places),
     preExpanded: true,
   }

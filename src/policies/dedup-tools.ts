@@ -2,6 +2,7 @@ import type { SessionTurn } from '../core/content'
 import type { ToolOutput } from '../core/tool-io'
 import type { DedupHasher } from '../knobs/budget-knobs'
 import type { BatchCall, BehaviorPolicy, CallDecision } from './policy'
+import { mergeObjects } from '../core/merge-objects'
 import { debugLog } from '../debug'
 
 /** One tool's last recorded call: the key its hasher gave and the result the model got. */
@@ -145,6 +146,6 @@ export const dedupTools: BehaviorPolicy<DedupToolsState> = {
     if (key === undefined)
       return
     const base = seeded(state, run.session!.turns, behavior.dedupTools!)
-    return { state: { seeded: true, last: { ...base.last, [call.name]: { key, result } } } }
+    return { state: { seeded: true, last: mergeObjects(base.last, { [call.name]: { key, result } }) } }
   },
 }

@@ -1,5 +1,6 @@
 import type { SessionContentBlock, ToolResultContent } from '../core/content'
 import type { BehaviorPolicy } from './policy'
+import { mergeObjects } from '../core/merge-objects'
 import { debugLog } from '../debug'
 import { downscalePng } from '../media/png'
 
@@ -33,7 +34,7 @@ export async function downscaleImages<T extends SessionContentBlock | ToolResult
     if (data === undefined)
       continue
     out ??= blocks.slice()
-    out[index] = { ...block, data }
+    out[index] = mergeObjects(block, { data }) as typeof block
   }
   return out
 }

@@ -1,4 +1,5 @@
 import type { BehaviorPolicy } from './policy'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentLengthResumeExhaustedError } from '../errors'
 import { RECOVERY_DEFAULTS } from '../knobs/recovery-knobs'
 import { CONTINUE_MESSAGE } from './pause-continuation'
@@ -44,12 +45,12 @@ export const lengthResume: BehaviorPolicy<LengthResumeState> = {
     if (!assistant.content.some(block => block.type === 'text' && VISIBLE.test(block.text))) {
       const emptyTurns = state.emptyTurns + 1
       if (emptyTurns >= MAX_EMPTY_LENGTH_TURNS)
-        return { state: { ...state, emptyTurns }, decision: { type: 'fail', error: new AgentLengthResumeExhaustedError(emptyTurns) } }
-      return { state: { ...state, emptyTurns }, decision: continueWith(CONTINUE_MESSAGE, 'continue-length') }
+        return { state: mergeObjects(state, { emptyTurns }), decision: { type: 'fail', error: new AgentLengthResumeExhaustedError(emptyTurns) } }
+      return { state: mergeObjects(state, { emptyTurns }), decision: continueWith(CONTINUE_MESSAGE, 'continue-length') }
     }
     const cap = behavior.maxConsecutiveLengthResumes ?? RECOVERY_DEFAULTS.maxConsecutiveLengthResumes
     if (state.resumes >= cap)
-      return { state: { ...state, emptyTurns: 0 }, decision: { type: 'stop', reason: 'length-exhausted' } }
+      return { state: mergeObjects(state, { emptyTurns: 0 }), decision: { type: 'stop', reason: 'length-exhausted' } }
     return { state: { resumes: state.resumes + 1, emptyTurns: 0 }, decision: continueWith(CONTINUE_MESSAGE, 'continue-length') }
   },
 }

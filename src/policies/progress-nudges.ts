@@ -1,6 +1,7 @@
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ProgressNudgeKind, ProgressNudgesConfig } from '../knobs/nudge-knobs'
 import type { BehaviorPolicy } from './policy'
+import { mergeObjects } from '../core/merge-objects'
 import { PROGRESS_NUDGE_KINDS, PROGRESS_NUDGES_DEFAULTS } from '../knobs/nudge-knobs'
 import { nudge } from './policy'
 
@@ -48,7 +49,7 @@ const NO_STREAKS: Streaks = Object.freeze({ readOnlyTurns: 0, failedMutations: 0
 
 function bump(streaks: Streaks, kind: ProgressNudgeKind, grows: boolean): Streaks {
   const next = grows ? streaks[kind] + 1 : 0
-  return next === streaks[kind] ? streaks : { ...streaks, [kind]: next }
+  return next === streaks[kind] ? streaks : mergeObjects(streaks, { [kind]: next }) as Streaks
 }
 
 /**
@@ -100,6 +101,6 @@ export const progressNudges: BehaviorPolicy<ProgressNudgesState> = {
     const count = streaks[due]
     const message = config.messages?.[due]
     const text = typeof message === 'function' ? message({ count, kind: due }) : message ?? DEFAULT_MESSAGES[due](count)
-    return { state: { streaks: { ...streaks, [due]: 0 }, nudges: state.nudges + 1 }, decision: nudge(text, 'progress-nudge') }
+    return { state: { streaks: mergeObjects(streaks, { [due]: 0 }) as Streaks, nudges: state.nudges + 1 }, decision: nudge(text, 'progress-nudge') }
   },
 }

@@ -1,6 +1,7 @@
 import type { SessionTurn } from '../core/content'
 import type { AgentBehavior } from '../knobs/behavior'
 import type { BehaviorPolicy, PolicyToolsView } from './policy'
+import { mergeObjects } from '../core/merge-objects'
 import { SHELL_TOOL_NUDGES_DEFAULTS } from '../knobs/nudge-knobs'
 import { isScriptedEdit } from './scripted-edit'
 import { parseShellReads, shellSegments } from './shell-read-parser'
@@ -114,7 +115,7 @@ export const shellToolNudges: BehaviorPolicy<ShellToolNudgesState> = {
     if (counts[kind] >= maxPerKind(behavior))
       return state.counts === null ? { state: { counts } } : undefined
     return {
-      state: { counts: { ...counts, [kind]: counts[kind] + 1 } },
+      state: { counts: mergeObjects(counts, { [kind]: counts[kind] + 1 }) as typeof counts },
       decision: { type: 'replace', result: `${result}\n${pointer(kind, names)}`, isError },
     }
   },

@@ -1,5 +1,6 @@
 import type { ToolBudget, ToolBudgetMode } from '../knobs/budget-knobs'
 import type { BatchCall, BehaviorPolicy, CallDecision, PolicyEvent } from './policy'
+import { mergeObjects } from '../core/merge-objects'
 import { debugLog } from '../debug'
 import { nudge } from './policy'
 
@@ -89,7 +90,7 @@ export const toolBudgets: BehaviorPolicy<ToolBudgetsState> = {
     const count = state.counts[call.name] ?? 0
     if (count === 0)
       return
-    return { state: { counts: { ...state.counts, [call.name]: count - 1 }, steers: state.steers } }
+    return { state: { counts: mergeObjects(state.counts, { [call.name]: count - 1 }), steers: state.steers } }
   },
   afterTurn({ state }) {
     if (state.steers.length === 0)

@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs'
 import type { LoadedSkills, SkillConfig, SkillSkip, SkillSource } from './types'
 import { open, readdir, realpath, stat } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
+import { mergeObjects } from '../core/merge-objects'
 import { SkillValidationError } from '../errors'
 import { parseSkill, SKILL_FILE_MAX_BYTES } from './validate'
 
@@ -104,7 +105,7 @@ async function loadSkillDir(dir: string): Promise<SkillConfig | SkillSkip> {
       return { path: file, reason: `SKILL.md is larger than ${SKILL_FILE_MAX_BYTES} bytes` }
     const skill = parseSkill(text, dir)
     const listing = await listResources(root)
-    return { ...skill, resources: listing.map(path => ({ path })) }
+    return mergeObjects(skill, { resources: listing.map(path => ({ path })) })
   }
   catch (error) {
     if (error instanceof SkillValidationError)

@@ -1,5 +1,6 @@
 import type { FrontmatterValue } from './frontmatter'
 import type { SkillConfig, SkillResource } from './types'
+import { mergeObjects } from '../core/merge-objects'
 import { SkillValidationError } from '../errors'
 import { FrontmatterError, parseFrontmatter, splitFrontmatter } from './frontmatter'
 
@@ -72,7 +73,7 @@ export function parseSkill(text: string, dir?: string): SkillConfig {
   if (dir !== undefined && typeof name === 'string' && name !== lastSegment(dir))
     problems.push(`\`name\` "${name}" must equal its directory's name "${lastSegment(dir)}"`)
   if (problems.length > 0)
-    throw new SkillValidationError(problems, { ...where, ...(typeof name === 'string' && name !== '' ? { skill: name } : {}) })
+    throw new SkillValidationError(problems, mergeObjects(where, (typeof name === 'string' && name !== '' ? { skill: name } : {})))
   return skill
 }
 

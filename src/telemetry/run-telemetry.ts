@@ -6,6 +6,7 @@ import type { AgentHookMap } from '../hooks/hook-map'
 import type { ToolSpec } from '../providers/types'
 import type { AgentTelemetry } from './options'
 import type { TelemetryScope } from './runtime'
+import { mergeObjects } from '../core/merge-objects'
 import { messagesJson, systemJson, toolDefinitionsJson } from './content'
 import { ERROR_TYPE, EVENTS, GEN_AI, OPERATION, ZIDANE } from './conventions'
 import { telemetryRuntime } from './runtime'
@@ -70,14 +71,7 @@ export async function startRunTelemetry(options: AgentTelemetry, start: RunTelem
       ? api.trace.setSpanContext(active, continued)
       : active
   const links: Link[] = continued ? [{ context: continued, attributes: { [ZIDANE.runId]: start.runId } }] : []
-  const attributes: Attributes = {
-    ...common,
-    [GEN_AI.operationName]: OPERATION.invokeAgent,
-    [GEN_AI.providerName]: start.provider,
-    [GEN_AI.requestModel]: start.model,
-    [ZIDANE.runId]: start.runId,
-    [ZIDANE.depth]: start.depth,
-  }
+  const attributes: Attributes = mergeObjects(common, { [GEN_AI.operationName]: OPERATION.invokeAgent, [GEN_AI.providerName]: start.provider, [GEN_AI.requestModel]: start.model, [ZIDANE.runId]: start.runId, [ZIDANE.depth]: start.depth })
   if (start.parentRunId !== undefined)
     attributes[ZIDANE.parentRunId] = start.parentRunId
   const span = tracer.startSpan(`${OPERATION.invokeAgent} ${agentName}`, { kind: api.SpanKind.INTERNAL, attributes, links }, parent)

@@ -7,6 +7,7 @@ import type { ToolSpec, TurnResult } from '../providers/types'
 import type { RecordedContent } from './content'
 import type { MetricDimensions } from './metrics'
 import type { TelemetryRuntime, TelemetryScope } from './runtime'
+import { mergeObjects } from '../core/merge-objects'
 import { timerNow } from '../core/timer'
 import { ClassifiedError } from '../errors'
 import { messagesJson, redacted, systemJson, toolDefinitionsJson, valueJson } from './content'
@@ -26,17 +27,13 @@ const bases = new WeakMap<RunEffects, RunEffects>()
 export function tracedEffects(base: RunEffects, scope: () => TelemetryScope | Promise<TelemetryScope>): RunEffects {
   const inner = untraced(base)
   // A run's scope is there at once; only a decision outside a run waits for it (the API's first load).
-  const traced: RunEffects = {
-    ...inner,
-    model: (kind, request, exec) => inner.model(kind, request, () => {
-      const known = scope()
-      return known instanceof Promise ? known.then(ready => tracedModelCall(ready, kind, request, exec)) : tracedModelCall(known, kind, request, exec)
-    }),
-    tool: (call, exec) => inner.tool(call, () => {
-      const known = scope()
-      return known instanceof Promise ? known.then(ready => tracedToolCall(ready, call, exec)) : tracedToolCall(known, call, exec)
-    }),
-  }
+  const traced: RunEffects = mergeObjects<RunEffects, Pick<RunEffects, 'model' | 'tool'>>(inner, { model: (kind, request, exec) => inner.model(kind, request, () => {
+    const known = scope()
+    return known instanceof Promise ? known.then(ready => tracedModelCall(ready, kind, request, exec)) : tracedModelCall(known, kind, request, exec)
+  }), tool: (call, exec) => inner.tool(call, () => {
+    const known = scope()
+    return known instanceof Promise ? known.then(ready => tracedToolCall(ready, call, exec)) : tracedToolCall(known, call, exec)
+  }) })
   bases.set(traced, inner)
   return traced
 }
@@ -91,16 +88,7 @@ async function tracedModelCall<T>(scope: TelemetryScope, kind: ModelCallKind, re
   const { api, tracer, instruments } = scope.runtime
   const body = request.body as CallBody
   const streamed = kind !== 'decision'
-  const attributes: Attributes = {
-    ...scope.common,
-    [GEN_AI.operationName]: OPERATION.chat,
-    [GEN_AI.providerName]: request.provider,
-    [GEN_AI.requestModel]: request.model,
-    [GEN_AI.requestStream]: streamed,
-    [ZIDANE.callKind]: kind,
-    [ZIDANE.attempt]: request.attempt,
-    [ZIDANE.turnId]: request.id,
-  }
+  const attributes: Attributes = mergeObjects(scope.common, { [GEN_AI.operationName]: OPERATION.chat, [GEN_AI.providerName]: request.provider, [GEN_AI.requestModel]: request.model, [GEN_AI.requestStream]: streamed, [ZIDANE.callKind]: kind, [ZIDANE.attempt]: request.attempt, [ZIDANE.turnId]: request.id })
   if (typeof body.maxTokens === 'number')
     attributes[GEN_AI.requestMaxTokens] = body.maxTokens
   if (request.runId !== undefined)
@@ -149,7 +137,7 @@ async function tracedModelCall<T>(scope: TelemetryScope, kind: ModelCallKind, re
     if (failure === undefined && dimensions)
       instruments.operationDuration.record(seconds, dimensions.call)
     else
-      instruments.operationDuration.record(seconds, { ...(dimensions?.call ?? presentAttributes(metricBase(scope, request.provider, request.model))), [ERROR_TYPE]: failure })
+      instruments.operationDuration.record(seconds, mergeObjects((dimensions?.call ?? presentAttributes(metricBase(scope, request.provider, request.model))), { [ERROR_TYPE]: failure }))
     span.end()
   }
 }
@@ -164,11 +152,11 @@ function metricDimensions(scope: TelemetryScope, provider: string, model: string
   const key = `${provider}\n${model}\n${responseModel ?? ''}`
   let dimensions = scope.metricDimensions.get(key)
   if (!dimensions) {
-    const call = presentAttributes({ ...metricBase(scope, provider, model), [GEN_AI.responseModel]: responseModel })
+    const call = presentAttributes(mergeObjects(metricBase(scope, provider, model), { [GEN_AI.responseModel]: responseModel }))
     dimensions = {
       call,
-      input: { ...call, [GEN_AI.tokenType]: TOKEN_TYPE.input },
-      output: { ...call, [GEN_AI.tokenType]: TOKEN_TYPE.output },
+      input: mergeObjects(call, { [GEN_AI.tokenType]: TOKEN_TYPE.input }),
+      output: mergeObjects(call, { [GEN_AI.tokenType]: TOKEN_TYPE.output }),
     }
     // The response model is the server's word: a scope keeps a few pairs, not one per name a server makes up.
     if (scope.metricDimensions.size < MAX_METRIC_DIMENSIONS)
@@ -253,15 +241,7 @@ async function tracedToolCall<T>(scope: TelemetryScope, call: ToolCallRequest, e
   const { api, tracer } = scope.runtime
   const parentSpan = call.parentToolCallId === undefined ? undefined : scope.toolSpans.get(call.parentToolCallId)
   const parent: Context = parentSpan ? api.trace.setSpan(scope.parent, parentSpan) : scope.parent
-  const attributes: Attributes = {
-    ...scope.common,
-    [GEN_AI.operationName]: OPERATION.executeTool,
-    [GEN_AI.toolName]: call.name,
-    [GEN_AI.toolCallId]: call.callId,
-    [GEN_AI.toolType]: 'function',
-    [ZIDANE.runId]: call.runId,
-    [ZIDANE.turnId]: call.turnId,
-  }
+  const attributes: Attributes = mergeObjects(scope.common, { [GEN_AI.operationName]: OPERATION.executeTool, [GEN_AI.toolName]: call.name, [GEN_AI.toolCallId]: call.callId, [GEN_AI.toolType]: 'function', [ZIDANE.runId]: call.runId, [ZIDANE.turnId]: call.turnId })
   const description = scope.describeTool?.(call.name)
   if (description)
     attributes[GEN_AI.toolDescription] = description

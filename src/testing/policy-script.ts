@@ -28,6 +28,7 @@ import type { ToolMap } from '../tools/types'
 import type { PolicyWireStage } from '../wire/stage'
 import { activatePlan, planRun } from '../agent/plan'
 import { createProcessContext } from '../contexts/process'
+import { mergeObjects } from '../core/merge-objects'
 import { createHookBus, isKnownHook } from '../hooks/bus'
 import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
@@ -258,14 +259,14 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
         throw new Error('runPolicyScript: the policy called run.complete, and the script gives no `complete` answer')
       const answer = await options.complete(request)
       // Recorded as a run records it, so a spend budget in the same script counts it.
-      host.sideCalls.push({ ...answer.usage, purpose: request.purpose ?? 'complete', turn: host.turnCount })
+      host.sideCalls.push(mergeObjects(answer.usage, { purpose: request.purpose ?? 'complete', turn: host.turnCount }))
       return answer
     },
     emit: async (event, context) => {
       // A run refuses hook maps naming an event no policy lists; the script makes the policy list what it fires.
       if (!isKnownHook(hooks, event))
         throw new Error(`runPolicyScript: policy "${policy.name}" fired "${event}", which is not in its \`events\``)
-      await (hooks.callHook as (name: string, context: unknown) => Promise<unknown>)(event, { ...context, runId: 'policy-script', depth: 0 })
+      await (hooks.callHook as (name: string, context: unknown) => Promise<unknown>)(event, mergeObjects(context, { runId: 'policy-script', depth: 0 }))
     },
   } satisfies PolicyHost
   const restored = options.state === undefined ? undefined : { [policy.name]: options.state }
@@ -286,11 +287,11 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     }
     fired = []
     const outcome = await playStep(host, step, index)
-    const events = fired.map(event => ({ ...event, turn: host.turnCount }))
+    const events = fired.map(event => (mergeObjects(event, { turn: host.turnCount })))
     allEvents.push(...events)
     if (step.phase === 'afterTurn')
       turnOpen = false
-    results.push({ ...outcome, turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]), events })
+    results.push(mergeObjects(outcome, { turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]), events }))
     if (abort.aborted)
       break
   }
@@ -321,7 +322,7 @@ async function playStep(host: ScriptHost, step: PolicyScriptStep, index: number)
       const calls = step.calls.map((call, i) => {
         const gated = gatedCall(call, `call-${index}-${i}`)
         const reason = step.blocked?.[i]
-        return reason === undefined ? gated : { ...gated, decided: { type: 'block', reason } as const }
+        return reason === undefined ? gated : mergeObjects(gated, { decided: { type: 'block', reason } as const })
       })
       const decisions = await gateBatch(host, turnId, calls)
       abortOn(host, decisions.find(decision => decision?.type === 'abort'))

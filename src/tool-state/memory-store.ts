@@ -1,4 +1,5 @@
 import type { ToolStateStore } from './types'
+import { mergeObjects } from '../core/merge-objects'
 
 export interface MemoryToolStateStoreOptions {
   /** State the store starts with (copied). */
@@ -24,16 +25,12 @@ export function createMemoryToolStateStore(options: MemoryToolStateStoreOptions 
   for (const [key, value] of Object.entries(options.initial ?? {}))
     put(key, value)
 
-  return {
-    ...(options.maxValueBytes === undefined ? {} : { maxValueBytes: options.maxValueBytes }),
-    load: () => Object.fromEntries(Array.from(data, ([key, json]) => [key, JSON.parse(json)])),
-    commit: (ops) => {
-      for (const op of ops) {
-        if (op.delete === true)
-          data.delete(op.key)
-        else
-          put(op.key, op.value)
-      }
-    },
-  }
+  return mergeObjects((options.maxValueBytes === undefined ? {} : { maxValueBytes: options.maxValueBytes }), { load: () => Object.fromEntries(Array.from(data, ([key, json]) => [key, JSON.parse(json)])), commit: (ops) => {
+    for (const op of ops) {
+      if (op.delete === true)
+        data.delete(op.key)
+      else
+        put(op.key, op.value)
+    }
+  } })
 }

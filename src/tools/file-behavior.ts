@@ -6,6 +6,7 @@
 
 import type { AgentBehavior } from '../knobs/behavior'
 import type { ReadFileDefaults, WriteFileExistingPolicy } from '../knobs/file-knobs'
+import { mergeObjects } from '../core/merge-objects'
 import { FILE_KNOBS } from '../knobs/file-knobs'
 
 /** Fields of `AgentBehavior` the file tools read. */
@@ -21,10 +22,7 @@ export interface ResolvedFileToolBehavior {
 }
 
 /** What the file tools act on when no knob is set: the file slice's defaults, and no `read_file` limits of the knob's own. */
-export const FILE_TOOL_BEHAVIOR_DEFAULTS: Readonly<ResolvedFileToolBehavior> = Object.freeze({
-  ...FILE_KNOBS.defaults,
-  readFileDefaults: Object.freeze({}),
-})
+export const FILE_TOOL_BEHAVIOR_DEFAULTS: Readonly<ResolvedFileToolBehavior> = Object.freeze(mergeObjects(FILE_KNOBS.defaults, { readFileDefaults: Object.freeze({}) }))
 
 function flag(value: unknown, fallback: boolean): boolean {
   return typeof value === 'boolean' ? value : fallback

@@ -14,6 +14,7 @@
 import type { ReadSlice, ReadSource, ReadStateEntry, RunReadState } from '../core/run-state'
 import type { Session } from '../session/session'
 import { createHash } from 'node:crypto'
+import { mergeObjects } from '../core/merge-objects'
 
 export type { ReadSlice, ReadSource, ReadStateEntry } from '../core/run-state'
 
@@ -48,7 +49,7 @@ export function restoreReadState(session: Session, saved: RunReadState): void {
   if (states.has(session))
     return
   const entries: ReadStateMap = new Map()
-  for (const entry of saved.entries) entries.set(entry.path, { ...entry, ...(entry.slice ? { slice: { ...entry.slice } } : {}) })
+  for (const entry of saved.entries) entries.set(entry.path, mergeObjects(entry, (entry.slice ? { slice: { ...entry.slice } } : {})))
   states.set(session, { entries, seq: saved.seq, changes: 0, ...(saved.lastShell ? { lastShell: { ...saved.lastShell } } : {}) })
 }
 
@@ -91,7 +92,7 @@ export function contentHash(bytes: Uint8Array | string): string {
 /** Record that the model now knows `path` at `hash`; replaces any earlier entry. */
 export function recordRead(session: Session, entry: { path: string, hash: string, source: ReadSource, slice?: ReadSlice }): ReadStateEntry {
   const state = stateOf(session)
-  const recorded: ReadStateEntry = { ...entry, seq: ++state.seq, driftRefusals: 0 }
+  const recorded: ReadStateEntry = mergeObjects(entry, { seq: ++state.seq, driftRefusals: 0 })
   state.changes++
   state.entries.set(entry.path, recorded)
   return recorded

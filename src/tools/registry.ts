@@ -1,5 +1,6 @@
 import type { ToolSpec } from '../providers/types'
 import type { ToolDef, ToolMap } from './types'
+import { mergeObjects } from '../core/merge-objects'
 import { schemaRefProblem } from '../schema/refs'
 
 /**
@@ -78,7 +79,7 @@ export function createToolRegistry(
   const wireSpec = (name: string, def: ToolDef): ToolSpec => {
     const wireName = wireOf.get(name)
     const spec = specOf(def)
-    return wireName ? { ...spec, name: wireName } : spec
+    return wireName ? mergeObjects(spec, { name: wireName }) : spec
   }
   const eager: ToolSpec[] = []
   for (const [name, def] of byName) {

@@ -7,6 +7,7 @@ import type { SpawnedChild, SpawnStateTracker, SpawnToolState } from './spawn-st
 import type { DurableToolDef, ToolContext } from './types'
 import { z } from 'zod'
 import { createAgent } from '../agent/create-agent'
+import { mergeObjects } from '../core/merge-objects'
 import { startTimer } from '../core/timer'
 import { childSetup, SPAWN_MAX_DEPTH } from './spawn-child'
 import { createSpawnState } from './spawn-state'
@@ -128,7 +129,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
   const resumeRunId = request.resume === undefined ? undefined : findChildRun(ctx, request.resume)
   const setup = childSetup(options.child, ctx, request.depth, routeModel(options, request.model))
   const id = request.resume ?? host.nextChildLabel()
-  const child = createAgent({ ...setup.agent, session: persist ? ctx.session : undefined })
+  const child = createAgent(mergeObjects(setup.agent, { session: persist ? ctx.session : undefined }))
   // The tracer of the parent writes into this object on `spawn:before`; the child's run gets what it wrote.
   const tracingContext: Record<string, string> = {}
   const spawn: SpawnHookContext = {
@@ -178,7 +179,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
       record.output = stats.output
     reported.add(record)
     host.reportChild(record)
-    host.emit('spawn:complete', { ...spawn, stats: record })
+    host.emit('spawn:complete', mergeObjects(spawn, { stats: record }))
     if (status !== 'completed')
       return `[${id} ${status === 'timeout' ? 'timed out' : 'was aborted'} after ${stats.turns} turn(s)]${stats.text ? `\n${stats.text}` : ''}`
     return stats.text || `[${id} finished without a text answer]`
@@ -190,7 +191,7 @@ async function runChild(options: SpawnToolOptions, ctx: ToolContext, request: Ch
     const record: ChildRunStats = { id, task: request.task, stats, callId: ctx.callId, depth: request.depth, status }
     reported.add(record)
     host.reportChild(record)
-    host.emit('spawn:error', { ...spawn, error, stats: record })
+    host.emit('spawn:error', mergeObjects(spawn, { error, stats: record }))
     const what = status === 'error' ? 'failed' : status === 'timeout' ? 'timed out' : 'was aborted'
     throw new Error(`${id} ${what} after ${stats.turns} turn(s): ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
@@ -247,7 +248,7 @@ function forwardChildEvents(childHooks: ReturnType<typeof createAgent>['hooks'],
     if (name.startsWith('child:'))
       host.emit(name as never, context)
     else
-      host.emit(`child:${name}` as never, { ...context, childId })
+      host.emit(`child:${name}` as never, mergeObjects(context, { childId }))
   })
 }
 

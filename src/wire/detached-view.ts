@@ -1,4 +1,5 @@
 import type { SessionMessage } from '../core/content'
+import { mergeObjects } from '../core/merge-objects'
 import { sameItems } from './messages'
 
 /** A wire view a hook may edit in place, and the way back to the original objects. */
@@ -24,7 +25,7 @@ export interface DetachedView {
 export function detachView(messages: readonly SessionMessage[]): DetachedView {
   const originals = new Map<SessionMessage, SessionMessage>()
   const copies = messages.map((message) => {
-    const copy = { ...message, content: [...message.content] }
+    const copy = mergeObjects(message, { content: [...message.content] })
     originals.set(copy, message)
     return copy
   })

@@ -1,5 +1,6 @@
 import type { SessionContentBlock, SessionMessage, SessionTurn, ToolResultBlock } from '../core/content'
 import type { PairingRepair } from '../errors'
+import { mergeObjects } from '../core/merge-objects'
 
 /**
  * The output of the synthetic error result the pairing pass gives a tool call
@@ -177,7 +178,7 @@ function applyPlan(messages: readonly SessionMessage[], plan: RepairPlan): Sessi
         content.splice(lastResult + 1, 0, ...incoming)
       }
       if (content.length > 0)
-        out.push({ ...message, content })
+        out.push(mergeObjects(message, { content }))
     }
     const additions = plan.additions.get(j)
     if (additions && messages[j + 1]?.role !== 'user')
@@ -223,7 +224,7 @@ export function filterUnresolvedToolUses(turns: readonly SessionTurn[]): Session
   if (content.length === turn.content.length)
     return out
   if (content.some(block => !REASONING_BLOCKS.has(block.type)))
-    out[last] = { ...turn, content }
+    out[last] = mergeObjects(turn, { content })
   else
     out.splice(last, 1)
   return out

@@ -14,6 +14,7 @@ import type { AgentOptions, AgentRunOptions } from '../../agent/options'
 import type { AgentStats } from '../../core/stats'
 import type { SessionStore } from '../../session/types'
 import { createAgent } from '../../agent/create-agent'
+import { mergeObjects } from '../../core/merge-objects'
 import { loadSession } from '../../session/session'
 import { DEFAULT_MAX_ENTRY_BYTES } from '../types'
 import { openJournaledStore } from './journaled-store'
@@ -86,12 +87,7 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
       const { store } = await openJournaledStore(options.store, ctx.key, runtime)
       const given = options.agent({ sessionId: ctx.key })
       const session = await loadSession(ctx.key, { store })
-      agent = createAgent({
-        ...given,
-        behavior: { ...RUNNER_BEHAVIOR, ...given.behavior },
-        session,
-        durable: runtime,
-      })
+      agent = createAgent(mergeObjects(given, { behavior: mergeObjects(RUNNER_BEHAVIOR, given.behavior), session, durable: runtime }))
       try {
         const running = how === 'run' ? agent.run(input) : agent.resume(input)
         if (early !== undefined)

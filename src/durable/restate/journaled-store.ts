@@ -13,6 +13,7 @@
 import type { SessionTurn } from '../../core/content'
 import type { SessionData, SessionRun, SessionStore } from '../../session/types'
 import type { DurableRuntime } from '../types'
+import { mergeObjects } from '../../core/merge-objects'
 
 /** What the journal keeps of the session when an invocation starts. */
 export interface SessionHead {
@@ -84,5 +85,5 @@ export async function openJournaledStore(backend: SessionStore, sessionId: strin
 function pinned(data: SessionData, head: SessionHead): SessionData {
   const runIds = new Set(head.runs)
   const runs = data.runs.filter(run => runIds.has(run.id)).map(run => run.id === head.lastRun?.id ? head.lastRun : run)
-  return { ...data, turns: data.turns.slice(0, head.turns), runs }
+  return mergeObjects(data, { turns: data.turns.slice(0, head.turns), runs })
 }

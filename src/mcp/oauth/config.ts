@@ -1,4 +1,5 @@
 import type { McpServerConfig } from '../types'
+import { mergeObjects } from '../../core/merge-objects'
 
 /** Token-endpoint authentications the grants without a user (client credentials, JWT bearer) support. */
 const CLIENT_CREDENTIALS_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const
@@ -55,7 +56,7 @@ function validateIdentityProvider(client: NonNullable<McpServerConfig['oauth']>,
  */
 export function normalizeServerConfig(config: McpServerConfig): McpServerConfig {
   if (config.auth === undefined && (config.authMethod === 'mcpOAuth' || config.oauth !== undefined))
-    return { ...config, auth: 'oauth' }
+    return mergeObjects(config, { auth: 'oauth' })
   return config
 }
 

@@ -4,6 +4,7 @@ import type { LoopbackCallback } from './callback-server'
 import type { McpCredentialStore, McpStoredCredentials } from './types'
 import { randomBytes } from 'node:crypto'
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
+import { mergeObjects } from '../../core/merge-objects'
 import { CALLBACK_PATH, startLoopbackCallback } from './callback-server'
 import { JWT_BEARER_GRANT } from './identity-assertion'
 
@@ -292,7 +293,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       const secret = clientSecret || storedSecret
       const method = this.init.machine?.method
       const info: OAuthClientInformationMixed = secret ? { client_id: clientId, client_secret: secret } : { client_id: clientId }
-      return method && method !== 'private_key_jwt' ? { ...info, token_endpoint_auth_method: method } : info
+      return method && method !== 'private_key_jwt' ? mergeObjects(info, { token_endpoint_auth_method: method }) : info
     }
     if (!stored?.client_id) {
       // Registering outside an interactive attempt would name a redirect URI nothing listens on.
@@ -311,7 +312,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     // A pre-registered client belongs to the config (and maybe the host); only registrations are kept.
     if (this.init.client)
       return
-    await this.update(record => ({ ...record, client: { ...information } }))
+    await this.update(record => (mergeObjects(record, { client: { ...information } })))
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
@@ -329,16 +330,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     const expiresAt = typeof tokens.expires_in === 'number' ? Date.now() + tokens.expires_in * 1000 : undefined
     const scope = tokens.scope ?? this.requestedScope
-    await this.update(({ codeVerifier: _verifier, ...record }) => ({
-      ...record,
-      tokens: {
-        ...tokens,
-        // A response without a refresh token keeps the one we had (the server did not rotate it).
-        ...(tokens.refresh_token === undefined && record.tokens?.refresh_token && !this.init.machine ? { refresh_token: record.tokens.refresh_token } : {}),
-        ...(scope ? { scope } : {}),
-        ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
-      },
-    }))
+    await this.update(({ codeVerifier: _verifier, ...record }) => (mergeObjects(record, { tokens: mergeObjects(tokens, (tokens.refresh_token === undefined && record.tokens?.refresh_token && !this.init.machine ? { refresh_token: record.tokens.refresh_token } : {}), (scope ? { scope } : {}), (expiresAt !== undefined ? { expires_at: expiresAt } : {})) })))
   }
 
   /**
@@ -374,7 +366,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    await this.update(record => ({ ...record, codeVerifier }))
+    await this.update(record => (mergeObjects(record, { codeVerifier })))
   }
 
   async codeVerifier(): Promise<string> {
@@ -391,11 +383,6 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     const dropClient = (scope === 'all' || scope === 'client') && !this.init.client
     const dropTokens = scope === 'all' || scope === 'tokens'
     const dropVerifier = scope === 'all' || scope === 'verifier'
-    await this.update(record => ({
-      ...record,
-      client: dropClient ? undefined : record.client,
-      tokens: dropTokens ? undefined : record.tokens,
-      codeVerifier: dropVerifier ? undefined : record.codeVerifier,
-    }))
+    await this.update(record => (mergeObjects(record, { client: dropClient ? undefined : record.client, tokens: dropTokens ? undefined : record.tokens, codeVerifier: dropVerifier ? undefined : record.codeVerifier })))
   }
 }

@@ -6,6 +6,7 @@ import type { McpCredentialStore } from './types'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import { createFetchWithInit } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { mergeObjects } from '../../core/merge-objects'
 import { withTimeout } from '../../core/timeout'
 import { MAX_TIMER_DELAY_MS } from '../../core/timer'
 import { McpIdentityAssertionError, OperationTimeoutError } from '../../errors'
@@ -57,7 +58,7 @@ function withBearer(init: RequestInit | undefined, token: string | undefined): R
   const headers = new Headers(init?.headers)
   if (token)
     headers.set('authorization', `Bearer ${token}`)
-  return { ...init, headers }
+  return mergeObjects(init, { headers })
 }
 
 /** Settle with `work`, or reject as soon as `signal` aborts (the authorization goes on for whoever else waits). */
@@ -270,7 +271,7 @@ export class McpOAuthSession {
   }
 
   private note(challenge: Omit<AuthChallenge, 'seq'>): void {
-    this.challenge = { ...challenge, seq: ++this.seq }
+    this.challenge = mergeObjects(challenge, { seq: ++this.seq })
   }
 
   /** A 403 asking for more scope, or a 401 naming scopes the current grant (when known) lacks. */

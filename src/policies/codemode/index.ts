@@ -2,6 +2,7 @@ import type { SessionTurn } from '../../core/content'
 import type { ToolOutput } from '../../core/tool-io'
 import type { ToolSpec } from '../../providers/types'
 import type { BehaviorPolicy, PolicyToolsView } from '../policy'
+import { mergeObjects } from '../../core/merge-objects'
 import { CODEMODE_TOOL_NAME, codemodeCatalog, codemodeFor, createCodemodeTool, describeOn, describeOnly, locateQuickJs } from '../../tools/codemode'
 import { directCallNote, noteCountIn, takesNote } from './direct-call-notes'
 
@@ -78,8 +79,8 @@ export const codemode: BehaviorPolicy<CodemodeState> = {
       return
     const given = state.notes[call.displayName] ?? noteCountIn(run.turns as readonly SessionTurn[], call.displayName)
     if (given >= MAX_DIRECT_CALL_NOTES)
-      return { state: { notes: { ...state.notes, [call.displayName]: given } } }
+      return { state: { notes: mergeObjects(state.notes, { [call.displayName]: given }) } }
     const noted: ToolOutput = `${result as string}\n\n${directCallNote(call.displayName)}`
-    return { decision: { type: 'replace', result: noted }, state: { notes: { ...state.notes, [call.displayName]: given + 1 } } }
+    return { decision: { type: 'replace', result: noted }, state: { notes: mergeObjects(state.notes, { [call.displayName]: given + 1 }) } }
   },
 }

@@ -2,6 +2,7 @@ import type { ToolOutput } from '../../core/tool-io'
 import type { RepeatGuardConfig, RepeatGuardMessage, RepeatGuardToolMatcher } from '../../knobs/repeat-knobs'
 import type { BatchCall, BehaviorPolicy, CallDecision, PolicyEvent } from '../policy'
 import type { RepeatGuardAction, RepeatGuardCounter } from './hooks'
+import { mergeObjects } from '../../core/merge-objects'
 import { debugLog } from '../../debug'
 import { REPEAT_GUARD_DEFAULT_WINDOW, REPEAT_GUARD_DEFAULTS, REPEAT_GUARD_THRESHOLDS } from '../../knobs/repeat-knobs'
 import { canonicalShellCommand } from './shell-key'
@@ -208,6 +209,6 @@ export const repeatGuard: BehaviorPolicy<RepeatGuardState> = {
       return
     const rest = { ...state.steer }
     delete rest[call.callId]
-    return { decision: { type: 'replace', result: appendNote(result, note), isError }, state: { ...state, steer: rest } }
+    return { decision: { type: 'replace', result: appendNote(result, note), isError }, state: mergeObjects(state, { steer: rest }) }
   },
 }

@@ -7,6 +7,7 @@
 import type { ClassifiedErrorKind } from '../../errors'
 // The error classes alone: the package root would load the whole SDK.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/core/error'
+import { mergeObjects } from '../../core/merge-objects'
 import { ClassifiedError, matchesContextExceeded, OAuthRefreshError } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
 import { isRetryableKind, kindForStatus } from '../shared/error-classification'
@@ -120,5 +121,5 @@ export function unsupportedContentError(what: string): ClassifiedError {
 }
 
 function make(message: string, how: Classification, cause: unknown, extra: { status?: number, retryAfterMs?: number, url?: string } = {}): ClassifiedError {
-  return new ClassifiedError(message, { ...how, ...extra, provider: PROVIDER_NAME, cause })
+  return new ClassifiedError(message, mergeObjects(how, extra, { provider: PROVIDER_NAME, cause }))
 }

@@ -15,6 +15,7 @@ import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../ty
 import type { AnthropicClient } from './client'
 import type { AnthropicOAuthCredentials } from './oauth'
 import { APIError } from '@anthropic-ai/sdk/core/error'
+import { mergeObjects } from '../../core/merge-objects'
 import { clampTimerDelay } from '../../core/timer'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
@@ -132,7 +133,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     if (options.signal.aborted)
       throw classifyAnthropicError(options.signal.reason, options.signal)
     // The extended cache TTL is verified with API keys only; an unaccepted beta would fail every OAuth request.
-    const request = oauth && options.cacheTtl === '1h' ? { ...options, cacheTtl: '5m' as const } : options
+    const request = oauth && options.cacheTtl === '1h' ? mergeObjects(options, { cacheTtl: '5m' as const }) : options
     const { body, betas } = buildAnthropicRequest(request, { contextManagement: params.contextManagement })
     const allBetas = extraBetas.length === 0 ? betas : [...new Set([...extraBetas, ...betas])]
     // The endpoint is named only in errors, so it is worked out only when one happens.

@@ -1,3 +1,4 @@
+import { mergeObjects } from '../../core/merge-objects'
 /**
  * What the provider knows about each Claude model: output and context limits,
  * which thinking modes and effort levels the API accepts, and list prices.
@@ -100,10 +101,7 @@ const MODEL_TABLE: Readonly<Record<string, AnthropicModelInfo>> = {
   'claude-sonnet-4-5': { contextWindow: 200_000, maxOutput: 64_000, adaptiveThinking: false, manualThinkingBudget: true, efforts: [], price: rates(3, 15) },
 
   // Haiku 5.5 bills by prompt size: every token of a request whose prompt tops 100k costs the higher band.
-  'claude-haiku-5-5': adaptiveOnly(1_000_000, 128_000, {
-    ...rates(0.1, 0.5),
-    longPrompt: { aboveTokens: 100_000, ...rates(0.5, 2.5) },
-  }),
+  'claude-haiku-5-5': adaptiveOnly(1_000_000, 128_000, mergeObjects(rates(0.1, 0.5), { longPrompt: { aboveTokens: 100_000, ...rates(0.5, 2.5) } })),
   'claude-haiku-4-5': { contextWindow: 200_000, maxOutput: 64_000, adaptiveThinking: false, manualThinkingBudget: true, efforts: [], price: rates(1, 5) },
 }
 

@@ -1,5 +1,6 @@
 import type { TurnUsage } from '../../core/stats'
 import type { ModelCatalogLayers, ModelPricing } from './types'
+import { mergeObjects } from '../../core/merge-objects'
 import { resolveModelInfo } from './catalog'
 
 export interface CostEstimateOptions extends ModelCatalogLayers {
@@ -37,7 +38,7 @@ export function turnCostUsd(usage: TurnUsage, pricing: ModelPricing, cacheTtl: '
 export function fillEstimatedCost(usage: TurnUsage, provider: string, options: CostEstimateOptions = {}): TurnUsage {
   // A provider that stamped itself knows best which catalog key prices it.
   const servedBy = usage.provider ?? provider
-  const filled: TurnUsage = { ...usage, provider: servedBy }
+  const filled: TurnUsage = mergeObjects(usage, { provider: servedBy })
   if (usage.cost !== undefined)
     return filled
   const pricing = priceOf(usage.modelId, servedBy, options) ?? priceOf(options.requestedModel, servedBy, options)

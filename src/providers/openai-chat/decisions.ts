@@ -11,6 +11,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../decisions/types'
 import type { ThinkingLevel } from '../thinking'
 import type { ChatDialect } from './dialect'
+import { mergeObjects } from '../../core/merge-objects'
 import { clientBuilds, textReply } from '../shared/decision-reply'
 import { endpointUrl } from '../transport-errors'
 import { classifyChatError } from './errors'
@@ -49,11 +50,7 @@ async function decideOnChat(client: () => OpenAI, call: DecisionCall, dialect: C
   const classify = (error: unknown) => classifyChatError(error, { provider: dialect.providerName, signal: call.signal, url: endpointUrl(baseURL, '/chat/completions') })
   if (call.signal.aborted)
     throw classify(call.signal.reason)
-  const body = {
-    ...buildChatRequest({ model: call.model, system: call.system, messages: call.messages, tools: [], thinking: settings.thinking ?? 'off', maxTokens: call.maxTokens, cache: false }, dialect),
-    response_format: { type: 'json_schema', json_schema: { name: SCHEMA_NAME, strict: true, schema: call.schema } },
-    ...settings.extraBody,
-  }
+  const body = mergeObjects(buildChatRequest({ model: call.model, system: call.system, messages: call.messages, tools: [], thinking: settings.thinking ?? 'off', maxTokens: call.maxTokens, cache: false }, dialect), { response_format: { type: 'json_schema', json_schema: { name: SCHEMA_NAME, strict: true, schema: call.schema } } }, settings.extraBody)
   try {
     const api = client()
     baseURL = api.baseURL

@@ -21,6 +21,7 @@ import type {
   UserMessage,
   WireToolCall,
 } from './wire-types'
+import { mergeObjects } from '../../core/merge-objects'
 import { sameItems } from '../../wire/messages'
 import { cacheControlFor as sharedCacheControl } from '../shared/cache-control'
 import { compactSummaryText } from '../shared/content-rules'
@@ -88,7 +89,7 @@ function cacheControlFor(input: ChatRequestInput, dialect: ChatDialect): CacheCo
 
 function systemMessage(system: string, cacheControl: CacheControl | undefined): SystemMessage {
   return cacheControl
-    ? { role: 'system', content: [{ ...textPart(system), cache_control: cacheControl }] }
+    ? { role: 'system', content: [mergeObjects(textPart(system), { cache_control: cacheControl })] }
     : { role: 'system', content: system }
 }
 
@@ -96,7 +97,7 @@ function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControl | unde
   return tools.map((spec, index) => {
     const tool = wellFormedTool(spec)
     const wire: ChatTool = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }
-    return cacheControl && index === tools.length - 1 ? { ...wire, cache_control: cacheControl } : wire
+    return cacheControl && index === tools.length - 1 ? mergeObjects(wire, { cache_control: cacheControl }) : wire
   })
 }
 
@@ -216,7 +217,7 @@ function userMessage(parts: ContentPart[], asParts: boolean): UserMessage {
 /** An empty output stays a string: an empty text part is rejected by some backends. */
 function toolMessageAsParts(message: ToolMessage): ToolMessage {
   return typeof message.content === 'string' && message.content
-    ? { ...message, content: [textPart(message.content)] }
+    ? mergeObjects(message, { content: [textPart(message.content)] })
     : message
 }
 
@@ -267,8 +268,8 @@ function markLastMessage(messages: ChatMessage[], cacheControl: CacheControl): v
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]
     if ((message.role === 'user' || message.role === 'tool') && Array.isArray(message.content) && message.content.length > 0) {
-      const parts = message.content.map((part, index, all) => index === all.length - 1 ? { ...part, cache_control: cacheControl } : part)
-      messages[i] = { ...message, content: parts }
+      const parts = message.content.map((part, index, all) => index === all.length - 1 ? mergeObjects(part, { cache_control: cacheControl }) : part)
+      messages[i] = mergeObjects(message, { content: parts })
       return
     }
   }

@@ -31,6 +31,7 @@ import type { SessionLeaseOrigin } from './lease'
 import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
+import { mergeObjects } from '../../core/merge-objects'
 import { delay } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
 import { checkWriter, deadOnThisHost, extendLease, grantLease, parseLease, processIsGone, releasedLease, thisProcess } from './lease'
@@ -164,7 +165,7 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       throw error
     }
     const last = parseLease(id, text)
-    return last && last.owner !== lease.owner ? { ...lease, previousOwner: last.owner } : lease
+    return last && last.owner !== lease.owner ? mergeObjects(lease, { previousOwner: last.owner }) : lease
   }
 
   /** Whether this process wrote the lease `owner` holds and it is still far from expiry. */

@@ -20,6 +20,7 @@
 
 import type { SessionLease } from '../../errors'
 import { hostname } from 'node:os'
+import { mergeObjects } from '../../core/merge-objects'
 import { SessionLeaseError } from '../../errors'
 
 /** How often a run renews its session's lease by default (`AgentRunOptions.leaseRenewMs`). */
@@ -66,7 +67,7 @@ export function extendLease(id: string, current: SessionLease | undefined, owner
   if (!current || current.owner !== owner || current.expiresAt <= now)
     throw lostLease(id, current, owner, now)
   const { previousOwner: _, ...held } = current
-  return { ...held, expiresAt: now + ttlMs }
+  return mergeObjects(held, { expiresAt: now + ttlMs })
 }
 
 /** The record a release leaves: expired, still naming its last owner; `undefined` when `owner` does not hold it. */
@@ -74,7 +75,7 @@ export function releasedLease(current: SessionLease | undefined, owner: string):
   if (!current || current.owner !== owner || current.expiresAt === 0)
     return undefined
   const { previousOwner: _, ...held } = current
-  return { ...held, expiresAt: 0 }
+  return mergeObjects(held, { expiresAt: 0 })
 }
 
 /** Throw unless a write by `owner` (or by no owner) may go ahead under `current`. */

@@ -33,6 +33,7 @@
  */
 
 import type { SessionLease, SessionRecordLocation } from '../../errors'
+import { mergeObjects } from '../../core/merge-objects'
 import { SessionLeaseError, SessionStoreError } from '../../errors'
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key'
@@ -110,5 +111,5 @@ export function leaseErrorOf(body: ErrorBody['error'], sessionId: string, owner:
         ...(typeof lease.hostname === 'string' ? { hostname: lease.hostname } : {}),
       }
     : undefined
-  return new SessionLeaseError(sessionId, reason, { ...(holder ? { holder } : {}), ...(owner === undefined ? {} : { owner }) })
+  return new SessionLeaseError(sessionId, reason, mergeObjects((holder ? { holder } : {}), (owner === undefined ? {} : { owner })))
 }

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import type { ErrorBody, ProtocolErrorCode } from './remote-protocol'
+import { mergeObjects } from '../../core/merge-objects'
 import { assertLeaseRequest } from './lease'
 import { errorBody, IDEMPOTENCY_HEADER, statusOfCode } from './remote-protocol'
 import { withLeases } from './with-leases'
@@ -200,7 +201,7 @@ function leaseRoute(store: LeasingStore, method: string, id: string, owner: stri
       writes: true,
       execute: async (body) => {
         const request = leaseRequestOf(body)
-        const origin = { ...(request.pid === undefined ? {} : { pid: request.pid }), ...(request.hostname === undefined ? {} : { hostname: request.hostname }) }
+        const origin = mergeObjects((request.pid === undefined ? {} : { pid: request.pid }), (request.hostname === undefined ? {} : { hostname: request.hostname }))
         return { status: 200, body: await store.acquireLease(id, request.owner, request.ttlMs, origin) }
       },
     }

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
+import { mergeObjects } from '../../core/merge-objects'
 import { MissingPeerDependencyError } from '../../errors'
 
 /** The npm package the sandbox runs on. */
@@ -67,7 +68,7 @@ export function loadQuickJs(): Promise<QuickJsEngine> {
   engine ??= (async () => {
     const location = locateQuickJs()
     const wasm = await webAssembly.compile(await readFile(location.wasmPath))
-    return { ...location, wasm }
+    return mergeObjects(location, { wasm })
   })()
   engine.catch(() => {
     engine = undefined

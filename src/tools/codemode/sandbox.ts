@@ -10,6 +10,7 @@
 import type { QuickJsEngine } from './quickjs-runtime'
 import type { CallMessage, DoneMessage, FromWorker, ScriptEnd, ScriptLimits, StopReasonCode, ToWorker } from './worker-protocol'
 import { Worker } from 'node:worker_threads'
+import { mergeObjects } from '../../core/merge-objects'
 import { startTimer, timerNow } from '../../core/timer'
 import { PRELUDE, SCRIPT_FILE, wrapScript } from './prelude'
 import { loadQuickJs } from './quickjs-runtime'
@@ -227,7 +228,7 @@ export async function runScript(request: ScriptRequest): Promise<ScriptOutcome> 
       Atomics.store(view, 0, reason)
       pooled.worker.postMessage({ type: 'stop', id, reason } satisfies ToWorker)
       callsEnded.abort(new Error('the script was stopped'))
-      backstop = startTimer(SANDBOX_LIMITS.stopGraceMs, () => end({ ...stoppedEnd(reason), calls }, false))
+      backstop = startTimer(SANDBOX_LIMITS.stopGraceMs, () => end(mergeObjects(stoppedEnd(reason), { calls }), false))
     }
     const answer = async (call: CallMessage) => {
       inFlight++

@@ -9,6 +9,7 @@
 
 import type { ToolDef, ToolMap } from '../types'
 import type { ToolPrompts } from './descriptions'
+import { mergeObjects } from '../../core/merge-objects'
 import { TOOL_PROMPTS } from './descriptions'
 
 export {
@@ -59,5 +60,5 @@ export function withToolDescriptions(tools: ToolMap, descriptions: ToolDescripti
 }
 
 function describedAs<Input>(def: ToolDef<Input>, description: string): ToolDef<Input> {
-  return { ...def, spec: { ...def.spec, description } }
+  return mergeObjects(def, { spec: mergeObjects(def.spec, { description }) })
 }

@@ -1,5 +1,6 @@
 import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../../core/content'
 import type { WireStage } from '../stage'
+import { mergeObjects } from '../../core/merge-objects'
 import { base64ImageSize } from '../image-size'
 import { mediaMarker } from './media-marker'
 
@@ -163,7 +164,7 @@ export function replaceAged(messages: readonly SessionMessage[], slots: readonly
       else if (block.type === 'tool_result' && Array.isArray(block.output)) {
         const output: ToolResultContent[] = block.output.slice()
         output[slot.part] = { type: 'text', text: mediaMarker(slot.media) }
-        content[slot.block] = { ...block, output }
+        content[slot.block] = mergeObjects(block, { output })
       }
     }
     out[m] = { role: messages[m].role, content }

@@ -1,5 +1,6 @@
 import type { SessionContentBlock, SessionMessage, ToolResultBlock, ToolResultContent } from '../../core/content'
 import type { SentWireStage, WireStageContext } from '../stage'
+import { mergeObjects } from '../../core/merge-objects'
 import { isMediaMarker } from './media-marker'
 
 /** What tail compaction needs to know, resolved from the knobs by the policy that owns them. */
@@ -148,7 +149,7 @@ function stubResult(block: ToolResultBlock): ToolResultBlock {
   const output = block.output
   if (typeof output === 'string') {
     const bytes = utf8Bytes(output)
-    return bytes === 0 ? block : { ...block, output: compactedOutputStub(bytes) }
+    return bytes === 0 ? block : mergeObjects(block, { output: compactedOutputStub(bytes) })
   }
   const keep = keptParts(output)
   let bytes = 0
@@ -164,7 +165,7 @@ function stubResult(block: ToolResultBlock): ToolResultBlock {
     if (keep[index])
       kept.push(part)
   })
-  return { ...block, output: kept }
+  return mergeObjects(block, { output: kept })
 }
 
 function stubMessage(message: SessionMessage): SessionMessage {

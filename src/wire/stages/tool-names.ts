@@ -1,5 +1,6 @@
 import type { SessionContentBlock, SessionMessage } from '../../core/content'
 import type { WireStage } from '../stage'
+import { mergeObjects } from '../../core/merge-objects'
 
 /**
  * The last stage: tool calls go out under the names the model knows the tools
@@ -18,7 +19,7 @@ export const toolNamesStage: WireStage = {
       if (message.role !== 'assistant' || !renamesACall(message.content, ctx.toolWireName))
         continue
       out ??= messages.slice()
-      out[i] = { role: message.role, content: message.content.map(block => block.type === 'tool_call' ? { ...block, name: ctx.toolWireName(block.name) } : block) }
+      out[i] = { role: message.role, content: message.content.map(block => block.type === 'tool_call' ? mergeObjects(block, { name: ctx.toolWireName(block.name) }) : block) }
     }
     return out ?? messages
   },

@@ -8,6 +8,7 @@
 import type OpenAI from 'openai'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import type { DecisionCall, DecisionReply, ProviderDecisions } from '../../../decisions/types'
+import { mergeObjects } from '../../../core/merge-objects'
 import { clientBuilds, textReply } from '../../shared/decision-reply'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
@@ -37,7 +38,7 @@ async function decideOnResponses(client: () => OpenAI, call: DecisionCall, provi
   try {
     api = client()
     const response = await api.responses.create(
-      { ...rest, input: input as ResponseInputItem[], text: { format: { type: 'json_schema', name: 'decision_answers', strict: true, schema: call.schema } }, stream: true },
+      mergeObjects(rest, { input: input as ResponseInputItem[], text: { format: { type: 'json_schema', name: 'decision_answers', strict: true, schema: call.schema } }, stream: true }),
       { signal: call.signal },
     ).asResponse()
     const turn = await consumeResponsesStream(readResponsesEvents(response, provider), { onText: IGNORE, onThinking: IGNORE }, { model: call.model, provider, signal: call.signal })

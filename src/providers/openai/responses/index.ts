@@ -13,6 +13,7 @@
 import type OpenAI from 'openai'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
+import { mergeObjects } from '../../../core/merge-objects'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
 import { readResponsesEvents } from './sse-events'
@@ -37,7 +38,7 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
   try {
     // The narrowed input items are a subset of what the SDK accepts; its types also describe output-only fields.
     const response = await client.responses.create(
-      { ...rest, input: input as ResponseInputItem[], stream: true },
+      mergeObjects(rest, { input: input as ResponseInputItem[], stream: true }),
       { signal: options.signal },
     ).asResponse()
     return await consumeResponsesStream(readResponsesEvents(response, provider), callbacks, { model: options.model, provider, signal: options.signal })

@@ -15,6 +15,7 @@ import type { SessionContentBlock } from '../../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../../core/stats'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../../types'
 import type { ReasoningFollower } from './reasoning'
+import { mergeObjects } from '../../../core/merge-objects'
 import { ToolJsonBuffer } from '../../tool-json'
 import { abortedError, streamFailureError, truncatedStreamError } from './errors'
 import { encodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
@@ -101,7 +102,7 @@ export async function consumeResponsesStream(
         break
       case 'response.incomplete':
         // The event itself says the response is incomplete, whatever status a lenient server wrote.
-        final = { ...event.response, status: 'incomplete' }
+        final = mergeObjects(event.response, { status: 'incomplete' })
         break
       case 'response.failed':
         throw streamFailureError(event.response?.error?.code, event.response?.error?.message, context.provider)
