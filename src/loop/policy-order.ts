@@ -4,6 +4,9 @@ import { AgentPolicyError } from '../errors'
 /** The phases of a policy, in the order the runner lists them. */
 export const POLICY_PHASES = ['request', 'prompt', 'gateBatch', 'gateCall', 'result', 'afterTurn', 'providerError', 'runEnd'] as const
 
+/** The members a policy may have that must be functions when present; one list, not one per policy checked. */
+const FUNCTION_MEMBERS = [...POLICY_PHASES, 'enabled', 'initialState', 'wireStages', 'tools', 'sections', 'hooks'] as const
+
 /**
  * Check a policy list and put it in run order: each policy after the ones its
  * `after` names, otherwise in list order. Throws `AgentPolicyError` for a
@@ -52,7 +55,7 @@ function checkShape(policy: BehaviorPolicy, index: number): void {
     throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`after\` must be a list of policy names`)
   if (policy.events !== undefined && (!Array.isArray(policy.events) || policy.events.some(name => typeof name !== 'string' || name === '' || name.startsWith('child:'))))
     throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`events\` must be a list of event names (no \`child:\` re-emissions)`)
-  for (const key of [...POLICY_PHASES, 'enabled', 'initialState', 'wireStages', 'tools', 'sections', 'hooks'] as const) {
+  for (const key of FUNCTION_MEMBERS) {
     if (policy[key] !== undefined && typeof policy[key] !== 'function')
       throw new AgentPolicyError(policy.name, 'invalid', `Policy "${policy.name}": \`${key}\` must be a function`)
   }
