@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -40,6 +40,18 @@ function lines(path: string): string[] {
   const text = readFileSync(path, 'utf8')
   expect(text.endsWith('\n')).toBe(true)
   return text.slice(0, -1).split('\n')
+}
+
+/** The files this process has open (Linux). */
+function openPaths(): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      return [readlinkSync(join('/proc/self/fd', fd))]
+    }
+    catch {
+      return []
+    }
+  })
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
@@ -85,6 +97,24 @@ describe('file store log', () => {
     expect((await store.load('s1'))?.turns.map(turn => turn.id)).toEqual(['t1', 't2', 't3'])
     const records = lines(path).map(line => JSON.parse(line))
     expect(records.map(record => record.type)).toEqual(['session', 'turns', 'turns'])
+  })
+
+  it.runIf(existsSync('/proc/self/fd'))('keeps a log it created open for the run that follows, and closes it when the run ends', async () => {
+    const { store, path } = await storeWithSession('fresh')
+    // The create left the log open: the run's first record is one write, with no open, header read or end search.
+    expect(openPaths()).toContain(path)
+    await store.saveRun('fresh', run('run_1', { status: 'running' }))
+    await store.appendTurns('fresh', [userTurn('t1', 'hi')])
+    await store.saveRun('fresh', run('run_1', { status: 'completed' }))
+    expect(openPaths()).not.toContain(path)
+    expect(lines(path).map(line => (JSON.parse(line) as { type: string }).type)).toEqual(['session', 'run', 'turns', 'run'])
+  })
+
+  it('takes the full path when another writer appended to a log it created and kept open', async () => {
+    const { store, path } = await storeWithSession('shared')
+    appendFileSync(path, `${JSON.stringify({ type: 'turns', at: 5, turns: [userTurn('other', 'x')] })}\n`)
+    await store.appendTurns('shared', [userTurn('mine', 'y')])
+    expect((await store.load('shared'))?.turns.map(turn => turn.id)).toEqual(['other', 'mine'])
   })
 
   it('treats a complete JSON line without its newline as torn (the write was never acknowledged)', async () => {

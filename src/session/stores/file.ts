@@ -62,6 +62,13 @@ interface OpenLog {
   fd: number
   /** Ids of the runs recording into it: saved as `running`, not yet with a final status. */
   runs: Set<string>
+  /**
+   * Set on a log kept open since this store created it, before any run holds
+   * its lease: its size then. Another writer may have appended meanwhile (or
+   * torn a line), so the first write checks the size and takes the full path
+   * when it moved.
+   */
+  createdSize?: number
 }
 
 // Module-wide so two stores opened on the same directory still take turns.
@@ -83,18 +90,61 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   const logPath = (id: string) => join(dir, `${id}${LOG_SUFFIX}`)
   const leases = createFileLeases(dir, fsync)
 
+  // Set once this store has made sure its directory exists: a create is then one open, not a mkdir and a stat first.
+  let directoryReady = false
+
+  /**
+   * Write a new session's header and keep its log open in append mode: the
+   * run that usually follows at once then records into it without opening it
+   * again, reading its header back or looking for its end (this store wrote
+   * both). A log created but never written to is closed like any kept log
+   * (evicted past `MAX_OPEN_LOGS`, or with the store).
+   */
   async function createLog(id: string, line: string): Promise<void> {
     const path = logPath(id)
-    await mkdir(dir, { recursive: true })
-    let handle: FileHandle
+    let fd: number
     try {
-      handle = await open(path, 'wx')
+      fd = await createForAppend(path, directoryReady)
     }
     catch (error) {
       if (errorCode(error) !== 'EEXIST')
         throw error
-      handle = await reclaimAbortedCreate(path, id)
+      await createOverAbortedLog(path, id, line)
+      return
     }
+    directoryReady = true
+    try {
+      await appendAll(fd, Buffer.from(line))
+      if (fsync)
+        await syncData(fd)
+    }
+    catch (error) {
+      await closeFd(fd).catch(() => {})
+      throw error
+    }
+    if (fsync)
+      await syncDirectory(dir)
+    keepLog(id, { fd, runs: new Set(), createdSize: Buffer.byteLength(line) })
+  }
+
+  /** Open a new log (`O_EXCL`) for appending, making the directory first unless it is known to exist (or has gone since). */
+  async function createForAppend(path: string, known: boolean): Promise<number> {
+    if (!known)
+      await mkdir(dir, { recursive: true })
+    try {
+      return await openNewForAppend(path)
+    }
+    catch (error) {
+      if (!known || errorCode(error) !== 'ENOENT')
+        throw error
+      await mkdir(dir, { recursive: true })
+      return openNewForAppend(path)
+    }
+  }
+
+  /** The log exists: a create that crashed before its header is started again; a real session is refused. */
+  async function createOverAbortedLog(path: string, id: string, line: string): Promise<void> {
+    const handle = await reclaimAbortedCreate(path, id)
     try {
       await writeAt(handle, Buffer.from(line), 0)
       if (fsync)
@@ -135,8 +185,12 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     if (kept) {
       // Out of the map while in use, so an eviction never closes a handle mid-write.
       openLogs.delete(id)
-      await appendKept(id, kept, line, run)
-      return
+      if (kept.createdSize === undefined || unchangedSince(kept.fd, kept.createdSize)) {
+        kept.createdSize = undefined
+        await appendKept(id, kept, line, run)
+        return
+      }
+      await closeFd(kept.fd).catch(() => {})
     }
     const handle = await openLog(id)
     try {
@@ -352,6 +406,24 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   }
   dropped.register(store, openLogs)
   return store
+}
+
+/** Whether the log behind `fd` still has the size this store left it at (one system call; a failure counts as changed). */
+function unchangedSince(fd: number, size: number): boolean {
+  try {
+    return fs.fstatSync(fd).size === size
+  }
+  catch {
+    return false
+  }
+}
+
+/** Create a log that must not exist yet, opened for appending only (`openForAppend`'s kind of descriptor). */
+function openNewForAppend(path: string): Promise<number> {
+  const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL } = fs.constants
+  return new Promise((resolve, reject) => {
+    fs.open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0o666, (error, fd) => error ? reject(error) : resolve(fd))
+  })
 }
 
 function notFound(id: string): SessionStoreError {
