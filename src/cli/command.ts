@@ -198,9 +198,9 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
       agent.abort()
     }
   }
-  const behavior = mergeObjects((args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }), (args.maxCostUsd === undefined ? {} : { maxCostUsd: args.maxCostUsd }))
+  const behavior = mergeObjects(args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }, args.maxCostUsd === undefined ? {} : { maxCostUsd: args.maxCostUsd })
   try {
-    const stream = agent.stream(mergeObjects((prompt === undefined ? {} : { prompt }), { profile, behavior }, (args.thinking === undefined ? {} : { thinking: args.thinking })))
+    const stream = agent.stream(mergeObjects(prompt === undefined ? {} : { prompt }, { profile, behavior }, args.thinking === undefined ? {} : { thinking: args.thinking }))
     for await (const event of stream)
       await onStreamEvent(event)
     const stats = await stream.result

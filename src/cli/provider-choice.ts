@@ -40,7 +40,7 @@ export function chooseProviderName(args: Pick<CliArgs, 'provider' | 'baseURL'>, 
 
 /** Build the chosen provider. Keys stay in the environment: the provider reads them at its first request. */
 export async function createCliProvider(name: CliProviderName, args: Pick<CliArgs, 'model' | 'baseURL'>, env: Readonly<Record<string, string | undefined>>): Promise<Provider> {
-  const common = mergeObjects((args.model === undefined ? {} : { defaultModel: args.model }), (args.baseURL === undefined ? {} : { baseURL: args.baseURL }))
+  const common = mergeObjects(args.model === undefined ? {} : { defaultModel: args.model }, args.baseURL === undefined ? {} : { baseURL: args.baseURL })
   const keyOf = (variable: string) => env[variable] || undefined
   switch (name) {
     case 'anthropic': {

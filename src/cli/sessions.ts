@@ -36,7 +36,7 @@ export interface OpenSessionRequest {
 
 function metadataOf(data: Pick<SessionData, 'metadata'>): Partial<CliSessionMetadata> {
   const meta = data.metadata ?? {}
-  return mergeObjects((typeof meta.cwd === 'string' ? { cwd: meta.cwd } : {}), (typeof meta.title === 'string' ? { title: meta.title } : {}))
+  return mergeObjects(typeof meta.cwd === 'string' ? { cwd: meta.cwd } : {}, typeof meta.title === 'string' ? { title: meta.title } : {})
 }
 
 /** Every stored session, newest first. A session the store cannot read is left out. */

@@ -137,7 +137,7 @@ async function tracedModelCall<T>(scope: TelemetryScope, kind: ModelCallKind, re
     if (failure === undefined && dimensions)
       instruments.operationDuration.record(seconds, dimensions.call)
     else
-      instruments.operationDuration.record(seconds, mergeObjects((dimensions?.call ?? presentAttributes(metricBase(scope, request.provider, request.model))), { [ERROR_TYPE]: failure }))
+      instruments.operationDuration.record(seconds, mergeObjects(dimensions?.call ?? presentAttributes(metricBase(scope, request.provider, request.model)), { [ERROR_TYPE]: failure }))
     span.end()
   }
 }

@@ -25,7 +25,7 @@ export function createMemoryToolStateStore(options: MemoryToolStateStoreOptions 
   for (const [key, value] of Object.entries(options.initial ?? {}))
     put(key, value)
 
-  return mergeObjects((options.maxValueBytes === undefined ? {} : { maxValueBytes: options.maxValueBytes }), { load: () => Object.fromEntries(Array.from(data, ([key, json]) => [key, JSON.parse(json)])), commit: (ops) => {
+  return mergeObjects(options.maxValueBytes === undefined ? {} : { maxValueBytes: options.maxValueBytes }, { load: () => Object.fromEntries(Array.from(data, ([key, json]) => [key, JSON.parse(json)])), commit: (ops) => {
     for (const op of ops) {
       if (op.delete === true)
         data.delete(op.key)

@@ -132,13 +132,13 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     if (!known)
       await mkdir(dir, { recursive: true })
     try {
-      return await openNewForAppend(path)
+      return await openForAppend(path, 'new')
     }
     catch (error) {
       if (!known || errorCode(error) !== 'ENOENT')
         throw error
       await mkdir(dir, { recursive: true })
-      return openNewForAppend(path)
+      return openForAppend(path, 'new')
     }
   }
 
@@ -416,14 +416,6 @@ function unchangedSince(fd: number, size: number): boolean {
   catch {
     return false
   }
-}
-
-/** Create a log that must not exist yet, opened for appending only (`openForAppend`'s kind of descriptor). */
-function openNewForAppend(path: string): Promise<number> {
-  const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL } = fs.constants
-  return new Promise((resolve, reject) => {
-    fs.open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0o666, (error, fd) => error ? reject(error) : resolve(fd))
-  })
 }
 
 function notFound(id: string): SessionStoreError {

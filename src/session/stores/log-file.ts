@@ -72,12 +72,15 @@ export async function writeAt(handle: FileHandle, bytes: Buffer, position: numbe
 /**
  * A log opened for appending only, as a bare descriptor: kept open across a
  * run's writes, it can then be closed from a finalizer without Node warning
- * about a `FileHandle` closed on garbage collection. Fails (`ENOENT`) rather
- * than create a missing log.
+ * about a `FileHandle` closed on garbage collection. An `existing` log is
+ * never created (`ENOENT` when it is missing); a `new` one must not exist yet
+ * (`EEXIST` when it does).
  */
-export function openForAppend(path: string): Promise<number> {
+export function openForAppend(path: string, log: 'existing' | 'new' = 'existing'): Promise<number> {
+  const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL } = fs.constants
+  const flags = log === 'new' ? O_WRONLY | O_APPEND | O_CREAT | O_EXCL : O_WRONLY | O_APPEND
   return new Promise((resolve, reject) => {
-    fs.open(path, fs.constants.O_WRONLY | fs.constants.O_APPEND, (error, fd) => error ? reject(error) : resolve(fd))
+    fs.open(path, flags, 0o666, (error, fd) => error ? reject(error) : resolve(fd))
   })
 }
 

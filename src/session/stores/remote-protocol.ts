@@ -111,5 +111,5 @@ export function leaseErrorOf(body: ErrorBody['error'], sessionId: string, owner:
         ...(typeof lease.hostname === 'string' ? { hostname: lease.hostname } : {}),
       }
     : undefined
-  return new SessionLeaseError(sessionId, reason, mergeObjects((holder ? { holder } : {}), (owner === undefined ? {} : { owner })))
+  return new SessionLeaseError(sessionId, reason, mergeObjects(holder ? { holder } : {}, owner === undefined ? {} : { owner }))
 }

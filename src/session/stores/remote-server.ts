@@ -201,7 +201,7 @@ function leaseRoute(store: LeasingStore, method: string, id: string, owner: stri
       writes: true,
       execute: async (body) => {
         const request = leaseRequestOf(body)
-        const origin = mergeObjects((request.pid === undefined ? {} : { pid: request.pid }), (request.hostname === undefined ? {} : { hostname: request.hostname }))
+        const origin = mergeObjects(request.pid === undefined ? {} : { pid: request.pid }, request.hostname === undefined ? {} : { hostname: request.hostname })
         return { status: 200, body: await store.acquireLease(id, request.owner, request.ttlMs, origin) }
       },
     }
