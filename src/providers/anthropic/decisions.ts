@@ -55,7 +55,7 @@ async function decideOnAnthropic(getClient: () => Promise<AnthropicClient>, call
     api = await getClient()
     const events = await api.messages.create(
       Object.assign({}, body, { tool_choice: { type: 'tool' as const, name: ANTHROPIC_DECISION_TOOL, disable_parallel_tool_use: true }, stream: true as const }),
-      { signal: call.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
+      api.requestOptions(call.signal, allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined),
     )
     const turn = await consumeAnthropicStream(events, { onText: IGNORE, onThinking: IGNORE }, { model: call.model, cacheTtl: '5m' })
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }

@@ -141,7 +141,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     const send = (client: AnthropicClient) => client.messages.create(
       // Same keys and order as a spread, without V8 11's slow path for properties after one.
       Object.assign({}, body, { stream: true as const }),
-      { signal: options.signal, headers: allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined },
+      client.requestOptions(options.signal, allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined),
     ).asResponse()
     try {
       if (oauth) {
