@@ -1,4 +1,5 @@
 import type { DurableRuntime } from './types'
+import { flatUUID } from '../core/clock'
 import { MAX_TIMER_DELAY_MS } from '../core/timer'
 
 /** Options of `checkpointRuntime`. */
@@ -30,7 +31,7 @@ export function checkpointRuntime(options: CheckpointRuntimeOptions = {}): Durab
     mode: 'checkpoint' as const,
     step: <T>(_name: string, fn: () => Promise<T>) => fn(),
     now: options.now ?? (() => Date.now()),
-    randomUUID: options.randomUUID ?? (() => globalThis.crypto.randomUUID()),
+    randomUUID: options.randomUUID ?? flatUUID,
     ...(renew === undefined ? {} : { leaseRenewMs: Math.floor(renew) }),
   })
 }

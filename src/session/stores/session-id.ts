@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { flatUUID } from '../../core/clock'
 import { SessionStoreError } from '../../errors'
 import { truncateText } from '../../text/truncate'
 
@@ -29,7 +29,7 @@ export function assertSessionId(id: unknown): asserts id is string {
 /** The id of a new session: the caller's when given (validated), else a fresh UUID. */
 export function sessionIdFor(requested: string | undefined): string {
   if (requested === undefined)
-    return randomUUID()
+    return flatUUID()
   assertSessionId(requested)
   return requested
 }
