@@ -32,6 +32,12 @@ export interface PeakReport {
   peak: number
   samples: number
   turns: number
+  /**
+   * `live` mode: the collected heap at the 45th turn boundary less the one at
+   * the 10th, over the 35 turns between: what each turn adds to what the run
+   * keeps (its conversation, ids, memos), past warm-up.
+   */
+  keptPerTurn?: number
 }
 
 /** What a `concurrent` child prints. */
@@ -63,6 +69,11 @@ let peak = 0
 let samples = 0
 /** `live` mode: collect before each sample, and sample only at turn boundaries (each tool call). */
 let live = false
+/** The turn boundaries whose collected heap `keptPerTurn` compares, and what was read there. */
+const KEPT_FROM = 10
+const KEPT_TO = 45
+let boundaries = 0
+const keptAt = new Map<number, number>()
 function sample(boundary = false): void {
   if (live) {
     if (!boundary)
@@ -70,6 +81,8 @@ function sample(boundary = false): void {
     gc!()
   }
   const used = process.memoryUsage().heapUsed
+  if (live && (++boundaries === KEPT_FROM || boundaries === KEPT_TO))
+    keptAt.set(boundaries, used)
   samples++
   if (used > peak)
     peak = used
@@ -143,7 +156,10 @@ async function peakRun(loop: string, how: string, baseURL: string): Promise<Peak
   const timer = live ? undefined : setInterval(sample, SAMPLE_EVERY_MS)
   const turns = await run()
   clearInterval(timer)
-  return { baseline, peak, samples, turns }
+  const from = keptAt.get(KEPT_FROM)
+  const to = keptAt.get(KEPT_TO)
+  const keptPerTurn = from === undefined || to === undefined ? undefined : (to - from) / (KEPT_TO - KEPT_FROM)
+  return { baseline, peak, samples, turns, keptPerTurn }
 }
 
 async function concurrentRuns(runs: number, turns: number, baseURL: string): Promise<ConcurrentReport> {

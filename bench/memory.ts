@@ -48,6 +48,8 @@ export interface LoopHeap {
   peak: number
   /** Highest `heapUsed` at a turn boundary, collected first: what the run holds on to. */
   livePeak: number
+  /** Bytes each turn adds to what the run keeps (collected heap, turn 10 to turn 45). */
+  keptPerTurn: number
 }
 
 /** Both loops' medians and the ratios between them. */
@@ -103,6 +105,7 @@ export async function memoryPeak(options: MemoryPeakOptions = {}): Promise<Memor
     baseline: median(reports[`${loop} sampled`].map(r => r.baseline)),
     peak: median(reports[`${loop} sampled`].map(r => r.peak)),
     livePeak: median(reports[`${loop} live`].map(r => r.peak)),
+    keptPerTurn: median(reports[`${loop} live`].map(r => r.keptPerTurn ?? Number.NaN)),
   })
   const floor = summary('floor')
   const zidane = summary('zidane')
@@ -122,6 +125,7 @@ export async function memoryPeak(options: MemoryPeakOptions = {}): Promise<Memor
       row('floor (@anthropic-ai/sdk by hand)', floor, ['1.00×', '1.00×', '1.00×']),
       row('zidane', zidane, [result.peakRatio, result.growthRatio, result.liveGrowthRatio].map(ratio => `${ratio.toFixed(2)}×`)),
     ])
+    console.log(`kept per turn (collected heap, turn 10 to turn 45): floor ${floor.keptPerTurn.toFixed(0)} B, zidane ${zidane.keptPerTurn.toFixed(0)} B`)
     console.log(`memory peak zidane/floor: ${result.peakRatio.toFixed(2)}× (${result.peakRatio <= PEAK_TARGET ? 'within' : 'ABOVE'} the ${PEAK_TARGET}× target)${result.correct ? '' : '; WRONG: a run did not take 50 turns'}`)
   }
   return result
