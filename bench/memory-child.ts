@@ -3,14 +3,15 @@
  * (bundled first, see there) with `--expose-gc` so that it can collect before
  * and after. It prints one line of JSON on stdout and exits. Also runs as is:
  *
- *   node --expose-gc --import tsx bench/memory-child.ts peak <floor|zidane> <sampled|live> <baseURL>
+ *   node --expose-gc --import tsx bench/memory-child.ts peak <floor|zidane> <sampled|live|kept> <baseURL>
  *   node --expose-gc --import tsx bench/memory-child.ts concurrent <runs> <turns> <baseURL>
  *
  * `peak`: one 50-turn run (the `loop-overhead` scenario, Anthropic Messages,
  * one call per turn) of the floor or of zidane. `sampled`: `heapUsed` is
  * read at every text delta and tool call of the run and every millisecond
  * between, garbage included. `live`: the heap is collected and read at each
- * tool call only, so the figure is what the run holds on to.
+ * tool call only, so the figure is what the run holds on to. `kept`: as
+ * `live`, in the fourth run of the process (see `keptPerTurn`).
  * `concurrent`: `<runs>` agents run at once in this process against the
  * server (which plays `<turns>` turns), all given one shared caller
  * `AbortSignal`, as a server passes its shutdown signal to every request;
@@ -33,9 +34,10 @@ export interface PeakReport {
   samples: number
   turns: number
   /**
-   * `live` mode: the collected heap at the 45th turn boundary less the one at
-   * the 10th, over the 35 turns between: what each turn adds to what the run
-   * keeps (its conversation, ids, memos), past warm-up.
+   * `kept` mode: the collected heap at the 45th turn boundary less the one at
+   * the 10th, over the 35 turns between, in the fourth run of the process (the
+   * first three compile the code): what each turn adds to what the run keeps
+   * (its conversation, ids, memos).
    */
   keptPerTurn?: number
 }
@@ -121,7 +123,7 @@ async function anthropicProvider(baseURL: string): Promise<Provider> {
 }
 
 async function peakRun(loop: string, how: string, baseURL: string): Promise<PeakReport> {
-  live = how === 'live'
+  live = how === 'live' || how === 'kept'
   let run: () => Promise<number>
   if (loop === 'floor') {
     const { default: Anthropic } = await import('@anthropic-ai/sdk')
@@ -150,6 +152,12 @@ async function peakRun(loop: string, how: string, baseURL: string): Promise<Peak
   else {
     throw new Error(`memory-child: loop must be floor or zidane, got ${loop}`)
   }
+  // `kept`: three runs first, so what the measured run adds is its data, not code still being compiled.
+  const warmRuns = how === 'kept' ? 3 : 0
+  for (let warm = 0; warm < warmRuns; warm++)
+    await run()
+  boundaries = 0
+  keptAt.clear()
   const baseline = await settle()
   peak = baseline
   samples = 0
@@ -158,7 +166,7 @@ async function peakRun(loop: string, how: string, baseURL: string): Promise<Peak
   clearInterval(timer)
   const from = keptAt.get(KEPT_FROM)
   const to = keptAt.get(KEPT_TO)
-  const keptPerTurn = from === undefined || to === undefined ? undefined : (to - from) / (KEPT_TO - KEPT_FROM)
+  const keptPerTurn = how !== 'kept' || from === undefined || to === undefined ? undefined : (to - from) / (KEPT_TO - KEPT_FROM)
   return { baseline, peak, samples, turns, keptPerTurn }
 }
 

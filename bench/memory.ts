@@ -48,7 +48,7 @@ export interface LoopHeap {
   peak: number
   /** Highest `heapUsed` at a turn boundary, collected first: what the run holds on to. */
   livePeak: number
-  /** Bytes each turn adds to what the run keeps (collected heap, turn 10 to turn 45). */
+  /** Bytes each turn adds to what the run keeps (collected heap, turn 10 to turn 45 of a process's fourth run). */
   keptPerTurn: number
 }
 
@@ -86,13 +86,13 @@ export async function memoryPeak(options: MemoryPeakOptions = {}): Promise<Memor
   const runs = options.runs ?? 5
   const print = options.print ?? true
   const server = await startServerProcess('anthropic', PEAK_TURNS, 1)
-  const reports: Record<string, PeakReport[]> = { 'floor sampled': [], 'zidane sampled': [], 'floor live': [], 'zidane live': [] }
+  const reports: Record<string, PeakReport[]> = { 'floor sampled': [], 'zidane sampled': [], 'floor live': [], 'zidane live': [], 'floor kept': [], 'zidane kept': [] }
   try {
     await withBundledChild(async (script) => {
       for (let i = 0; i < runs; i++) {
         // Alternate which loop goes first, so neither always meets a warmer machine.
         for (const loop of i % 2 === 0 ? ['floor', 'zidane'] : ['zidane', 'floor']) {
-          for (const how of ['sampled', 'live'])
+          for (const how of ['sampled', 'live', 'kept'])
             reports[`${loop} ${how}`].push(await child<PeakReport>(script, ['peak', loop, how, server.url]))
         }
       }
@@ -105,7 +105,7 @@ export async function memoryPeak(options: MemoryPeakOptions = {}): Promise<Memor
     baseline: median(reports[`${loop} sampled`].map(r => r.baseline)),
     peak: median(reports[`${loop} sampled`].map(r => r.peak)),
     livePeak: median(reports[`${loop} live`].map(r => r.peak)),
-    keptPerTurn: median(reports[`${loop} live`].map(r => r.keptPerTurn ?? Number.NaN)),
+    keptPerTurn: median(reports[`${loop} kept`].map(r => r.keptPerTurn ?? Number.NaN)),
   })
   const floor = summary('floor')
   const zidane = summary('zidane')
@@ -125,7 +125,7 @@ export async function memoryPeak(options: MemoryPeakOptions = {}): Promise<Memor
       row('floor (@anthropic-ai/sdk by hand)', floor, ['1.00×', '1.00×', '1.00×']),
       row('zidane', zidane, [result.peakRatio, result.growthRatio, result.liveGrowthRatio].map(ratio => `${ratio.toFixed(2)}×`)),
     ])
-    console.log(`kept per turn (collected heap, turn 10 to turn 45): floor ${floor.keptPerTurn.toFixed(0)} B, zidane ${zidane.keptPerTurn.toFixed(0)} B`)
+    console.log(`kept per turn (collected heap, turn 10 to turn 45 of a fourth run): floor ${floor.keptPerTurn.toFixed(0)} B, zidane ${zidane.keptPerTurn.toFixed(0)} B`)
     console.log(`memory peak zidane/floor: ${result.peakRatio.toFixed(2)}× (${result.peakRatio <= PEAK_TARGET ? 'within' : 'ABOVE'} the ${PEAK_TARGET}× target)${result.correct ? '' : '; WRONG: a run did not take 50 turns'}`)
   }
   return result
