@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defaultRunEffects } from '../src'
+import { flatUUID } from '../src/core/clock'
 import { zidaneRunner } from './loop-runners'
 import { printTable } from './measure'
 import { startServerProcess } from './server-process'
@@ -116,7 +117,8 @@ export async function seamCallCosts(): Promise<Record<SeamKind, number>> {
   // Sync calls are timed awaited too, so both sides carry the same await.
   return {
     now: await over(() => effects.now(), () => Date.now()),
-    id: await over(() => effects.id(), () => globalThis.crypto.randomUUID()),
+    // Against the id as the default clock mints it (`flatUUID`: the UUID flattened into one string).
+    id: await over(() => effects.id(), () => flatUUID()),
     random: await over(() => effects.random(), () => Math.random()),
     sleep: 0,
     model: await over(() => effects.model('turn', request, exec), exec),
