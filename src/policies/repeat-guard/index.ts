@@ -70,12 +70,18 @@ function stableJson(value: unknown): string {
  * its canonical command, anything else on its JSON with sorted keys.
  */
 export function defaultRepeatKey(_name: string, input: Readonly<Record<string, unknown>>): string {
-  return typeof input.command === 'string' ? `$ ${canonicalShellCommand(input.command)}` : stableJson(input)
+  return builtInKey(input)
 }
 
-function keyOf(config: RepeatGuardConfig, call: BatchCall): string | undefined {
+/** The built-in key; `json` is the input's stable JSON when it was already made. */
+function builtInKey(input: Readonly<Record<string, unknown>>, json?: string): string {
+  return typeof input.command === 'string' ? `$ ${canonicalShellCommand(input.command)}` : json ?? stableJson(input)
+}
+
+/** `json`: the input's stable JSON when the global ceiling already made it, so a call's input is serialized once. */
+function keyOf(config: RepeatGuardConfig, call: BatchCall, json?: string): string | undefined {
   if (!config.normalize)
-    return defaultRepeatKey(call.name, call.input)
+    return builtInKey(call.input, json)
   try {
     return config.normalize(call.name, call.input as Record<string, unknown>)
   }
@@ -147,8 +153,10 @@ export const repeatGuard: BehaviorPolicy<RepeatGuardState> = {
       const refused = call.decided !== undefined
 
       // The global ceiling: exact (tool, input) chains over every tool, refused attempts included.
+      let json: string | undefined
       if (ceilingOn && !matches(config.globalCeilingExclude ?? [], call.name)) {
-        const exact = `${call.name} ${stableJson(call.input)}`
+        json = stableJson(call.input)
+        const exact = `${call.name} ${json}`
         global = global?.key === exact ? { key: exact, count: global.count + 1 } : { key: exact, count: 1 }
         if (global.count >= ceiling) {
           const reason = abortReason(call.name, global.count, 'global')
@@ -163,7 +171,7 @@ export const repeatGuard: BehaviorPolicy<RepeatGuardState> = {
 
       if (refused && !countBlocked)
         continue
-      const key = matches(tracked, call.name) ? keyOf(config, call) : undefined
+      const key = matches(tracked, call.name) ? keyOf(config, call, json) : undefined
       if (key === undefined) {
         chain = null
         continue
