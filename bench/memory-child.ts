@@ -123,7 +123,6 @@ async function anthropicProvider(baseURL: string): Promise<Provider> {
 }
 
 async function peakRun(loop: string, how: string, baseURL: string): Promise<PeakReport> {
-  live = how === 'live' || how === 'kept'
   let run: () => Promise<number>
   if (loop === 'floor') {
     const { default: Anthropic } = await import('@anthropic-ai/sdk')
@@ -156,6 +155,8 @@ async function peakRun(loop: string, how: string, baseURL: string): Promise<Peak
   const warmRuns = how === 'kept' ? 3 : 0
   for (let warm = 0; warm < warmRuns; warm++)
     await run()
+  // Set after the warm-up runs, which need no collection at each turn.
+  live = how === 'live' || how === 'kept'
   boundaries = 0
   keptAt.clear()
   const baseline = await settle()

@@ -2,6 +2,7 @@ import type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRequest } fro
 import type { AttemptFacts } from '../loop/stream-turn'
 import type { DurableRuntime } from './types'
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { flatUUID } from '../core/clock'
 import { defaultRunEffects } from '../core/effects'
 import { delay } from '../core/timer'
 import { AgentAbortedError, ClassifiedError, DurablePayloadTooLargeError } from '../errors'
@@ -94,7 +95,7 @@ function journalEffects(journal: Journal, scope: string): RunEffects {
       journal.lastNow = runtime.now()
       return journal.lastNow
     },
-    id: () => journal.inside.getStore() ? globalThis.crypto.randomUUID() : runtime.randomUUID(),
+    id: () => journal.inside.getStore() ? flatUUID() : runtime.randomUUID(),
     random: () => uuidFraction(journal.inside.getStore() ? globalThis.crypto.randomUUID() : runtime.randomUUID()),
     sleep: delay,
 
