@@ -16,9 +16,11 @@ import { sessionLease } from './session-lease'
 import { sessionPersist } from './session-persist'
 import { shortRun } from './short-run'
 import { streamDeltas } from './stream-deltas'
+import { turnFootprint } from './turn-footprint'
 
 const BENCHMARKS: readonly { name: string, run: () => Promise<unknown> }[] = [
   { name: 'loop-overhead', run: loopOverhead },
+  { name: 'turn-footprint', run: () => turnFootprint({ files: 12 }) },
   { name: 'session-persist', run: sessionPersist },
   { name: 'session-lease', run: () => sessionLease() },
   { name: 'guards', run: guards },
