@@ -23,6 +23,7 @@ export function orderPolicies(policies: readonly BehaviorPolicy[]): BehaviorPoli
   })
   const waitingOn = policies.map(() => 0)
   const dependents: number[][] = policies.map(() => [])
+  let inListOrder = true
   policies.forEach((policy, index) => {
     for (const name of policy.after ?? []) {
       const before = byName.get(name)
@@ -30,8 +31,16 @@ export function orderPolicies(policies: readonly BehaviorPolicy[]): BehaviorPoli
         throw new AgentPolicyError(policy.name, 'unknown-after', `Policy "${policy.name}" runs after "${name}", but the agent has no policy of that name`)
       waitingOn[index] += 1
       dependents[before].push(index)
+      // A later policy, or itself (a cycle of one): the sort decides, or finds the cycle.
+      if (before >= index)
+        inListOrder = false
     }
   })
+  // Every `after` names an earlier policy (or none is given, the usual case):
+  // the list order is the run order, which is what the sort below would find
+  // (scanning the list once per policy placed, on every agent created).
+  if (inListOrder)
+    return [...policies]
   // Kahn's algorithm, always taking the earliest ready policy in list order: with no `after`, the order is the list's.
   const ordered: BehaviorPolicy[] = []
   const done = policies.map(() => false)

@@ -36,6 +36,30 @@ describe('orderPolicies', () => {
     }))
   })
 
+  it('takes the earliest policy in list order whose `after` is met, whichever way the edges point', () => {
+    // The order spelled out step by step: repeatedly the first policy not yet placed whose named policies all are.
+    const earliestReady = (n: number, edges: readonly (readonly [number, number])[]): string[] => {
+      const placed: number[] = []
+      while (placed.length < n) {
+        const next = Array.from({ length: n }, (_, i) => i)
+          .find(i => !placed.includes(i) && edges.every(([a, b]) => a !== i || placed.includes(b)))!
+        placed.push(next)
+      }
+      return placed.map(i => `p${i}`)
+    }
+    // Backward edges only (every `after` names an earlier policy) half the time, edges either way otherwise; never a cycle.
+    const graph = fc.integer({ min: 1, max: 10 }).chain(n => fc.tuple(
+      fc.constant(n),
+      fc.boolean(),
+      fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+      fc.array(fc.tuple(fc.nat(n - 1), fc.nat(n - 1)), { maxLength: 20 }),
+    ))
+    fc.assert(fc.property(graph, ([n, backwardOnly, rank, pairs]) => {
+      const edges = pairs.filter(([a, b]) => backwardOnly ? a > b : rank.indexOf(a) > rank.indexOf(b)) as [number, number][]
+      expect(orderPolicies(policies(n, edges)).map(p => p.name)).toEqual(earliestReady(n, edges))
+    }))
+  })
+
   it('refuses any graph with a cycle, naming a policy on it', () => {
     const cyclic = fc.integer({ min: 1, max: 8 }).chain(n => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: n })))
     fc.assert(fc.property(cyclic, ([n, length]) => {
