@@ -122,6 +122,8 @@ export interface RunnerOptions {
   onToolCall?: () => void
   /** zidane only: the run's effects (the seam-cost count passes a counting wrapper). */
   effects?: RunEffects
+  /** The floor only: the `fetch` its client uses (the in-process benchmark records the server's answers through it). */
+  fetch?: typeof globalThis.fetch
 }
 
 /** The hand-written loop of a wire format: one run per call, each logging to a new file. */
@@ -134,7 +136,7 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
   let runs = 0
   const shared = { model: MODELS[provider], maxTokens: MAX_TOKENS, system: SYSTEM, prompt: PROMPT, maxTurns: options.maxTurns, execute, onText }
   if (provider === 'anthropic') {
-    const client = new Anthropic({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0 })
+    const client = new Anthropic({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) })
     const tools: Tool[] = [{
       name: READ_NOTE_SPEC.name,
       description: READ_NOTE_SPEC.description,
@@ -146,7 +148,7 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
       return { turns: result.turns, text: result.text, file }
     }
   }
-  const client = new OpenAI({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0 })
+  const client = new OpenAI({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) })
   const tools: ChatCompletionFunctionTool[] = [{
     type: 'function',
     function: { name: READ_NOTE_SPEC.name, description: READ_NOTE_SPEC.description, parameters: READ_NOTE_SPEC.inputSchema },
