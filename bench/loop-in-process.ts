@@ -9,10 +9,10 @@
  * loop-overhead. Both go through the real `fetch` path (the `Request`, the
  * request body streamed out, the response head, then the body on a later
  * turn of the event loop) and through their SDK clients; only the loopback
- * socket and the server are gone. The ratio it prints is the same kind of
- * figure as loop-overhead's, with much less noise on a shared machine: a
- * change of 20 µs per turn shows in two or three runs. It is a tool for
- * judging a cut, not the benchmark's figure.
+ * socket and the server are gone, and with them part of the noise. The ratio
+ * it prints is the same kind of figure as loop-overhead's; it is a tool for
+ * judging a change against the code before it (several runs of each,
+ * alternated), not the benchmark's figure.
  *
  *   node --import tsx bench/loop-in-process.ts [anthropic|openai-chat] [calls per turn]
  */
