@@ -18,6 +18,7 @@ import { debugLog } from '../debug'
 import { answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionContent, inputKind, parseAnswers, readDecisionRequest } from '../decisions/questions'
 import { ClassifiedError, DecisionError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
+import { setContextBase } from '../hooks/context'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { loadBundledModels } from '../providers/catalog/bundled'
 import { fillEstimatedCost } from '../providers/catalog/cost'
@@ -317,10 +318,12 @@ function errorField(error: unknown): { error?: Error } {
  * it costs nothing when a hook has no handlers.
  */
 export function attachContextDecide(bus: AgentHookBus, current: () => AgentDecide): void {
+  // Contexts the loop builds per streamed delta come from this prototype and find `decide` on it.
+  setContextBase(bus, { decide: { get: current, enumerable: false, configurable: true } })
   const original = bus.callHookWith.bind(bus)
   bus.callHookWith = ((caller: never, name: string, args: unknown[]) => {
     const ctx = args?.[0]
-    if (typeof ctx === 'object' && ctx !== null && !name.startsWith('decision:') && !Object.hasOwn(ctx, 'decide') && Object.isExtensible(ctx))
+    if (typeof ctx === 'object' && ctx !== null && !name.startsWith('decision:') && !('decide' in ctx) && Object.isExtensible(ctx))
       Object.defineProperty(ctx, 'decide', { value: current(), enumerable: false, configurable: true, writable: false })
     return original(caller, name as never, args as never)
   }) as typeof bus.callHookWith

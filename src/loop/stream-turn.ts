@@ -1,5 +1,6 @@
 import type { ModelCallRequest } from '../core/effects'
 import type { Timer } from '../core/timer'
+import type { StreamDeltaContext } from '../hooks/run-hooks'
 import type { StreamOptions, TurnResult } from '../providers/types'
 import type { RunContext } from './run-context'
 import type { WatchdogKind } from './watchdog'
@@ -14,7 +15,7 @@ import {
   OperationTimeoutError,
 } from '../errors'
 import { callHookBounded, fireHook, hasHookHandlers } from '../hooks/bus'
-import { extendContext } from '../hooks/context'
+import { contextFromBase, extendContext } from '../hooks/context'
 import { BEHAVIOR_DEFAULTS } from '../knobs/behavior'
 import { backoffDelay, resolveRetry } from './backoff'
 import { startStreamWatchdog } from './watchdog'
@@ -357,8 +358,19 @@ async function providerReady(run: RunContext, ready: PromiseLike<void>): Promise
 }
 
 /** A streamed delta's hook context, written out as one literal because it is built per delta (see `extendContext`). */
-function deltaContext(run: RunContext, turnId: string, delta: string) {
-  return { runId: run.runId, depth: run.depth, parentRunId: run.parentRunId, parentCallId: run.parentCallId, turnId, delta }
+/**
+ * One per streamed delta: built on the bus's context prototype, which carries
+ * `ctx.decide`, so the bus has nothing to define on it before the handlers run.
+ */
+function deltaContext(run: RunContext, turnId: string, delta: string): StreamDeltaContext {
+  const ctx = contextFromBase(run.hooks)
+  ctx.runId = run.runId
+  ctx.depth = run.depth
+  ctx.parentRunId = run.parentRunId
+  ctx.parentCallId = run.parentCallId
+  ctx.turnId = turnId
+  ctx.delta = delta
+  return ctx as unknown as StreamDeltaContext
 }
 
 function watchdogLimits(run: RunContext) {

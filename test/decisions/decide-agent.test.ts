@@ -81,6 +81,42 @@ describe('decision hooks', () => {
   })
 })
 
+describe('ctx.decide on streamed deltas', () => {
+  it('is on every stream:text context without a property defined per delta, and never enumerated', async () => {
+    fake.enqueue(answerTurn(true))
+    const agent = createAgent({ provider: scriptedProvider([{ text: 'one two three' }]), decisions: { provider: decider() } })
+    const seen: { keys: string[], spread: boolean, json: string, type: string }[] = []
+    let verdict: Promise<unknown> | undefined
+    agent.hooks.hook('stream:text', (ctx) => {
+      seen.push({ keys: Object.keys(ctx), spread: 'decide' in { ...ctx }, json: JSON.stringify(ctx), type: typeof ctx.decide })
+      // Streamed deltas are not awaited by the loop: the decision is awaited below.
+      verdict ??= ctx.decide({ input: ctx.delta, questions: QUESTIONS })
+    })
+    const defined: PropertyKey[] = []
+    const define = Object.defineProperty
+    Object.defineProperty = ((target: object, key: PropertyKey, descriptor: PropertyDescriptor) => {
+      defined.push(key)
+      return define(target, key, descriptor)
+    }) as typeof Object.defineProperty
+    try {
+      expect((await agent.run({ prompt: 'count' })).stopReason).toBe('completed')
+    }
+    finally {
+      Object.defineProperty = define
+    }
+    expect(seen.length).toBeGreaterThan(0)
+    for (const context of seen) {
+      expect(context.type).toBe('function')
+      expect(context.keys).not.toContain('decide')
+      expect(context.spread).toBe(false)
+      expect(context.json).not.toContain('decide')
+    }
+    expect(await verdict).toMatchObject({ ok: true })
+    // The deltas' contexts find `decide` on their prototype: the bus defines nothing on them.
+    expect(defined).not.toContain('decide')
+  })
+})
+
 describe('ctx.decide inside a run', () => {
   const shell = tool({
     name: 'shell',
