@@ -19,28 +19,15 @@
 
 import type { LoopConfig } from './loop-runners'
 import type { BenchProvider } from './loop-script'
+import type { RecordedResponse } from './recorded-answers'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { floorRunner, zidaneRunner } from './loop-runners'
 import { median } from './measure'
+import { GLOBAL_DISPATCHER, recordedDispatcher, recordingFetch } from './recorded-answers'
 import { startServerProcess } from './server-process'
-
-/** Where Node's `fetch` looks for the dispatcher `setGlobalDispatcher` sets (the same key in every undici since 5). */
-const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')
-/** One assistant message per turn already answered: a request's turn. */
-const ASSISTANT_ROLE = /"role":"assistant"/g
-/** Where one server-sent event ends: each recorded body is replayed as the server wrote it, an event per chunk. */
-const AFTER_EVENT = /(?<=\n\n)/
-
-/** A response as the server sent it. */
-interface RecordedResponse {
-  status: number
-  /** Header names and values, alternating, as undici hands them to its handlers. */
-  rawHeaders: Buffer[]
-  chunks: Buffer[]
-}
 
 export interface LoopInProcessOptions {
   provider?: BenchProvider
@@ -81,16 +68,10 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
   try {
     const recorded = new Map<number, RecordedResponse>()
     let serverRequests = 0
+    const recordInto = recordingFetch(recorded)
     const recording: typeof globalThis.fetch = async (input, init) => {
       serverRequests += 1
-      const response = await globalThis.fetch(input, init)
-      const text = await response.text()
-      recorded.set(turnOf(typeof init?.body === 'string' ? init.body : ''), {
-        status: response.status,
-        rawHeaders: [...response.headers].flatMap(([name, value]) => [Buffer.from(name), Buffer.from(value)]),
-        chunks: text.split(AFTER_EVENT).map(part => Buffer.from(part)),
-      })
-      return new Response(text, { status: response.status, headers: response.headers })
+      return recordInto(input, init)
     }
     const first = await floorRunner(provider, { ...shared, dir: join(dir, 'record'), fetch: recording })()
     if (first.turns !== turns)
@@ -143,78 +124,6 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
   }
-}
-
-function turnOf(body: string): number {
-  return body.match(ASSISTANT_ROLE)?.length ?? 0
-}
-
-/** The part of undici's dispatch handler this dispatcher calls. */
-interface DispatchHandler {
-  onConnect?: (abort: (reason?: unknown) => void) => void
-  onHeaders?: (status: number, rawHeaders: Buffer[], resume: () => void, statusText: string) => boolean
-  onData?: (chunk: Buffer) => boolean
-  onComplete?: (trailers: Buffer[]) => void
-  onError?: (error: unknown) => void
-}
-
-/**
- * A dispatcher answering each request with the recording of its turn: the
- * head once the request body has been read, the body's events on the next
- * turn of the event loop, as a server's answer arrives after its head.
- */
-function recordedDispatcher(recorded: ReadonlyMap<number, RecordedResponse>): object {
-  const dispatcher = {
-    dispatch(request: { body?: unknown }, handler: DispatchHandler): boolean {
-      let aborted = false
-      handler.onConnect?.((reason) => {
-        if (aborted)
-          return
-        aborted = true
-        handler.onError?.(reason ?? new Error('aborted'))
-      })
-      void answer(request.body, handler, () => aborted).catch(error => handler.onError?.(error))
-      return true
-    },
-    async close(): Promise<void> {},
-    async destroy(): Promise<void> {},
-    // undici may subscribe to a dispatcher's connection events; this one has none.
-    on: () => dispatcher,
-    once: () => dispatcher,
-    off: () => dispatcher,
-  }
-
-  async function answer(body: unknown, handler: DispatchHandler, aborted: () => boolean): Promise<void> {
-    const text = await bodyText(body)
-    const response = recorded.get(turnOf(text))
-    if (!response)
-      throw new Error(`loop-in-process: no recorded answer for turn ${turnOf(text)}`)
-    if (aborted())
-      return
-    handler.onHeaders?.(response.status, response.rawHeaders, () => {}, 'OK')
-    setImmediate(() => {
-      if (aborted())
-        return
-      for (const chunk of response.chunks) handler.onData?.(chunk)
-      handler.onComplete?.([])
-    })
-  }
-
-  return dispatcher
-}
-
-/** A request body as `fetch` hands it to the dispatcher: a string, bytes, or an async iterable of either. */
-async function bodyText(body: unknown): Promise<string> {
-  if (typeof body === 'string')
-    return body
-  if (body instanceof Uint8Array)
-    return Buffer.from(body).toString('utf8')
-  if (body && typeof body === 'object' && Symbol.asyncIterator in body) {
-    const parts: Buffer[] = []
-    for await (const part of body as AsyncIterable<string | Uint8Array>) parts.push(typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))
-    return Buffer.concat(parts).toString('utf8')
-  }
-  return ''
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
