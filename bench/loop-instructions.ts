@@ -94,12 +94,14 @@ export async function loopInstructions(options: LoopInstructionsOptions = {}): P
       [name, await countInstructions(child, childPlan, join(dir, `${name}.out`))] as const)
     const byName = Object.fromEntries(counted) as Record<keyof typeof processes, Map<string, number>>
     const perTurn = runs * turns
+    const floorAlone = perFunction(byName.floor, byName.floorBase, perTurn)
+    const zidaneAlone = perFunction(byName.zidane, byName.zidaneBase, perTurn)
     const result: LoopInstructionsResult = {
-      floorAlone: breakdown(byName.floor, byName.floorBase, perTurn),
-      zidaneAlone: breakdown(byName.zidane, byName.zidaneBase, perTurn),
-      floorShared: breakdown(byName.sharedFloor, byName.sharedBase, perTurn),
-      zidaneShared: breakdown(byName.sharedBoth, byName.sharedFloor, perTurn),
-      topDifferences: topDifferences(perFunction(byName.floor, byName.floorBase, perTurn), perFunction(byName.zidane, byName.zidaneBase, perTurn), 15),
+      floorAlone: breakdown(floorAlone),
+      zidaneAlone: breakdown(zidaneAlone),
+      floorShared: breakdown(perFunction(byName.sharedFloor, byName.sharedBase, perTurn)),
+      zidaneShared: breakdown(perFunction(byName.sharedBoth, byName.sharedFloor, perTurn)),
+      topDifferences: topDifferences(floorAlone, zidaneAlone, 15),
     }
     if (options.print ?? true)
       printResult(result, { provider, callsPerTurn, warmRuns, runs, turns })
@@ -194,10 +196,11 @@ export function categoryOf(name: string): Category {
 }
 
 /** (with − without) per turn, by category. */
-export function breakdown(withRuns: ReadonlyMap<string, number>, without: ReadonlyMap<string, number>, turns: number): Breakdown {
+/** Per-symbol figures summed by category. */
+export function breakdown(perSymbol: ReadonlyMap<string, number>): Breakdown {
   const result = Object.fromEntries(CATEGORIES.map(category => [category, 0])) as Breakdown
-  for (const name of new Set([...withRuns.keys(), ...without.keys()]))
-    result[categoryOf(name)] += ((withRuns.get(name) ?? 0) - (without.get(name) ?? 0)) / turns
+  for (const [name, count] of perSymbol)
+    result[categoryOf(name)] += count
   return result
 }
 

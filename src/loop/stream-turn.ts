@@ -357,7 +357,6 @@ async function providerReady(run: RunContext, ready: PromiseLike<void>): Promise
   }
 }
 
-/** A streamed delta's hook context, written out as one literal because it is built per delta (see `extendContext`). */
 /**
  * One per streamed delta: built on the bus's context prototype, which carries
  * `ctx.decide`, so the bus has nothing to define on it before the handlers run.

@@ -64,7 +64,7 @@ describe('loop-instructions: cachegrind output', () => {
   it('takes the difference of two processes per turn, by category, with and without the compiler', () => {
     const base = new Map([['???', 1000], ['Builtins_LoadIC', 100], ['v8::internal::compiler::Node::New()', 50]])
     const more = new Map([['???', 3000], ['Builtins_LoadIC', 300], ['v8::internal::compiler::Node::New()', 250], ['memset', 100]])
-    const figures = breakdown(more, base, 10)
+    const figures = breakdown(perFunction(more, base, 10))
     expect(figures['generated code']).toBe(200)
     expect(figures['V8 builtins']).toBe(20)
     expect(figures['JIT compiler']).toBe(20)
