@@ -26,7 +26,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { floorRunner, zidaneRunner } from './loop-runners'
 import { median } from './measure'
-import { GLOBAL_DISPATCHER, recordedDispatcher, recordingFetch } from './recorded-answers'
+import { recordingFetch, withRecordedAnswers } from './recorded-answers'
 import { startServerProcess } from './server-process'
 
 export interface LoopInProcessOptions {
@@ -61,10 +61,6 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
   const server = await startServerProcess(provider, turns, callsPerTurn)
   const dir = mkdtempSync(join(tmpdir(), 'zidane-in-process-'))
   const shared = { baseURL: server.url, maxTurns: turns + 10 }
-  const slot = globalThis as Record<symbol, unknown>
-  // Read after the recording run's first request: undici sets its default dispatcher on first use.
-  let previous: unknown
-  let replaced = false
   try {
     const recorded = new Map<number, RecordedResponse>()
     let serverRequests = 0
@@ -77,50 +73,43 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
     if (first.turns !== turns)
       throw new Error(`loop-in-process: the recording run took ${first.turns} turns, not ${turns}`)
     const recordingRequests = serverRequests
-    previous = slot[GLOBAL_DISPATCHER]
-    slot[GLOBAL_DISPATCHER] = recordedDispatcher(recorded)
-    replaced = true
-
-    const floor = floorRunner(provider, { ...shared, dir: join(dir, 'floor') })
-    const zidane = zidaneRunner(provider, config, callsPerTurn > 1, { ...shared, dir: join(dir, 'zidane') })
-    const loops = [
-      { name: 'floor', run: floor, cpu: [] as number[] },
-      { name: 'zidane', run: zidane, cpu: [] as number[] },
-    ]
-    const warmRuns = options.warmRuns ?? 40
-    const runs = options.runs ?? 100
-    for (let round = 0; round < warmRuns + runs; round++) {
-      // Alternated, each loop first in every other round, as in loop-overhead.
-      for (const loop of round % 2 === 0 ? loops : [...loops].reverse()) {
-        const before = process.cpuUsage()
-        const done = await loop.run()
-        const used = process.cpuUsage(before)
-        if (done.turns !== turns)
-          throw new Error(`loop-in-process: ${loop.name} took ${done.turns} turns, not ${turns}`)
-        if (round >= warmRuns)
-          loop.cpu.push((used.user + used.system) / done.turns)
+    // After the recording run: its first request made undici set the default dispatcher, which is given back.
+    return await withRecordedAnswers(recorded, async () => {
+      const floor = floorRunner(provider, { ...shared, dir: join(dir, 'floor') })
+      const zidane = zidaneRunner(provider, config, callsPerTurn > 1, { ...shared, dir: join(dir, 'zidane') })
+      const loops = [
+        { name: 'floor', run: floor, cpu: [] as number[] },
+        { name: 'zidane', run: zidane, cpu: [] as number[] },
+      ]
+      const warmRuns = options.warmRuns ?? 40
+      const runs = options.runs ?? 100
+      for (let round = 0; round < warmRuns + runs; round++) {
+        // Alternated, each loop first in every other round, as in loop-overhead.
+        for (const loop of round % 2 === 0 ? loops : [...loops].reverse()) {
+          const before = process.cpuUsage()
+          const done = await loop.run()
+          const used = process.cpuUsage(before)
+          if (done.turns !== turns)
+            throw new Error(`loop-in-process: ${loop.name} took ${done.turns} turns, not ${turns}`)
+          if (round >= warmRuns)
+            loop.cpu.push((used.user + used.system) / done.turns)
+        }
       }
-    }
-    const result: LoopInProcessResult = {
-      floor: median(loops[0].cpu),
-      zidane: median(loops[1].cpu),
-      ratio: median(loops[1].cpu) / median(loops[0].cpu),
-      turns,
-      serverRequestsWhileMeasured: serverRequests - recordingRequests,
-    }
-    if (options.print ?? true) {
-      console.log(`loop-in-process: ${provider}, ${callsPerTurn} call(s) per turn, ${config}, ${runs} runs of ${turns} turns after ${warmRuns} (no sockets)`)
-      console.log(`  floor ${result.floor.toFixed(1)} µs CPU per turn, zidane ${result.zidane.toFixed(1)}: ${result.ratio.toFixed(3)}×`)
-    }
-    return result
+      const result: LoopInProcessResult = {
+        floor: median(loops[0].cpu),
+        zidane: median(loops[1].cpu),
+        ratio: median(loops[1].cpu) / median(loops[0].cpu),
+        turns,
+        serverRequestsWhileMeasured: serverRequests - recordingRequests,
+      }
+      if (options.print ?? true) {
+        console.log(`loop-in-process: ${provider}, ${callsPerTurn} call(s) per turn, ${config}, ${runs} runs of ${turns} turns after ${warmRuns} (no sockets)`)
+        console.log(`  floor ${result.floor.toFixed(1)} µs CPU per turn, zidane ${result.zidane.toFixed(1)}: ${result.ratio.toFixed(3)}×`)
+      }
+      return result
+    })
   }
   finally {
-    if (replaced) {
-      if (previous === undefined)
-        delete slot[GLOBAL_DISPATCHER]
-      else
-        slot[GLOBAL_DISPATCHER] = previous
-    }
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
   }

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { floorRunner, zidaneRunner } from './loop-runners'
-import { GLOBAL_DISPATCHER, loadAnswers, recordedDispatcher } from './recorded-answers'
+import { loadAnswers, withRecordedAnswers } from './recorded-answers'
 
 export type LoopName = 'floor' | 'zidane'
 
@@ -34,35 +34,30 @@ export interface ChildPlan {
 
 export async function runChild(plan: ChildPlan): Promise<void> {
   const saved = JSON.parse(readFileSync(plan.answersFile, 'utf8')) as SavedAnswers
-  const slot = globalThis as Record<symbol, unknown>
-  const previous = slot[GLOBAL_DISPATCHER]
-  slot[GLOBAL_DISPATCHER] = recordedDispatcher(loadAnswers(saved))
   const dir = mkdtempSync(join(tmpdir(), 'zidane-instructions-'))
   try {
-    // Never reached: the dispatcher answers every request (a port fetch allows, so no request is refused first).
-    const shared = { baseURL: 'http://127.0.0.1:40000', maxTurns: plan.turns + 10 }
-    const loops: Record<LoopName, () => Promise<{ turns: number }>> = {
-      floor: floorRunner(plan.provider, { ...shared, dir: join(dir, 'floor') }),
-      zidane: zidaneRunner(plan.provider, plan.config, plan.callsPerTurn > 1, { ...shared, dir: join(dir, 'zidane') }),
-    }
-    const once = async (name: LoopName): Promise<void> => {
-      const { turns } = await loops[name]()
-      if (turns !== plan.turns)
-        throw new Error(`loop-instructions: ${name} ran ${turns} turns, not ${plan.turns}`)
-    }
-    for (let round = 0; round < plan.warmRuns; round++) {
-      const order: LoopName[] = plan.warm === 'both' ? (round % 2 === 0 ? ['floor', 'zidane'] : ['zidane', 'floor']) : [plan.warm]
-      for (const name of order) await once(name)
-    }
-    for (let round = 0; round < plan.runs; round++) {
-      for (const name of plan.measured) await once(name)
-    }
+    await withRecordedAnswers(loadAnswers(saved), async () => {
+      // Never reached: the dispatcher answers every request (a port fetch allows, so no request is refused first).
+      const shared = { baseURL: 'http://127.0.0.1:40000', maxTurns: plan.turns + 10 }
+      const loops: Record<LoopName, () => Promise<{ turns: number }>> = {
+        floor: floorRunner(plan.provider, { ...shared, dir: join(dir, 'floor') }),
+        zidane: zidaneRunner(plan.provider, plan.config, plan.callsPerTurn > 1, { ...shared, dir: join(dir, 'zidane') }),
+      }
+      const once = async (name: LoopName): Promise<void> => {
+        const { turns } = await loops[name]()
+        if (turns !== plan.turns)
+          throw new Error(`loop-instructions: ${name} ran ${turns} turns, not ${plan.turns}`)
+      }
+      for (let round = 0; round < plan.warmRuns; round++) {
+        const order: LoopName[] = plan.warm === 'both' ? (round % 2 === 0 ? ['floor', 'zidane'] : ['zidane', 'floor']) : [plan.warm]
+        for (const name of order) await once(name)
+      }
+      for (let round = 0; round < plan.runs; round++) {
+        for (const name of plan.measured) await once(name)
+      }
+    })
   }
   finally {
-    if (previous === undefined)
-      delete slot[GLOBAL_DISPATCHER]
-    else
-      slot[GLOBAL_DISPATCHER] = previous
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -17,7 +17,7 @@
  *   node --import tsx bench/loop-instructions.ts [anthropic|openai-chat] [calls per turn]
  *
  * Needs `valgrind` on the PATH (a system package, not an npm one); without
- * it the script says so and exits. About 15 minutes on two cores.
+ * it the script says so and exits. About 12 minutes on two cores.
  */
 
 import type { LoopInProcessOptions } from './loop-in-process'

@@ -10,11 +10,11 @@
  * `loop-in-process` and `loop-instructions` both replay through it.
  */
 
-/** Where Node's `fetch` looks for the dispatcher `setGlobalDispatcher` sets (the same key in every undici since 5). */
 import type { BenchProvider } from './loop-script'
 import { floorRunner } from './loop-runners'
 import { startServerProcess } from './server-process'
 
+/** Where Node's `fetch` looks for the dispatcher `setGlobalDispatcher` sets (the same key in every undici since 5). */
 export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')
 
 /** One assistant message per turn already answered: a request's turn. */
@@ -92,6 +92,27 @@ export function loadAnswers(saved: SavedAnswers): Map<number, RecordedResponse> 
   return recorded
 }
 
+/**
+ * Run `work` with every `fetch` answered from `recorded` (`recordedDispatcher`
+ * set as the global dispatcher), and give the previous dispatcher back after,
+ * whatever `work` does. Call it after the process's first `fetch`: undici sets
+ * its default dispatcher on first use, and that is the one given back.
+ */
+export async function withRecordedAnswers<T>(recorded: ReadonlyMap<number, RecordedResponse>, work: () => Promise<T>): Promise<T> {
+  const slot = globalThis as Record<symbol, unknown>
+  const previous = slot[GLOBAL_DISPATCHER]
+  slot[GLOBAL_DISPATCHER] = recordedDispatcher(recorded)
+  try {
+    return await work()
+  }
+  finally {
+    if (previous === undefined)
+      delete slot[GLOBAL_DISPATCHER]
+    else
+      slot[GLOBAL_DISPATCHER] = previous
+  }
+}
+
 /** The part of undici's dispatch handler this dispatcher calls. */
 interface DispatchHandler {
   onConnect?: (abort: (reason?: unknown) => void) => void
@@ -154,7 +175,7 @@ async function bodyText(body: unknown): Promise<string> {
     return Buffer.from(body).toString('utf8')
   if (body && typeof body === 'object' && Symbol.asyncIterator in body) {
     const parts: Buffer[] = []
-    for await (const part of body as AsyncIterable<string | Uint8Array>) parts.push(typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))
+    for await (const part of body as AsyncIterable<string | Uint8Array>) parts.push(Buffer.from(part))
     return Buffer.concat(parts).toString('utf8')
   }
   return ''

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { breakdown, categoryOf, loopInstructions, parseCachegrind, perFunction, topDifferences, total } from '../../bench/loop-instructions'
 import { runChild } from '../../bench/loop-instructions-child'
-import { recordAnswers, saveAnswers } from '../../bench/recorded-answers'
+import { GLOBAL_DISPATCHER, recordAnswers, saveAnswers } from '../../bench/recorded-answers'
 
 // The instruction-count benchmark's parts that run without valgrind: the
 // reader of cachegrind's output, the arithmetic, and one child process's
@@ -82,7 +82,7 @@ describe('loop-instructions: one child process, run here', () => {
     const answersFile = join(dir, 'answers.json')
     writeFileSync(answersFile, JSON.stringify(saveAnswers(await recordAnswers('anthropic', 4, 1, join(dir, 'record')))))
     await fetch('data:,ready')
-    const key = Symbol.for('undici.globalDispatcher.1')
+    const key = GLOBAL_DISPATCHER
     const before = (globalThis as Record<symbol, unknown>)[key]
     const plan = { answersFile, provider: 'anthropic', callsPerTurn: 1, config: 'defaults', turns: 4, warm: 'both', warmRuns: 1, measured: ['floor', 'zidane'], runs: 1 } as const
     await runChild({ ...plan, measured: [...plan.measured] })
