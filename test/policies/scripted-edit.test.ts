@@ -74,8 +74,9 @@ describe('isScriptedEdit', () => {
       if (expected)
         edits++
     }), { numRuns: 5_000 })
-    // Both answers were seen often.
-    expect(edits).toBeGreaterThan(500)
+    // Both answers were seen often. About one command in nine is an edit, so a draw of 5,000 lands near
+    // 550 with a spread of about 22; the bound sits far enough below that only a broken generator trips it.
+    expect(edits).toBeGreaterThan(250)
     expect(edits).toBeLessThan(4_500)
   })
 
