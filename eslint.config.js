@@ -9,6 +9,16 @@ export default antfu({
   files: ['examples/**', 'bench/**', 'scripts/**', 'test/support/*-child.ts'],
   rules: { 'antfu/no-top-level-await': 'off' },
 }, {
+  // Node 20's V8 builds an object literal with a getter or setter as a dictionary (slow to build and to
+  // read): the library adds accessors to built objects instead (`src/core/fast-accessors.ts`).
+  files: ['src/**/*.ts'],
+  rules: {
+    'no-restricted-syntax': ['error', {
+      selector: 'ObjectExpression > Property[kind=/^[gs]et$/]',
+      message: 'An accessor in an object literal makes the object a dictionary in V8; use withGetters from src/core/fast-accessors.ts.',
+    }],
+  },
+}, {
   rules: {
     'no-console': 'off',
     'ts/explicit-function-return-type': 'off',

@@ -15,6 +15,7 @@ import type { SteeringQueues } from './steering'
 import type { AgentStream, AgentStreamOptions } from './stream'
 import { createProcessContext } from '../contexts/process'
 import { resolveClock, resolveEffects } from '../core/effects'
+import { withGetters } from '../core/fast-accessors'
 import { mergeObjects } from '../core/merge-objects'
 import { withTimeout } from '../core/timeout'
 import { debugLog } from '../debug'
@@ -205,15 +206,12 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
   const approvals = agentApprovals({ session: options.session, clock, live: () => live, running: () => current !== undefined })
 
   // `hooks` first: a literal that begins with a spread is slow to build on Node 20 (see core/merge-objects.ts).
-  const agent: Agent<SchemaOutput<Schema>> = {
+  const agent: Agent<SchemaOutput<Schema>> = withGetters<Agent<SchemaOutput<Schema>>, 'running'>({
     hooks,
     ...approvals,
     decide: decisions.decide,
     session: options.session,
     toolState: toolState.committed,
-    get running() {
-      return current !== undefined
-    },
     steer(prompt, messageOptions = {}) {
       queues.steering.push({ prompt, ...messageOptions })
     },
@@ -276,7 +274,7 @@ export function createAgent<Schema extends OutputSchema | undefined = undefined>
       await withTimeout(execution.destroy(), limit, 'execution context destroy').catch(error => debugLog('execution context teardown', error))
     },
     [Symbol.asyncDispose]: () => agent.destroy(),
-  }
+  }, { running: () => current !== undefined })
   return agent
 }
 

@@ -28,7 +28,7 @@ import { ApprovalDesk } from '../loop/approval-desk'
 import { completeForPolicy, emitForPolicy } from '../loop/complete'
 import { endPolicies } from '../loop/policy-run-end'
 import { adjustPrompt, NO_PHASES, orderPolicies, PhaseInterruptedError } from '../loop/policy-runner'
-import { servingContextWindow } from '../loop/run-context'
+import { withStateViews } from '../loop/run-context'
 import { persistNewTurns, persistSettledTurns, runLoop } from '../loop/run-loop'
 import { hookTimeout, runIds } from '../loop/stream-turn'
 import { startHardDeadline, startWallDeadline, untilWall, wallThatEnded } from '../loop/wall-deadline'
@@ -167,7 +167,7 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
     const runId = clock.randomUUID()
     tracing = await traceRun(agent, options, { runId, effects, target: targets[state.target.index], tools })
     const runEffects = tracing?.effects ?? effects
-    const run: RunContext = {
+    const run: RunContext = withStateViews({
       runId,
       depth: options.depth ?? 0,
       parentRunId: options.parentRunId,
@@ -176,48 +176,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       behavior,
       catalogs,
       targets,
-      // The data fields are views over `state`, the run as data (see RunContext).
-      get provider() {
-        return this.targets[this.state.target.index].provider
-      },
-      get model() {
-        return this.targets[this.state.target.index].model
-      },
-      get targetIndex() {
-        return this.state.target.index
-      },
-      set targetIndex(index) {
-        const target = this.targets[index]
-        this.state.target = { index, provider: target.provider.name, model: target.model }
-      },
-      get turnCount() {
-        return this.state.turnCount
-      },
-      set turnCount(count) {
-        this.state.turnCount = count
-      },
-      get pending() {
-        return this.state.pending
-      },
-      get usage() {
-        return this.state.usage
-      },
-      get sideCalls() {
-        return this.state.sideCalls
-      },
-      get children() {
-        return this.state.children
-      },
-      get stopResult() {
-        return this.state.stopResult
-      },
-      set stopResult(result) {
-        this.state.stopResult = result
-      },
+      // The data fields are views over `state`, the run as data, added by `withStateViews` (see RunContext).
       legStart: legStartOf(state),
-      get contextWindow() {
-        return servingContextWindow(this)
-      },
       system: await resolveSystem(options, freshSystem, sections),
       thinking: options.thinking ?? 'off',
       modelOptions: options.modelOptions ?? behavior.modelOptions,
@@ -235,8 +195,8 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       persistedCount: seed.length,
       pauseSignal: options.pauseSignal,
       suspendSignal: (options.depth ?? 0) === 0 ? env.suspendSignal : undefined,
-      ...(durable ? { durableMode: durable.mode } : {}),
-      ...(start ? { storedTurnIds: start.laterTurnIds } : {}),
+      durableMode: durable?.mode,
+      storedTurnIds: start?.laterTurnIds,
       subagents: subagentHost(hooks, state.children, session, {
         providers: providerList(agent.provider),
         model: options.model,
@@ -258,7 +218,14 @@ async function runOnce(env: RunEnvironment, runOptions: AgentRunOptions): Promis
       emit: (event, context) => emitForPolicy(run, event, context),
       needsApproval: agent.needsApproval,
       approvals: new ApprovalDesk(),
-    }
+      // Set later in the run; present from the start so the run keeps one shape throughout.
+      checkpoint: undefined,
+      firstSignalAtMs: undefined,
+      wireMemo: undefined,
+      lastRequest: undefined,
+      lastRequestTurns: undefined,
+      contentRefs: undefined,
+    })
 
     // Each policy says once, here, whether it takes part in this run; the
     // phases of those that do are listed, their states seeded on the run state.

@@ -1,6 +1,7 @@
 import type { ChildEventMarks, HookContext, RunHookMap } from '../hooks/hook-map'
 import type { EventBuffer } from './event-buffer'
-import type { AgentEventBase, ToolApprovalEvent, ToolProgressEvent } from './stream-events'
+import type { AgentEventBase, OutputPartialEvent, ToolApprovalEvent, ToolProgressEvent } from './stream-events'
+import { withGetters } from '../core/fast-accessors'
 
 /** The events `agent.stream()` listens to, for the run itself and (as `child:<event>`) for its subagents. */
 type ListenedHook
@@ -144,9 +145,7 @@ export function streamEventHooks(buffer: EventBuffer, onRunStart: (runId: string
     },
     'output:partial': (ctx) => {
       // The value is parsed only when the reader looks at it, as on the hook.
-      buffer.push({ type: 'output-partial', ...base(ctx), turnId: ctx.turnId, callId: ctx.callId, delta: ctx.delta, text: ctx.text, get value() {
-        return ctx.value
-      } })
+      buffer.push(withGetters<OutputPartialEvent, 'value'>({ type: 'output-partial', ...base(ctx), turnId: ctx.turnId, callId: ctx.callId, delta: ctx.delta, text: ctx.text }, { value: () => ctx.value }))
     },
   }
 

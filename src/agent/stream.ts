@@ -2,6 +2,7 @@ import type { AgentStats } from '../core/stats'
 import type { RunHookMap } from '../hooks/hook-map'
 import type { AgentRunOptions } from './options'
 import type { AgentStreamEvent } from './stream-events'
+import { withGetters } from '../core/fast-accessors'
 import { mergeObjects } from '../core/merge-objects'
 import { AgentAbortedError } from '../errors'
 import { EventBuffer } from './event-buffer'
@@ -81,14 +82,8 @@ export function streamRun(run: (options: AgentRunOptions) => Promise<AgentStats>
   // The reader hears of a failure from `next()`; `result` must not also crash the process when nobody awaits it.
   result.catch(() => {})
 
-  const stream: AgentStream = {
+  const stream: AgentStream = withGetters<AgentStream, 'buffered' | 'peakBuffered'>({
     result,
-    get buffered() {
-      return buffer.size
-    },
-    get peakBuffered() {
-      return buffer.peak
-    },
     next: () => buffer.next(),
     async return() {
       if (!settled)
@@ -98,7 +93,7 @@ export function streamRun(run: (options: AgentRunOptions) => Promise<AgentStats>
       return { done: true, value: undefined }
     },
     [Symbol.asyncIterator]: () => stream,
-  }
+  }, { buffered: () => buffer.size, peakBuffered: () => buffer.peak })
   return stream
 }
 

@@ -6,6 +6,7 @@ import type { DurableToolDef, ToolContext, ToolDef, ToolOutcome } from '../tools
 import type { Answer } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
+import { withGetters } from '../core/fast-accessors'
 import { untilAborted } from '../core/until-aborted'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
@@ -29,7 +30,7 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
   let outcome: ToolOutcome | undefined
   let view: ToolStateView | undefined
   const progress = progressChannel(run, base)
-  const ctx: ToolContext = {
+  const ctx = withGetters<ToolContext, 'state'>({
     callId: base.callId,
     turnId: base.turnId,
     runId: run.runId,
@@ -44,11 +45,6 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     execution: run.execution,
     onBackgroundStall: run.onBackgroundStall,
     subagents: run.subagents,
-    // Created on first use: most tools never touch state.
-    get state() {
-      view ??= run.toolState.begin(base.callId)
-      return view
-    },
     reportOutcome: (value) => {
       outcome = value
     },
@@ -56,7 +52,7 @@ export async function executeTool(run: RunContext, call: PreparedCall, def: Tool
     callTool,
     // A subagent's run goes through the effects scoped by this call (a journal names its steps under it).
     effects: nestsAgent(def) && run.effects.within ? run.effects.within(`call:${base.callId}`) : run.effects,
-  }
+  }, { state: () => view ??= run.toolState.begin(base.callId) })
   if (base.parentToolCallId !== undefined)
     ctx.parentToolCallId = base.parentToolCallId
   let started = false

@@ -2,6 +2,7 @@ import type { ExecutionContext, TaskStallInfo } from '../contexts/types'
 import type { AgentClock } from '../core/clock'
 import type { ResolveContentRef, SessionTurn } from '../core/content'
 import type { RunEffects } from '../core/effects'
+import type { AccessorDescriptor, AccessorMap } from '../core/fast-accessors'
 import type { RunState } from '../core/run-state'
 import type { ChildRunStats, SideCallUsage, TurnUsage } from '../core/stats'
 import type { AgentHookBus } from '../hooks/bus'
@@ -22,6 +23,7 @@ import type { ApprovalDesk } from './approval-desk'
 import type { ContentRefCache } from './content-refs'
 import type { PolicyPhases } from './policy-runner'
 import type { WallBound, WallDeadline } from './wall-deadline'
+import { withAccessors } from '../core/fast-accessors'
 
 /**
  * The run record with its state, saved at each turn boundary. The record
@@ -195,4 +197,62 @@ export function servingContextWindow(run: {
   if (typeof auto === 'object' && auto.contextWindow !== undefined && auto.contextWindow > 0)
     return auto.contextWindow
   return run.targets[run.targetIndex]?.contextWindow
+}
+
+/** The members of `RunContext` that are views over its `state` (or computed from it), not fields of their own. */
+export type RunStateViewKey = 'provider' | 'model' | 'targetIndex' | 'turnCount' | 'pending' | 'usage' | 'sideCalls' | 'children' | 'stopResult' | 'contextWindow'
+
+/**
+ * Those views, made once and defined on each run object after it is built
+ * (`withStateViews`): as getters in the run's literal they would make it a
+ * dictionary-mode object, and the loop reads the run's fields hundreds of
+ * times a turn (see `../core/fast-accessors`).
+ */
+const STATE_VIEWS: AccessorMap<RunContext, RunStateViewKey> = {
+  provider: accessor(function () {
+    return this.targets[this.state.target.index].provider
+  }),
+  model: accessor(function () {
+    return this.targets[this.state.target.index].model
+  }),
+  targetIndex: accessor(function () {
+    return this.state.target.index
+  }, function (index) {
+    const target = this.targets[index]
+    this.state.target = { index, provider: target.provider.name, model: target.model }
+  }),
+  turnCount: accessor(function () {
+    return this.state.turnCount
+  }, function (count) {
+    this.state.turnCount = count
+  }),
+  pending: accessor(function () {
+    return this.state.pending
+  }),
+  usage: accessor(function () {
+    return this.state.usage
+  }),
+  sideCalls: accessor(function () {
+    return this.state.sideCalls
+  }),
+  children: accessor(function () {
+    return this.state.children
+  }),
+  stopResult: accessor(function () {
+    return this.state.stopResult
+  }, function (result) {
+    this.state.stopResult = result
+  }),
+  contextWindow: accessor(function () {
+    return servingContextWindow(this)
+  }),
+}
+
+function accessor<V>(get: (this: RunContext) => V, set?: (this: RunContext, value: V) => void): AccessorDescriptor<RunContext, V> {
+  return set ? { get, set, enumerable: true, configurable: true } : { get, enumerable: true, configurable: true }
+}
+
+/** A run object built without its state views (`RunStateViewKey`), given them. */
+export function withStateViews(fields: Omit<RunContext, RunStateViewKey>): RunContext {
+  return withAccessors(fields, STATE_VIEWS)
 }

@@ -1,4 +1,5 @@
 import type { AgentBehavior } from '../knobs/behavior'
+import { withGetters } from '../core/fast-accessors'
 import { startTimer, timerNow } from '../core/timer'
 import { AgentBudgetExceededError } from '../errors'
 import { activeLimit } from '../knobs/behavior'
@@ -66,13 +67,10 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
     passed = true
     for (const cut of [...waiting]) cut()
   })
-  return {
+  return withGetters<WallDeadline, 'error'>({
     knob: 'maxWallMs',
     max,
     at,
-    get error() {
-      return error
-    },
     clear: timer.clear,
     bound<T>(work: PromiseLike<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
@@ -110,7 +108,7 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
         }
       })
     },
-  }
+  }, { error: () => error })
 }
 
 /**
@@ -126,15 +124,12 @@ export function startHardDeadline(behavior: AgentBehavior, startedAtMs: number, 
     error = new AgentBudgetExceededError('wallClock', max, timerNow() - startedAtMs)
     end(error)
   })
-  return {
+  return withGetters<WallBound, 'error'>({
     knob: 'hardWallMs',
     max,
     at: startedAtMs + max,
-    get error() {
-      return error
-    },
     clear: timer.clear,
-  }
+  }, { error: () => error })
 }
 
 /** The wall-clock bound whose error aborted the run, if that is why it was aborted. */

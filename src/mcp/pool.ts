@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { Timer } from '../core/timer'
 import type { McpPoolAcquireOptions, McpPooledServerInfo, McpServerConfig, McpServerLease, McpServerPool, McpServerPoolOptions } from './types'
+import { withGetters } from '../core/fast-accessors'
 import { mergeObjects } from '../core/merge-objects'
 import { withTimeout } from '../core/timeout'
 import { clampTimerDelay, startTimer } from '../core/timer'
@@ -230,15 +231,12 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
   }
 
   let closing: Promise<void> | undefined
-  return {
-    get size() {
-      return entries.size
-    },
+  return withGetters<McpServerPool, 'size'>({
     servers: () => Array.from(entries.values(), entry => (mergeObjects(entry.info, { args: [...entry.info.args], pid: entry.pid, refs: entry.refs, state: !entry.started ? 'starting' : entry.refs > 0 ? 'ready' : 'idle' }))),
     acquire,
     close: () => closing ??= (async () => {
       closed = true
       await Promise.all(Array.from(entries.values(), closeEntry))
     })(),
-  }
+  }, { size: () => entries.size })
 }

@@ -6,6 +6,7 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { OutputPartialContext } from '../tools/output-hooks'
 import type { CompiledOutputSchema } from '../tools/output-schema'
 import type { BehaviorPolicy, PhaseResult, TurnDecision } from './policy'
+import { withGetters } from '../core/fast-accessors'
 import { OUTPUT_DEFAULTS } from '../knobs/output-knobs'
 import { joinProblems } from '../text/problem-list'
 import { compileOutputSchema, jsonFromText, OUTPUT_TOOL_NAME, outputTool, parsePartialJson } from '../tools/output-schema'
@@ -141,7 +142,7 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
         // The value as of this delta, even when read after later ones; none once the text stopped being JSON.
         const mark = call.reader.mark()
         const wrapped = schemaOf(behavior).wrapped
-        const partial: OutputPartialContext = {
+        const partial = withGetters<OutputPartialContext, 'value'>({
           runId: ctx.runId,
           depth: ctx.depth,
           parentRunId: ctx.parentRunId,
@@ -150,11 +151,12 @@ export const structuredOutput: BehaviorPolicy<StructuredOutputState> = {
           callId: ctx.callId,
           delta: ctx.delta,
           text,
-          get value() {
+        }, {
+          value: () => {
             const value = mark ? mark.value() : parsePartialJson(text)
             return wrapped ? (value as { value?: unknown } | undefined)?.value : value
           },
-        }
+        })
         emit('output:partial', partial)
       },
       'stream:end': (ctx: StreamEndContext) => {

@@ -3,6 +3,7 @@ import type { SessionTurn } from '../core/content'
 import type { SessionLease } from '../errors'
 import type { SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions, SkippedSessionRecord } from './types'
 import { DEFAULT_AGENT_CLOCK } from '../core/clock'
+import { withGetters } from '../core/fast-accessors'
 import { SessionLeaseError, SessionStoreError } from '../errors'
 import { checkSessionData } from './stores/corrupt-records'
 import { DEFAULT_LEASE_TTL_MS, thisProcess } from './stores/lease'
@@ -184,7 +185,7 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
     }))
   }
 
-  const handle: Session = {
+  const handle = withGetters<Session, 'skipped' | 'lease'>({
     id,
     createdAt: data.createdAt,
     metadata: data.metadata,
@@ -213,12 +214,6 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
       await flushUnsavedWork(handle)
       // Queued after everything before it: it resolves once those writes have landed.
       await enqueue(async () => {})
-    },
-    get skipped() {
-      return skipped
-    },
-    get lease() {
-      return held
     },
     acquireLease(options = {}) {
       const ttl = options.ttlMs ?? ttlMs
@@ -262,6 +257,6 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
         await store.releaseLease(id, owner)
       })
     },
-  }
+  }, { skipped: () => skipped, lease: () => held })
   return handle
 }

@@ -1,5 +1,6 @@
 import type { SkillCatalog } from './catalog'
 import type { LoadedSkills, SkillConfig, SkillsConfig, SkillSkip, SkillSource } from './types'
+import { withGetters } from '../core/fast-accessors'
 import { SkillValidationError } from '../errors'
 import { buildSkillCatalog, DEFAULT_SKILL_CATALOG_MAX_CHARS, MIN_SKILL_CATALOG_MAX_CHARS } from './catalog'
 import { loadSkillSources } from './load'
@@ -59,10 +60,7 @@ export function createSkillSet(option: readonly SkillSource[] | SkillsConfig): S
   }
   let ready: ReadySkills | undefined
   let loading: Promise<ReadySkills> | undefined
-  return {
-    get ready() {
-      return ready
-    },
+  return withGetters<SkillSet, 'ready'>({
     load(report) {
       loading ??= (async () => {
         const loaded: LoadedSkills = await loadSkillSources(sources)
@@ -82,5 +80,5 @@ export function createSkillSet(option: readonly SkillSource[] | SkillsConfig): S
       })()
       return loading
     },
-  }
+  }, { ready: () => ready })
 }

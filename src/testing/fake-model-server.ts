@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { Timer } from '../core/timer'
 import type { FakeModelTurn } from './fake-model-wire'
 import { createServer } from 'node:http'
+import { withGetters } from '../core/fast-accessors'
 import { startTimer } from '../core/timer'
 import { anthropicFrames, chatFrames } from './fake-model-wire'
 
@@ -141,16 +142,13 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
     return closing
   }
 
-  return {
+  return withGetters<FakeModelServer, 'remaining'>({
     url,
     openaiURL: `${url}/v1`,
     requests,
-    get remaining() {
-      return script.length
-    },
     close,
     [Symbol.asyncDispose]: close,
-  }
+  }, { remaining: () => script.length })
 }
 
 function isUsageRequested(body: Record<string, unknown>): boolean {

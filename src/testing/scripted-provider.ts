@@ -1,6 +1,7 @@
 import type { SessionContentBlock } from '../core/content'
 import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { Provider, ProviderCapabilities, StreamCallbacks, StreamOptions, ToolCall, TurnResult } from '../providers/types'
+import { withGetters } from '../core/fast-accessors'
 import { ClassifiedError } from '../errors'
 import { sleep } from '../loop/backoff'
 
@@ -55,7 +56,7 @@ export function scriptedProvider(turns: ScriptedTurn[] = [], options: ScriptedPr
   const requests: StreamOptions[] = []
   let callCounter = 0
 
-  return {
+  return withGetters<ScriptedProvider, 'remaining'>({
     name: options.name ?? 'scripted',
     meta: { defaultModel: options.defaultModel ?? 'scripted-model', contextWindow: options.contextWindow },
     capabilities: {
@@ -67,9 +68,6 @@ export function scriptedProvider(turns: ScriptedTurn[] = [], options: ScriptedPr
       ...options.capabilities,
     },
     requests,
-    get remaining() {
-      return script.length
-    },
     push: (...more) => {
       script.push(...more)
     },
@@ -90,7 +88,7 @@ export function scriptedProvider(turns: ScriptedTurn[] = [], options: ScriptedPr
         throw toClassified(turn.error, options.name ?? 'scripted')
       return play(turn, request, callbacks, () => `call_${++callCounter}`)
     },
-  }
+  }, { remaining: () => script.length })
 }
 
 function play(turn: Omit<ScriptedTurn, 'respond'>, request: StreamOptions, callbacks: StreamCallbacks, nextId: () => string): TurnResult {

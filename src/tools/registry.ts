@@ -1,5 +1,6 @@
 import type { ToolSpec } from '../providers/types'
 import type { ToolDef, ToolMap } from './types'
+import { withGetters } from '../core/fast-accessors'
 import { mergeObjects } from '../core/merge-objects'
 import { schemaRefProblem } from '../schema/refs'
 
@@ -106,10 +107,7 @@ export function createToolRegistry(
   }
 
   const toWire = (canonical: string) => wireOf.get(canonical) ?? canonical
-  return {
-    get specs() {
-      return currentSpecs()
-    },
+  return withGetters<ToolRegistry, 'specs'>({
     names: [...byName.keys()],
     get: canonical => byName.get(canonical),
     toCanonical: wireName => canonicalOf.get(wireName) ?? wireName,
@@ -117,7 +115,7 @@ export function createToolRegistry(
     refusal: canonical => disclosure?.deferred.has(canonical) && !disclosure.unlocked.has(canonical)
       ? disclosure.refusal(toWire(canonical))
       : undefined,
-  }
+  }, { specs: currentSpecs })
 }
 
 /** Tools whose raw schema was found checkable (each def is walked once, however many runs use it). */

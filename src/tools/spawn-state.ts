@@ -1,3 +1,5 @@
+import { withGetters } from '../core/fast-accessors'
+
 /** One child a spawn tool is running now. */
 export interface SpawnedChild {
   /** The child's label (`child-N`), unique within its parent's session. */
@@ -40,14 +42,7 @@ export function createSpawnState(waiting: () => number): SpawnStateTracker {
   const running: SpawnedChild[] = []
   return {
     // Getters on one stable object: a copy of the tool (`{ ...spawn }`) still sees live values.
-    view: {
-      get running() {
-        return [...running]
-      },
-      get waiting() {
-        return waiting()
-      },
-    },
+    view: withGetters<SpawnToolState, 'running' | 'waiting'>({}, { running: () => [...running], waiting }),
     start: child => void running.push(child),
     end: (child) => {
       const index = running.indexOf(child)

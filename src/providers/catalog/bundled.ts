@@ -1,4 +1,5 @@
 import type { ModelCatalogEntry, ModelCatalogSource, ModelInfo } from './types'
+import { withGetters } from '../../core/fast-accessors'
 import { undatedModelId } from './model-ids'
 
 /**
@@ -84,10 +85,7 @@ function bundledIndex(): BundledIndex | undefined {
  * Until the data is loaded (see `loadBundledModels`) it knows no model and
  * `source` is `undefined`; importing `zidane/providers` loads it.
  */
-export const BUNDLED_MODEL_CATALOG: ModelCatalogSource & { readonly source: BundledModelSource | undefined } = {
-  get source() {
-    return data?.GENERATED_MODEL_SOURCE
-  },
+export const BUNDLED_MODEL_CATALOG = withGetters<ModelCatalogSource & { readonly source: BundledModelSource | undefined }, 'source'>({
   get(provider, modelId) {
     const loaded = bundledIndex()
     if (!loaded)
@@ -104,4 +102,4 @@ export const BUNDLED_MODEL_CATALOG: ModelCatalogSource & { readonly source: Bund
     }
     return list
   },
-}
+}, { source: () => data?.GENERATED_MODEL_SOURCE })

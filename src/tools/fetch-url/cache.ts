@@ -1,3 +1,4 @@
+import { withGetters } from '../../core/fast-accessors'
 /**
  * The in-process response cache behind `fetchUrlCacheTtlMs`: rendered results
  * of successful text fetches, keyed by URL, least recently used first out.
@@ -48,7 +49,7 @@ export function createFetchCache(options: FetchCacheOptions = {}): FetchCache {
     }
   }
 
-  return {
+  return withGetters<FetchCache, 'size' | 'bytes'>({
     get(key, ttlMs) {
       const entry = entries.get(key)
       if (!entry)
@@ -75,11 +76,5 @@ export function createFetchCache(options: FetchCacheOptions = {}): FetchCache {
       entries.set(key, { value, bytes: size, storedAt: now() })
       bytes += size
     },
-    get size() {
-      return entries.size
-    },
-    get bytes() {
-      return bytes
-    },
-  }
+  }, { size: () => entries.size, bytes: () => bytes })
 }
