@@ -29,7 +29,11 @@ import { writeFileExistingPolicy } from './write-file-existing-policy'
 export { continueWith, definePolicy, nudge } from './policy'
 export type * from './policy'
 
-/** The policies every run attaches, in order. Each reads its own knobs and stays inert when they are unset. */
+/**
+ * The policies every run attaches, in order. Each reads its own knobs and
+ * stays inert when they are unset. Frozen, with their `after` and `events`
+ * lists, so every agent made after the first skips checking their shape.
+ */
 export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   runBudgets,
   maxTurnsWarning,
@@ -57,4 +61,12 @@ export const BUILT_IN_POLICIES: readonly BehaviorPolicy[] = Object.freeze([
   thinkingDecay,
   structuredOutput,
   codemode,
-])
+].map(frozenPolicy))
+
+function frozenPolicy(policy: BehaviorPolicy): BehaviorPolicy {
+  if (policy.after)
+    Object.freeze(policy.after)
+  if (policy.events)
+    Object.freeze(policy.events)
+  return Object.freeze(policy)
+}

@@ -77,6 +77,41 @@ describe('orderPolicies', () => {
       expect(Number((error as AgentPolicyError).policy.slice(1))).toBeLessThan(length)
     }))
   })
+
+  it('checks a frozen policy once, and one that can change every time', () => {
+    // Counts the reads of one member the shape check looks at.
+    const counted = (target: BehaviorPolicy) => {
+      let reads = 0
+      const policy = new Proxy(target, {
+        get(object, key, receiver) {
+          if (key === 'afterTurn')
+            reads++
+          return Reflect.get(object, key, receiver)
+        },
+      })
+      return { policy, reads: () => reads }
+    }
+    const frozen = counted(Object.freeze({ name: 'frozen', after: Object.freeze(['open']) }))
+    const open = counted({ name: 'open' })
+    orderPolicies([open.policy, frozen.policy])
+    orderPolicies([open.policy, frozen.policy])
+    expect(frozen.reads()).toBe(1)
+    expect(open.reads()).toBe(2)
+    // A frozen policy whose `after` list can still change is checked every time.
+    const loose = counted(Object.freeze({ name: 'loose', after: ['open'] }))
+    orderPolicies([open.policy, loose.policy])
+    orderPolicies([open.policy, loose.policy])
+    expect(loose.reads()).toBe(2)
+  })
+
+  it('still refuses a malformed policy on every agent made with it', () => {
+    const bad = { name: 'bad', afterTurn: 'not a function' } as unknown as BehaviorPolicy
+    expect(() => orderPolicies([bad])).toThrow(AgentPolicyError)
+    expect(() => orderPolicies([bad])).toThrow(AgentPolicyError)
+    const frozenBad = Object.freeze({ name: 'frozen-bad', afterTurn: 42 }) as unknown as BehaviorPolicy
+    expect(() => orderPolicies([frozenBad])).toThrow(AgentPolicyError)
+    expect(() => orderPolicies([frozenBad])).toThrow(AgentPolicyError)
+  })
 })
 
 describe('run state', () => {
