@@ -59,9 +59,9 @@ export function orderPolicies(policies: readonly BehaviorPolicy[]): BehaviorPoli
 
 /**
  * Frozen policies already found well-formed: a frozen object (with frozen
- * `after` and `events` lists) cannot change,
- * so it is checked once, not on every agent made with it (the built-ins are
- * frozen; checking all of them took a tenth of a millisecond per agent).
+ * `after` and `events` lists) cannot change, so it is checked once, not on
+ * every agent made with it (the built-ins are frozen; checking all of them
+ * took a tenth of a millisecond per agent).
  */
 const wellFormed = new WeakSet<BehaviorPolicy>()
 
