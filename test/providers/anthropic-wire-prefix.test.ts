@@ -2,6 +2,7 @@ import type { SessionContentBlock, SessionMessage } from '../../src/core/content
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { wireMessages } from '../../src/providers/anthropic/wire'
+import { requestBodyJson } from '../../src/providers/shared/body-json'
 
 /**
  * `wireMessages` keeps what it built for a conversation and rebuilds only the
@@ -79,7 +80,10 @@ describe('wireMessages across the requests of one conversation', () => {
           // Another request over the same first message (a summary call): the next turn must not see its message.
           expect(wireMessages([...view, step.extra], CACHE)).toEqual(wireMessages(fresh([...view, step.extra]), CACHE))
         }
-        expect(wireMessages(view, CACHE)).toEqual(wireMessages(fresh(view), CACHE))
+        const sent = wireMessages(view, CACHE)
+        expect(sent).toEqual(wireMessages(fresh(view), CACHE))
+        // The bytes too: each wire message's JSON is remembered by its object, so a stale one would show here.
+        expect(requestBodyJson({ model: 'm', messages: sent }, ['messages'], { stream: true })).toBe(JSON.stringify({ model: 'm', messages: wireMessages(fresh(view), CACHE), stream: true }))
       }
     }), { numRuns: 300 })
   })

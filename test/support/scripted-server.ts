@@ -19,6 +19,8 @@ export interface RecordedRequest {
   headers: Record<string, string>
   /** Parsed JSON, or the raw text when the body is not JSON. */
   body: any
+  /** The body's text exactly as it arrived. */
+  raw: string
 }
 
 export interface ScriptedServer<Response> {
@@ -73,6 +75,7 @@ export async function startScriptedServer<Response>(spec: ScriptedServerSpec<Res
         path: req.url ?? '',
         headers: flattenHeaders(req.headers),
         body: parseJson(text),
+        raw: text,
       }
       requests.push(recorded)
       if (!spec.routes(recorded)) {

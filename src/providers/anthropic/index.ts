@@ -17,6 +17,7 @@ import type { AnthropicOAuthCredentials } from './oauth'
 import { APIError } from '@anthropic-ai/sdk/core/error'
 import { mergeObjects } from '../../core/merge-objects'
 import { clampTimerDelay } from '../../core/timer'
+import { requestBodyJson } from '../shared/body-json'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
 import { readAnthropicBody } from './body-events'
@@ -58,6 +59,10 @@ export interface AnthropicParams {
 
 /** The signal of a wait nothing cancels (a decision's refresh, bounded by its own timeout). */
 const NEVER_ABORTED = new AbortController().signal
+/** The body's lists whose items keep their objects from request to request, so their JSON is remembered. */
+const WIRE_LISTS: readonly string[] = ['messages']
+/** What a turn's body adds after the built request: it streams. */
+const STREAMED = Object.freeze({ stream: true })
 
 /** The model a run uses when it names none. */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5'
@@ -138,12 +143,11 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     const allBetas = extraBetas.length === 0 ? betas : [...new Set([...extraBetas, ...betas])]
     // The endpoint is named only in errors, so it is worked out only when one happens.
     let api: AnthropicClient | undefined
-    const send = (client: AnthropicClient) => client.messages.create(
-      // Same keys and order as a spread, without V8 11's slow path for properties after one.
-      Object.assign({}, body, { stream: true as const }),
-      client.requestOptions(options.signal, allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined),
-    ).asResponse()
+    const headers = allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined
     try {
+      // The body as the SDK would write it, each message's JSON made once per run (`../shared/body-json.ts`).
+      const json = requestBodyJson(body, WIRE_LISTS, STREAMED)
+      const send = (client: AnthropicClient) => client.streamMessages(json, options.signal, headers)
       if (oauth) {
         await oauth.fresh(options.signal)
         await reportRefreshes(callbacks)

@@ -15,6 +15,12 @@ export interface AnthropicClient {
   readonly baseURL: string
   /** The options of one request that `signal` cancels (see `AttemptSignalClient`). */
   requestOptions: (signal: AbortSignal, headers: Record<string, string> | undefined) => RequestOptions
+  /**
+   * Send a streaming Messages request whose body is already JSON (see
+   * `../shared/body-json.ts`) through the client's own request path
+   * (credentials, headers, retries, error mapping); the raw response.
+   */
+  streamMessages: (json: string, signal: AbortSignal, headers: Record<string, string> | undefined) => Promise<Response>
 }
 
 /** The options `messages.create` takes besides the body. */
@@ -52,11 +58,17 @@ class AttemptSignalClient extends BaseAnthropic {
 export function buildAnthropicClient(settings: ClientOptions): AnthropicClient {
   const client = new AttemptSignalClient(settings)
   const sdkCancels = settings.timeout !== undefined || (settings.maxRetries ?? 0) > 0
+  const requestOptions = (signal: AbortSignal, headers: Record<string, string> | undefined): RequestOptions => sdkCancels
+    ? { signal, headers }
+    : { headers, [ATTEMPT_SIGNAL]: signal } as RequestOptions
   return {
     messages: new Messages(client),
     baseURL: client.baseURL,
-    requestOptions: (signal, headers) => sdkCancels
-      ? { signal, headers }
-      : { headers, [ATTEMPT_SIGNAL]: signal } as RequestOptions,
+    requestOptions,
+    // A string body goes out as it is when the request names its content type; otherwise the SDK would encode it again.
+    streamMessages: (json, signal, headers) => client.post<unknown>('/v1/messages', Object.assign(
+      requestOptions(signal, Object.assign({ 'content-type': 'application/json' }, headers)),
+      { body: json, stream: true },
+    )).asResponse(),
   }
 }

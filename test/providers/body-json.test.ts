@@ -1,0 +1,78 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { requestBodyJson } from '../../src/providers/shared/body-json'
+
+/**
+ * `requestBodyJson` must write exactly what `JSON.stringify` writes for the
+ * body with the trailing members after its own: the request bytes are the
+ * prompt cache's key, so one byte of difference would cost every cached token.
+ */
+
+/** What `JSON.stringify({ ...body, ...trailing })` writes, built without a spread (a `__proto__` key would not survive one). */
+function expected(body: object, trailing: object): string {
+  const own = JSON.stringify(body)
+  const more = JSON.stringify(trailing).slice(1, -1)
+  if (more === '')
+    return own
+  return own === '{}' ? `{${more}}` : `${own.slice(0, -1)},${more}}`
+}
+
+const text = fc.string({ unit: 'binary', maxLength: 12 })
+const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(undefined), text)
+const item = fc.oneof(
+  fc.dictionary(text, value, { maxKeys: 4 }),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constant(undefined),
+)
+const body = fc.record({
+  before: fc.dictionary(text, value, { maxKeys: 4 }),
+  messages: fc.option(fc.array(item, { maxLength: 6 }), { nil: undefined }),
+  after: fc.dictionary(text, value, { maxKeys: 3 }),
+})
+
+function assemble(parts: { before: Record<string, unknown>, messages: unknown[] | undefined, after: Record<string, unknown> }): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null)
+  for (const [key, v] of Object.entries(parts.before)) out[key] = v
+  out.messages = parts.messages
+  for (const [key, v] of Object.entries(parts.after)) {
+    if (key !== 'messages')
+      out[key] = v
+  }
+  return out
+}
+
+describe('requestBodyJson', () => {
+  it('writes what JSON.stringify writes, for any plain body, on every request that reuses its items', () => {
+    fc.assert(fc.property(body, fc.boolean(), (parts, streamed) => {
+      const trailing = streamed ? { stream: true } : {}
+      const first = assemble(parts)
+      expect(requestBodyJson(first, ['messages'], trailing)).toBe(expected(first, trailing))
+      // The next request: the same item objects (their JSON remembered) and one more.
+      const next = assemble({ ...parts, messages: parts.messages && [...parts.messages, { role: 'user', content: [{ type: 'text', text: 'more' }] }] })
+      expect(requestBodyJson(next, ['messages'], trailing)).toBe(expected(next, trailing))
+    }), { numRuns: 500 })
+  })
+
+  it('writes a list it was not told about, and a named member that is not a list, as JSON.stringify does', () => {
+    const plain = { model: 'm', messages: 'not a list', tools: [{ name: 'a' }], stream: undefined }
+    expect(requestBodyJson(plain, ['messages'], { stream: true })).toBe(expected(plain, { stream: true }))
+  })
+
+  it('serializes an item once: a later request does not read an item it has written before', () => {
+    let reads = 0
+    const counted = (target: object): object => new Proxy(target, {
+      get(object, key, receiver) {
+        reads++
+        return Reflect.get(object, key, receiver)
+      },
+    })
+    const messages = [counted({ role: 'user', content: [{ type: 'text', text: 'go' }] }), counted({ role: 'assistant', content: [{ type: 'text', text: 'ok' }] })]
+    const first = requestBodyJson({ model: 'm', messages }, ['messages'], { stream: true })
+    expect(reads).toBeGreaterThan(0)
+    reads = 0
+    const second = requestBodyJson({ model: 'm', messages: [...messages, { role: 'user', content: [] }] }, ['messages'], { stream: true })
+    expect(reads).toBe(0)
+    expect(first).toBe('{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"text","text":"ok"}]}],"stream":true}')
+    expect(second).toBe('{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"text","text":"ok"}]},{"role":"user","content":[]}],"stream":true}')
+  })
+})
