@@ -1,8 +1,9 @@
 import type { SessionContentBlock, SessionMessage } from '../../src/core/content'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { wireMessages } from '../../src/providers/anthropic/wire'
+import { buildAnthropicRequest, THINKING_BINDING_BETA, wireMessages } from '../../src/providers/anthropic/wire'
 import { requestBodyJson } from '../../src/providers/shared/body-json'
+import { streamOptions } from './anthropic-fixtures'
 
 /**
  * `wireMessages` keeps what it built for a conversation and rebuilds only the
@@ -86,6 +87,38 @@ describe('wireMessages across the requests of one conversation', () => {
         expect(requestBodyJson({ model: 'm', messages: sent }, ['messages'], { stream: true })).toBe(JSON.stringify({ model: 'm', messages: wireMessages(fresh(view), CACHE), stream: true }))
       }
     }), { numRuns: 300 })
+  })
+
+  it('asks for the thinking-binding beta exactly when a request sends thinking back, across edits and cuts', () => {
+    const thinking = fc.record({
+      signed: fc.boolean(),
+      redacted: fc.boolean(),
+    }).map(({ signed, redacted }): SessionContentBlock => redacted
+      ? { type: 'redacted_thinking', data: 'opaque' }
+      : { type: 'thinking', text: 'hmm', ...(signed ? { signature: 'sig' } : {}) })
+    const turn = fc.record({ think: fc.option(thinking, { nil: undefined }), text: fc.string({ minLength: 1, maxLength: 4 }) })
+      .map(({ think, text }): SessionMessage => ({ role: 'assistant', content: think ? [think, { type: 'text', text }] : [{ type: 'text', text }] }))
+    const step = fc.oneof(
+      turn.map(message => ({ kind: 'append' as const, message })),
+      fc.nat(20).map(keep => ({ kind: 'cut' as const, keep })),
+      fc.record({ at: fc.nat(20), message: turn }).map(replace => ({ kind: 'replace' as const, ...replace })),
+    )
+    const sendsThinking = (messages: readonly SessionMessage[]): boolean =>
+      buildAnthropicRequest(streamOptions({ messages: fresh(messages) })).body.messages.some(message =>
+        typeof message.content !== 'string' && message.content.some(block => block.type === 'thinking' || block.type === 'redacted_thinking'))
+    fc.assert(fc.property(fc.array(step, { minLength: 1, maxLength: 20 }), (steps) => {
+      let view: SessionMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'go' }] }]
+      for (const next of steps) {
+        if (next.kind === 'append')
+          view = [...view, next.message, { role: 'user', content: [{ type: 'text', text: 'more' }] }]
+        else if (next.kind === 'cut')
+          view = view.slice(0, 1 + next.keep % view.length)
+        else if (view.length > 1)
+          view = view.map((message, index) => index === 1 + next.at % (view.length - 1) && message.role === 'assistant' ? next.message : message)
+        const { betas } = buildAnthropicRequest(streamOptions({ messages: view }))
+        expect(betas.includes(THINKING_BINDING_BETA)).toBe(sendsThinking(view))
+      }
+    }), { numRuns: 200 })
   })
 
   it('never edits what an earlier request was sent', () => {

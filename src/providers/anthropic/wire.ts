@@ -76,8 +76,10 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
     max_tokens: thinking.maxTokens,
     ...(input.system ? { system: [withCacheControl<TextBlockParam>({ type: 'text', text: wellFormedText(input.system) }, cacheControl)] } : {}),
     ...(input.tools.length > 0 ? { tools: wireTools(input.tools, cacheControl) } : {}),
-    messages: wireMessages(input.messages, cacheControl),
+    messages: [],
   }
+  const wire = buildWire(input.messages, cacheControl)
+  body.messages = wire.messages
   if (thinking.thinking)
     body.thinking = thinking.thinking
   if (thinking.outputConfig)
@@ -90,25 +92,16 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
     body.context_management = settings.contextManagement
     betas.push(CONTEXT_MANAGEMENT_BETA)
   }
-  if (replaysThinking(body.messages))
+  if (wire.replaysThinking)
     betas.push(THINKING_BINDING_BETA)
   return { body, betas: [...new Set(betas)] }
 }
 
-/**
- * Whether the request sends a thinking block back. Only then can the API drop
- * one, and only with the binding beta does it say so. Searched from the end:
- * the latest assistant turn of a thinking run usually has one.
- */
-function replaysThinking(messages: readonly MessageParam[]): boolean {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const { role, content } = messages[i]
-    if (role !== 'assistant' || typeof content === 'string')
-      continue
-    for (const block of content) {
-      if (block.type === 'thinking' || block.type === 'redacted_thinking')
-        return true
-    }
+/** Whether a converted message sends a thinking block back: only then can the API drop one, and only with the binding beta does it say so. */
+function replaysThinking(content: readonly ContentBlockParam[]): boolean {
+  for (const block of content) {
+    if (block.type === 'thinking' || block.type === 'redacted_thinking')
+      return true
   }
   return false
 }
@@ -159,6 +152,15 @@ const prefixes = new WeakMap<SessionMessage, WirePrefix>()
  * gets the conversation's cache breakpoint.
  */
 export function wireMessages(messages: readonly SessionMessage[], cacheControl?: CacheControlEphemeral): MessageParam[] {
+  return buildWire(messages, cacheControl).messages
+}
+
+/**
+ * The wire messages, and whether any of them replays thinking, read from
+ * each message's converted record (a flag set once when it was converted)
+ * rather than from every block of the conversation on every request.
+ */
+function buildWire(messages: readonly SessionMessage[], cacheControl: CacheControlEphemeral | undefined): { messages: MessageParam[], replaysThinking: boolean } {
   const first = messages[0]
   let prefix = first === undefined ? undefined : prefixes.get(first)
   if (!prefix) {
@@ -198,7 +200,14 @@ export function wireMessages(messages: readonly SessionMessage[], cacheControl?:
       sent[sent.length - 1] = { role: last.role, content }
     }
   }
-  return sent
+  let thinking = false
+  for (const record of prefix.records) {
+    if (record.replaysThinking) {
+      thinking = true
+      break
+    }
+  }
+  return { messages: sent, replaysThinking: thinking }
 }
 
 /**
@@ -235,6 +244,8 @@ interface ConvertedContent {
   blocks: readonly SessionContentBlock[]
   answering: readonly SessionContentBlock[] | undefined
   content: ContentBlockParam[]
+  /** Whether `content` holds a thinking block the API gets back. */
+  replaysThinking: boolean
 }
 
 /**
@@ -255,7 +266,7 @@ function convertedContent(message: SessionMessage, answering: readonly SessionCo
     if (converted)
       content.push(converted)
   }
-  const record: ConvertedContent = { role: message.role, blocks: [...message.content], answering: answering && [...answering], content }
+  const record: ConvertedContent = { role: message.role, blocks: [...message.content], answering: answering && [...answering], content, replaysThinking: replaysThinking(content) }
   convertedMessages.set(message.content, record)
   return record
 }
