@@ -110,6 +110,37 @@ describe('cache breakpoints', () => {
     expect(betas).toEqual(['extended-cache-ttl-2025-04-11'])
   })
 
+  it('keeps the system block and each tool as the same objects from request to request, breakpoint by breakpoint', () => {
+    // The request's JSON reuses a piece per object, so an object kept must also be right for the new request.
+    const first = build({ tools, messages: [user(text('a'))] }).body
+    const second = build({ tools, messages: [user(text('a')), assistant(text('b')), user(text('c'))] }).body
+    expect(second.system?.[0]).toBe(first.system?.[0])
+    expect(second.tools?.[0]).toBe(first.tools?.[0])
+    expect(second.tools?.[1]).toBe(first.tools?.[1])
+
+    const hour = build({ tools, cacheTtl: '1h' }).body
+    expect(hour.system?.[0]).not.toBe(first.system?.[0])
+    expect(hour.system?.[0]).toMatchObject({ cache_control: { type: 'ephemeral', ttl: '1h' } })
+    expect(hour.tools?.[0]).toBe(first.tools?.[0])
+    expect(hour.tools?.[1]).toMatchObject({ name: 'shell', cache_control: { type: 'ephemeral', ttl: '1h' } })
+
+    const off = build({ tools, cache: false }).body
+    expect(countCacheControl(off)).toBe(0)
+    // The last tool unmarked is the very object sent unmarked before it, when it was not last.
+    const reordered = build({ tools: [tools[1], tools[0]], cache: false }).body
+    expect(reordered.tools?.[1]).toBe(first.tools?.[0])
+    // One breakpoint is remembered per tool (a run keeps one TTL): back on 5 minutes, the new object is kept in turn.
+    const backBody = build({ tools }).body
+    const back = backBody.tools?.[1]
+    expect(back).toEqual(first.tools?.[1])
+    expect(build({ tools }).body.tools?.[1]).toBe(back)
+
+    // Another prompt is another block; the first one is still remembered.
+    const other = build({ system: 'You are verbose.' }).body
+    expect(other.system?.[0]).toMatchObject({ text: 'You are verbose.', cache_control: { type: 'ephemeral' } })
+    expect(build({ tools }).body.system?.[0]).toBe(backBody.system?.[0])
+  })
+
   it('skips thinking blocks, which cannot carry a breakpoint', () => {
     const signed: SessionContentBlock = { type: 'thinking', text: 'hmm', signature: 'sig', signatureProducer: 'anthropic' }
     const { body } = build({ messages: [user(text('q')), assistant(text('partial answer'), signed)] })

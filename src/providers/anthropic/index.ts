@@ -59,8 +59,8 @@ export interface AnthropicParams {
 
 /** The signal of a wait nothing cancels (a decision's refresh, bounded by its own timeout). */
 const NEVER_ABORTED = new AbortController().signal
-/** The body's lists whose items keep their objects from request to request, so their JSON is remembered. */
-const WIRE_LISTS: readonly string[] = ['messages']
+/** The body's lists whose items keep their objects from request to request (`./wire.ts`), so their JSON is remembered. */
+const WIRE_LISTS: readonly string[] = ['system', 'tools', 'messages']
 /** What a turn's body adds after the built request: it streams. */
 const STREAMED = Object.freeze({ stream: true })
 

@@ -74,7 +74,7 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
   const body: AnthropicRequestBody = {
     model: input.model,
     max_tokens: thinking.maxTokens,
-    ...(input.system ? { system: [withCacheControl<TextBlockParam>({ type: 'text', text: wellFormedText(input.system) }, cacheControl)] } : {}),
+    ...(input.system ? { system: [systemBlock(input.system, cacheControl)] } : {}),
     ...(input.tools.length > 0 ? { tools: wireTools(input.tools, cacheControl) } : {}),
     messages: [],
   }
@@ -111,12 +111,70 @@ function withCacheControl<T extends object>(block: T, cacheControl: CacheControl
   return cacheControl ? Object.assign({}, block, { cache_control: cacheControl }) : block
 }
 
+/*
+ * The system block and each tool keep their wire object from one request to
+ * the next, as the messages do, so the request's JSON reuses their pieces
+ * (`../shared/body-json.ts`): a long system prompt or a large tool list is not
+ * written again on every turn. A breakpoint is named by its TTL, the only
+ * thing that tells two apart.
+ */
+type BreakpointKey = 'none' | '5m' | '1h'
+
+function breakpointKey(cacheControl: CacheControlEphemeral | undefined): BreakpointKey {
+  return cacheControl === undefined ? 'none' : cacheControl.ttl === '1h' ? '1h' : '5m'
+}
+
+/** A wire object and the breakpoint it was built with. */
+interface Marked<T> {
+  key: BreakpointKey
+  wire: T
+}
+
+/** By the prompt's text: a run sends the same prompt on every turn. Cleared when full, so many agents' prompts cannot pile up. */
+const systemBlocks = new Map<string, Marked<TextBlockParam>>()
+const MAX_SYSTEM_BLOCKS = 32
+
+function systemBlock(system: string, cacheControl: CacheControlEphemeral | undefined): TextBlockParam {
+  const key = breakpointKey(cacheControl)
+  const known = systemBlocks.get(system)
+  if (known?.key === key)
+    return known.wire
+  const wire = withCacheControl<TextBlockParam>({ type: 'text', text: wellFormedText(system) }, cacheControl)
+  if (systemBlocks.size >= MAX_SYSTEM_BLOCKS)
+    systemBlocks.clear()
+  systemBlocks.set(system, { key, wire })
+  return wire
+}
+
+/** Each tool's wire object without a breakpoint, by its spec (specs are not edited, as `wellFormedTool` already assumes). */
+const plainTools = new WeakMap<ToolSpec, Tool>()
+/** The last tool's wire object with the breakpoint, by its plain object. */
+const markedTools = new WeakMap<Tool, Marked<Tool>>()
+
 function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControlEphemeral | undefined): Tool[] {
-  return tools.map((spec, index) => {
+  return tools.map((spec, index) => index === tools.length - 1 ? markedTool(plainTool(spec), cacheControl) : plainTool(spec))
+}
+
+function plainTool(spec: ToolSpec): Tool {
+  let wire = plainTools.get(spec)
+  if (wire === undefined) {
     const tool = wellFormedTool(spec)
-    const wire: Tool = { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] }
-    return index === tools.length - 1 ? withCacheControl(wire, cacheControl) : wire
-  })
+    wire = { name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] }
+    plainTools.set(spec, wire)
+  }
+  return wire
+}
+
+function markedTool(plain: Tool, cacheControl: CacheControlEphemeral | undefined): Tool {
+  if (cacheControl === undefined)
+    return plain
+  const key = breakpointKey(cacheControl)
+  const known = markedTools.get(plain)
+  if (known?.key === key)
+    return known.wire
+  const wire = withCacheControl(plain, cacheControl)
+  markedTools.set(plain, { key, wire })
+  return wire
 }
 
 /** One wire message; never edited once built (a merge or a breakpoint makes a new one). */
