@@ -1,4 +1,5 @@
-import type { BehaviorPolicy } from './policy'
+import type { TurnUsage } from '../core/stats'
+import type { BehaviorPolicy, TurnPhaseContext } from './policy'
 import { debugLog } from '../debug'
 import { AUTO_COMPACT_DEFAULTS, autoCompactConfig } from '../knobs/compaction-knobs'
 import { compactConversation, promptTokens, shouldAutoCompact } from './compact-summary'
@@ -33,23 +34,28 @@ export const autoCompact: BehaviorPolicy<AutoCompactState> = {
     return true
   },
   initialState: () => ({ lastTurn: 0 }),
-  async afterTurn({ run, behavior, state, turn, usage, toolResults, decided }) {
+  // Synchronous until a compaction is due: a promise would make the runner race it against the run's signal on every turn.
+  afterTurn({ run, behavior, state, turn, usage, toolResults, decided }) {
     if (decided.ending || (toolResults.length === 0 && !decided.continues))
       return
     if (state.lastTurn > 0 && turn - state.lastTurn < 2)
       return
     if (!shouldAutoCompact(usage, run.contextWindow, behavior.autoCompact))
       return
-    const { keepTurns, restore } = autoCompactConfig(behavior.autoCompact) ?? AUTO_COMPACT_DEFAULTS
-    const compaction = await compactConversation(run, {
-      trigger: 'threshold',
-      keepTurns,
-      restore,
-      inputTokens: promptTokens(usage),
-    })
-    // A failed or refused summary is not asked for again on the very next turn either.
-    if (!compaction)
-      return { state: { lastTurn: turn } }
-    return { decision: { type: 'steer', message: compaction.message }, state: { lastTurn: turn } }
+    return compactNow(run, behavior, turn, usage)
   },
+}
+
+async function compactNow(run: TurnPhaseContext<AutoCompactState>['run'], behavior: TurnPhaseContext<AutoCompactState>['behavior'], turn: number, usage: TurnUsage) {
+  const { keepTurns, restore } = autoCompactConfig(behavior.autoCompact) ?? AUTO_COMPACT_DEFAULTS
+  const compaction = await compactConversation(run, {
+    trigger: 'threshold',
+    keepTurns,
+    restore,
+    inputTokens: promptTokens(usage),
+  })
+  // A failed or refused summary is not asked for again on the very next turn either.
+  if (!compaction)
+    return { state: { lastTurn: turn } }
+  return { decision: { type: 'steer' as const, message: compaction.message }, state: { lastTurn: turn } }
 }

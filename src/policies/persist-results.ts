@@ -1,5 +1,5 @@
 import type { ToolOutput } from '../core/tool-io'
-import type { BehaviorPolicy } from './policy'
+import type { BehaviorPolicy, ReplaceResultDecision, ResultPhaseContext } from './policy'
 import { Buffer } from 'node:buffer'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
@@ -115,33 +115,41 @@ async function writeAtomically(path: string, bytes: Uint8Array, id: string): Pro
 export const persistResults: BehaviorPolicy<null> = {
   name: 'persist-results',
   enabled: behavior => activeLimit(behavior.persistThreshold) !== undefined && typeof behavior.persistDir === 'string' && behavior.persistDir !== '',
-  async result({ run, behavior, turnId, call, result, isError }) {
+  // Synchronous unless there is something to write: a promise would make the runner race it against the run's signal for every call.
+  result(ctx) {
+    const { behavior, call, result } = ctx
     if (behavior.persistExcludeTools?.includes(call.name))
       return
     const text = textOf(result)
     if (text === undefined || Buffer.byteLength(text) <= behavior.persistThreshold!)
       return
-    const dir = resolve(behavior.persistDir!)
-    const bytes = persistedBytes(text)
-    const conversation = conversationTag(run.session?.id ?? run.runId)
-    const turn = turnTag(turnId)
-    const path = persistedPath(dir, { conversation, turn, callId: call.callId }, bytes)
-    const temporaryId = run.effects.id()
-    try {
-      // Through the run's effects: a journaling host records the write, and a replay does not repeat it.
-      await run.effects.step('persist-results:write', async () => {
-        await mkdir(dir, { recursive: true })
-        await writeAtomically(path, bytes, temporaryId)
-      })
-    }
-    catch (error) {
-      debugLog(`the result of ${call.name} (${call.callId}) could not be persisted; it stays inline`, error)
-      return
-    }
-    const cap = activeLimit(behavior.persistMaxBytes)
-    if (cap !== undefined)
-      await run.effects.step('persist-results:evict', () => evictOldest(dir, cap, { conversation, keepTurn: turn })).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
-    const stub = persistedStub(text, { path, bytes: bytes.length, readable: sniffFile(bytes).kind === 'text' })
-    return { decision: { type: 'replace', result: stub, isError } }
+    return persist(ctx, text)
   },
+}
+
+/** Write one result that passed the threshold, and the stub that replaces it (none when the write failed). */
+async function persist(ctx: ResultPhaseContext<null>, text: string): Promise<{ decision: ReplaceResultDecision } | undefined> {
+  const { run, behavior, turnId, call, isError } = ctx
+  const dir = resolve(behavior.persistDir!)
+  const bytes = persistedBytes(text)
+  const conversation = conversationTag(run.session?.id ?? run.runId)
+  const turn = turnTag(turnId)
+  const path = persistedPath(dir, { conversation, turn, callId: call.callId }, bytes)
+  const temporaryId = run.effects.id()
+  try {
+    // Through the run's effects: a journaling host records the write, and a replay does not repeat it.
+    await run.effects.step('persist-results:write', async () => {
+      await mkdir(dir, { recursive: true })
+      await writeAtomically(path, bytes, temporaryId)
+    })
+  }
+  catch (error) {
+    debugLog(`the result of ${call.name} (${call.callId}) could not be persisted; it stays inline`, error)
+    return undefined
+  }
+  const cap = activeLimit(behavior.persistMaxBytes)
+  if (cap !== undefined)
+    await run.effects.step('persist-results:evict', () => evictOldest(dir, cap, { conversation, keepTurn: turn })).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
+  const stub = persistedStub(text, { path, bytes: bytes.length, readable: sniffFile(bytes).kind === 'text' })
+  return { decision: { type: 'replace', result: stub, isError } }
 }

@@ -1,4 +1,4 @@
-import type { BehaviorPolicy } from './policy'
+import type { BehaviorPolicy, ResultPhaseContext } from './policy'
 import { fileToolBehaviorOf } from '../tools/file-behavior'
 import { joinPath } from '../tools/file-content'
 import { contentHash, noteShellCommand, recordRead } from '../tools/read-state'
@@ -26,7 +26,8 @@ export const trackShellReads: BehaviorPolicy<null> = {
     const settings = fileToolBehaviorOf(behavior)
     return settings.requireReadBeforeEdit && settings.trackShellReads && run.session !== undefined
   },
-  async result({ run, call, result, isError }) {
+  // Synchronous unless a read is to be hashed: a promise would make the runner race it against the run's signal for every call.
+  result({ run, call, result, isError }) {
     const session = run.session
     if (call.name !== 'shell' || !session)
       return
@@ -39,14 +40,19 @@ export const trackShellReads: BehaviorPolicy<null> = {
     const reads = parseShellReads(command)
     if (!reads)
       return
-    const execution = run.execution
-    for (const file of reads.files) {
-      const relative = reads.cwd === undefined ? file : joinPath(reads.cwd, file)
-      const path = execution.resolvePath(relative)
-      // Hashed now, after the command: it only read, so these are the bytes it showed.
-      const bytes = await execution.readFile(path).catch(() => undefined)
-      if (bytes)
-        recordRead(session, { path, hash: contentHash(bytes), source: 'shell' })
-    }
+    return recordShellReads(run, session, reads)
   },
+}
+
+/** Hash each file the command read, now, after it: it only read, so these are the bytes it showed. */
+async function recordShellReads(run: ResultPhaseContext<null>['run'], session: NonNullable<ResultPhaseContext<null>['run']['session']>, reads: NonNullable<ReturnType<typeof parseShellReads>>): Promise<undefined> {
+  const execution = run.execution
+  for (const file of reads.files) {
+    const relative = reads.cwd === undefined ? file : joinPath(reads.cwd, file)
+    const path = execution.resolvePath(relative)
+    const bytes = await execution.readFile(path).catch(() => undefined)
+    if (bytes)
+      recordRead(session, { path, hash: contentHash(bytes), source: 'shell' })
+  }
+  return undefined
 }
