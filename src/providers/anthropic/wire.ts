@@ -70,16 +70,15 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
   const thinking = anthropicThinkingFields(input, findAnthropicModel(input.model))
   betas.push(...thinking.betas)
 
+  const wire = buildWire(input.messages, cacheControl)
   // Fields are added in one fixed order: the prefix (system, tools) always serializes first.
   const body: AnthropicRequestBody = {
     model: input.model,
     max_tokens: thinking.maxTokens,
     ...(input.system ? { system: [systemBlock(input.system, cacheControl)] } : {}),
     ...(input.tools.length > 0 ? { tools: wireTools(input.tools, cacheControl) } : {}),
-    messages: [],
+    messages: wire.messages,
   }
-  const wire = buildWire(input.messages, cacheControl)
-  body.messages = wire.messages
   if (thinking.thinking)
     body.thinking = thinking.thinking
   if (thinking.outputConfig)
