@@ -2,7 +2,7 @@ import type { SessionContentBlock, SessionMessage } from '../../src/core/content
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildAnthropicRequest, THINKING_BINDING_BETA, wireMessages } from '../../src/providers/anthropic/wire'
-import { requestBodyJson } from '../../src/providers/shared/body-json'
+import { requestBodyBytes } from '../../src/providers/shared/body-json'
 import { streamOptions } from './anthropic-fixtures'
 
 /**
@@ -84,7 +84,7 @@ describe('wireMessages across the requests of one conversation', () => {
         const sent = wireMessages(view, CACHE)
         expect(sent).toEqual(wireMessages(fresh(view), CACHE))
         // The bytes too: each wire message's JSON is remembered by its object, so a stale one would show here.
-        expect(requestBodyJson({ model: 'm', messages: sent }, ['messages'], { stream: true })).toBe(JSON.stringify({ model: 'm', messages: wireMessages(fresh(view), CACHE), stream: true }))
+        expect(new TextDecoder('utf-8', { fatal: true }).decode(requestBodyBytes({ model: 'm', messages: sent }, ['messages'], { stream: true }))).toBe(JSON.stringify({ model: 'm', messages: wireMessages(fresh(view), CACHE), stream: true }))
       }
     }), { numRuns: 300 })
   })

@@ -1,12 +1,20 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { requestBodyJson } from '../../src/providers/shared/body-json'
+import { requestBodyBytes } from '../../src/providers/shared/body-json'
 
 /**
- * `requestBodyJson` must write exactly what `JSON.stringify` writes for the
- * body with the trailing members after its own: the request bytes are the
- * prompt cache's key, so one byte of difference would cost every cached token.
+ * `requestBodyBytes` must write exactly the UTF-8 of what `JSON.stringify`
+ * writes for the body with the trailing members after its own: the request
+ * bytes are the prompt cache's key, so one byte of difference would cost every
+ * cached token.
  */
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** The body's bytes as text; a byte sequence that is not UTF-8 throws instead of being patched over. */
+function requestBodyJson(body: object, lists: readonly string[], trailing: object): string {
+  return strictUtf8.decode(requestBodyBytes(body, lists, trailing))
+}
 
 /** What `JSON.stringify({ ...body, ...trailing })` writes, built without a spread (a `__proto__` key would not survive one). */
 function expected(body: object, trailing: object): string {
@@ -41,7 +49,7 @@ function assemble(parts: { before: Record<string, unknown>, messages: unknown[] 
   return out
 }
 
-describe('requestBodyJson', () => {
+describe('requestBodyBytes', () => {
   it('writes what JSON.stringify writes, for any plain body, on every request that reuses its items', () => {
     fc.assert(fc.property(body, fc.boolean(), (parts, streamed) => {
       const trailing = streamed ? { stream: true } : {}
@@ -51,6 +59,13 @@ describe('requestBodyJson', () => {
       const next = assemble({ ...parts, messages: parts.messages && [...parts.messages, { role: 'user', content: [{ type: 'text', text: 'more' }] }] })
       expect(requestBodyJson(next, ['messages'], trailing)).toBe(expected(next, trailing))
     }), { numRuns: 500 })
+  })
+
+  it('encodes each piece as the whole would be encoded: lone surrogates escaped, pairs and non-ASCII text as UTF-8', () => {
+    const body = { model: 'm\u00E9', messages: [{ text: 'a\uD800b' }, { text: '\uDC00' }, { text: '\u{1F600} caf\u00E9 \u2028' }], note: '\uD83D' }
+    const bytes = requestBodyBytes(body, ['messages'], { stream: true })
+    expect([...bytes]).toEqual([...new TextEncoder().encode(expected(body, { stream: true }))])
+    expect(strictUtf8.decode(bytes)).toBe(expected(body, { stream: true }))
   })
 
   it('writes a list it was not told about, and a named member that is not a list, as JSON.stringify does', () => {

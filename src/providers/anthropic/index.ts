@@ -17,7 +17,7 @@ import type { AnthropicOAuthCredentials } from './oauth'
 import { APIError } from '@anthropic-ai/sdk/core/error'
 import { mergeObjects } from '../../core/merge-objects'
 import { clampTimerDelay } from '../../core/timer'
-import { requestBodyJson } from '../shared/body-json'
+import { requestBodyBytes } from '../shared/body-json'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
 import { readAnthropicBody } from './body-events'
@@ -145,9 +145,9 @@ export function anthropic(params: AnthropicParams = {}): Provider {
     let api: AnthropicClient | undefined
     const headers = allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined
     try {
-      // The body as the SDK would write it, each message's JSON made once per run (`../shared/body-json.ts`).
-      const json = requestBodyJson(body, WIRE_LISTS, STREAMED)
-      const send = (client: AnthropicClient) => client.streamMessages(json, options.signal, headers)
+      // The body as the SDK would write it, each message's JSON made and encoded once per run (`../shared/body-json.ts`).
+      const bytes = requestBodyBytes(body, WIRE_LISTS, STREAMED)
+      const send = (client: AnthropicClient) => client.streamMessages(bytes, options.signal, headers)
       if (oauth) {
         await oauth.fresh(options.signal)
         await reportRefreshes(callbacks)

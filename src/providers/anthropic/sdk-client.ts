@@ -16,11 +16,11 @@ export interface AnthropicClient {
   /** The options of one request that `signal` cancels (see `AttemptSignalClient`). */
   requestOptions: (signal: AbortSignal, headers: Record<string, string> | undefined) => RequestOptions
   /**
-   * Send a streaming Messages request whose body is already JSON (see
-   * `../shared/body-json.ts`) through the client's own request path
+   * Send a streaming Messages request whose body is already encoded JSON
+   * (see `../shared/body-json.ts`) through the client's own request path
    * (credentials, headers, retries, error mapping); the raw response.
    */
-  streamMessages: (json: string, signal: AbortSignal, headers: Record<string, string> | undefined) => Promise<Response>
+  streamMessages: (body: Uint8Array, signal: AbortSignal, headers: Record<string, string> | undefined) => Promise<Response>
 }
 
 /** The options `messages.create` takes besides the body. */
@@ -65,10 +65,10 @@ export function buildAnthropicClient(settings: ClientOptions): AnthropicClient {
     messages: new Messages(client),
     baseURL: client.baseURL,
     requestOptions,
-    // A string body goes out as it is when the request names its content type; otherwise the SDK would encode it again.
-    streamMessages: (json, signal, headers) => client.post<unknown>('/v1/messages', Object.assign(
+    // Bytes go out as they are; the content type says they are JSON.
+    streamMessages: (body, signal, headers) => client.post<unknown>('/v1/messages', Object.assign(
       requestOptions(signal, Object.assign({ 'content-type': 'application/json' }, headers)),
-      { body: json, stream: true },
+      { body, stream: true },
     )).asResponse(),
   }
 }

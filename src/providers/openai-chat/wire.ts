@@ -87,18 +87,46 @@ function cacheControlFor(input: ChatRequestInput, dialect: ChatDialect): CacheCo
   return dialect.cacheBreakpoints(input.model) ? sharedCacheControl(input) : undefined
 }
 
+/**
+ * The system message without a breakpoint, by its (well-formed) text: the
+ * same object on every request, so its JSON is written once (see
+ * `../shared/body-json.ts`). A few prompts at most per process; the map is
+ * emptied when it passes `MAX_SYSTEM_MESSAGES`.
+ */
+const plainSystemMessages = new Map<string, SystemMessage>()
+const MAX_SYSTEM_MESSAGES = 32
+
 function systemMessage(system: string, cacheControl: CacheControl | undefined): SystemMessage {
-  return cacheControl
-    ? { role: 'system', content: [mergeObjects(textPart(system), { cache_control: cacheControl })] }
-    : { role: 'system', content: system }
+  if (cacheControl)
+    return { role: 'system', content: [mergeObjects(textPart(system), { cache_control: cacheControl })] }
+  let message = plainSystemMessages.get(system)
+  if (message === undefined) {
+    if (plainSystemMessages.size >= MAX_SYSTEM_MESSAGES)
+      plainSystemMessages.clear()
+    message = { role: 'system', content: system }
+    plainSystemMessages.set(system, message)
+  }
+  return message
 }
+
+/** Each tool's wire object without a breakpoint, by its spec (specs are not edited, as `wellFormedTool` already assumes). */
+const plainTools = new WeakMap<ToolSpec, ChatTool>()
 
 function wireTools(tools: readonly ToolSpec[], cacheControl: CacheControl | undefined): ChatTool[] {
   return tools.map((spec, index) => {
-    const tool = wellFormedTool(spec)
-    const wire: ChatTool = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }
+    const wire = plainTool(spec)
     return cacheControl && index === tools.length - 1 ? mergeObjects(wire, { cache_control: cacheControl }) : wire
   })
+}
+
+function plainTool(spec: ToolSpec): ChatTool {
+  let wire = plainTools.get(spec)
+  if (wire === undefined) {
+    const tool = wellFormedTool(spec)
+    wire = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }
+    plainTools.set(spec, wire)
+  }
+  return wire
 }
 
 /**

@@ -1,61 +1,112 @@
 /**
- * A request body as JSON, built so that a turn pays for what it added rather
- * than for the whole conversation. A provider's SDK turns the body object
- * into JSON on every request, walking every message the conversation has
- * (and, in the Anthropic SDK, scanning every block for helper marks first):
- * work and memory touched that grow with the conversation, on every turn.
+ * A request body as UTF-8 JSON, built so that a turn pays for what it added
+ * rather than for the whole conversation. A provider's SDK turns the body
+ * object into JSON on every request, walking every message the conversation
+ * has (and, in the Anthropic SDK, scanning every block for helper marks
+ * first), and `fetch` then encodes that text to UTF-8: work and memory
+ * touched that grow with the conversation, on every turn.
  *
  * The wire builders keep each message they send as one object from turn to
- * turn and never edit it once built (`../anthropic/wire.ts`); a moved cache
- * breakpoint or a merge makes a new object. So each list item's JSON is
- * remembered by its object, and a request joins the remembered pieces.
+ * turn and never edit it once built (`../anthropic/wire.ts`,
+ * `../openai-chat/wire.ts`); a moved cache breakpoint or a merge makes a new
+ * object. So each list item's encoded JSON is remembered by its object, and a
+ * request copies the remembered pieces into one buffer: one copy of the body,
+ * where joining strings and encoding the result made three or four.
  *
- * The result is exactly `JSON.stringify` of the body with `trailing`'s members
- * after its own: `JSON.stringify` of an object is its members' pieces joined
- * by commas, and of an array its items' pieces, so joining the same pieces
- * gives the same bytes (a property test checks it against `JSON.stringify`).
+ * The result is exactly the UTF-8 encoding of `JSON.stringify` of the body
+ * with `trailing`'s members after its own. `JSON.stringify` of an object is its
+ * members' pieces joined by commas, and of an array its items' pieces; its
+ * output is well-formed UTF-16 (lone surrogates come out as `\u` escapes), so
+ * encoding each piece alone gives the same bytes as encoding the whole (a
+ * property test checks it against `JSON.stringify`).
  */
 
-/** Each list item's JSON, by the item object; an item is never edited once it is on the wire. */
-const itemJson = new WeakMap<object, string>()
+/** Each list item's encoded JSON, by the item object; an item is never edited once it is on the wire. */
+const itemBytes = new WeakMap<object, Uint8Array>()
+
+const encoder = new TextEncoder()
+const OPEN_OBJECT = encoder.encode('{')
+const CLOSE_OBJECT = encoder.encode('}')
+const OPEN_LIST = encoder.encode('[')
+const CLOSE_LIST = encoder.encode(']')
+const COMMA = encoder.encode(',')
+const NULL = encoder.encode('null')
 
 /**
- * `JSON.stringify({ ...body, ...trailing })` for plain data (no `toJSON`, no
- * key of `trailing` also in `body`), with the items of the arrays named in
- * `lists` serialized once per item object.
+ * The UTF-8 bytes of `JSON.stringify({ ...body, ...trailing })` for plain
+ * data (no `toJSON`, no key of `trailing` also in `body`), with the items of
+ * the arrays named in `lists` serialized and encoded once per item object.
  */
-export function requestBodyJson(body: object, lists: readonly string[], trailing: object): string {
-  const members: string[] = []
-  addMembers(members, body, lists)
-  addMembers(members, trailing, [])
-  return `{${members.join(',')}}`
+export function requestBodyBytes(body: object, lists: readonly string[], trailing: object): Uint8Array {
+  const pieces = new BodyPieces()
+  pieces.add(OPEN_OBJECT)
+  addMembers(pieces, body, lists)
+  addMembers(pieces, trailing, [])
+  pieces.add(CLOSE_OBJECT)
+  return pieces.join()
 }
 
-function addMembers(members: string[], source: object, lists: readonly string[]): void {
+/** The encoded pieces of one body, in order, copied into one buffer at the end. */
+class BodyPieces {
+  private readonly pieces: Uint8Array[] = []
+  private size = 0
+  /** Whether a member has been written (the next one needs a comma). */
+  wroteMember = false
+
+  add(piece: Uint8Array): void {
+    this.pieces.push(piece)
+    this.size += piece.length
+  }
+
+  join(): Uint8Array {
+    const out = new Uint8Array(this.size)
+    let at = 0
+    for (const piece of this.pieces) {
+      out.set(piece, at)
+      at += piece.length
+    }
+    return out
+  }
+}
+
+function addMembers(pieces: BodyPieces, source: object, lists: readonly string[]): void {
   const record = source as Record<string, unknown>
   for (const key of Object.keys(record)) {
     const value = record[key]
-    const json = lists.includes(key) && Array.isArray(value) ? listJson(value) : JSON.stringify(value)
+    const isList = lists.includes(key) && Array.isArray(value)
+    const json = isList ? '' : JSON.stringify(value)
     // `JSON.stringify` leaves out a member whose value has no JSON (undefined, a function).
-    if (json !== undefined)
-      members.push(`${JSON.stringify(key)}:${json}`)
+    if (json === undefined)
+      continue
+    const name = `${JSON.stringify(key)}:`
+    pieces.add(encoder.encode(pieces.wroteMember ? `,${name}${json}` : `${name}${json}`))
+    pieces.wroteMember = true
+    if (isList)
+      addList(pieces, value as readonly unknown[])
   }
 }
 
-function listJson(items: readonly unknown[]): string {
-  const pieces = Array.from({ length: items.length })
-  for (let i = 0; i < items.length; i++) pieces[i] = memoizedJson(items[i])
-  return `[${pieces.join(',')}]`
+function addList(pieces: BodyPieces, items: readonly unknown[]): void {
+  pieces.add(OPEN_LIST)
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0)
+      pieces.add(COMMA)
+    pieces.add(memoizedBytes(items[i]))
+  }
+  pieces.add(CLOSE_LIST)
 }
 
-function memoizedJson(item: unknown): string {
-  if (typeof item !== 'object' || item === null)
-    return JSON.stringify(item) ?? 'null'
-  let json = itemJson.get(item)
-  if (json === undefined) {
+function memoizedBytes(item: unknown): Uint8Array {
+  if (typeof item !== 'object' || item === null) {
+    const json = JSON.stringify(item)
     // An array item with no JSON of its own is written `null`, as `JSON.stringify` writes it.
-    json = JSON.stringify(item) ?? 'null'
-    itemJson.set(item, json)
+    return json === undefined ? NULL : encoder.encode(json)
   }
-  return json
+  let bytes = itemBytes.get(item)
+  if (bytes === undefined) {
+    const json = JSON.stringify(item)
+    bytes = json === undefined ? NULL : encoder.encode(json)
+    itemBytes.set(item, bytes)
+  }
+  return bytes
 }
