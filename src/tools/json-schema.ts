@@ -34,6 +34,92 @@ const NO_REFS: ReadonlySet<string> = new Set()
 const compiledPatterns = new Map<string, RegExp | undefined>()
 const MAX_COMPILED_PATTERNS = 512
 
+/**
+ * The keywords of one schema object that the checker reads, looked up once
+ * per object rather than on every value checked against it (a tool's schema
+ * checks every call's input). A schema is read at its first check: tool
+ * schemas are fixed when the tool is defined, and one built anew (an MCP
+ * listing) is a new object with its own entry.
+ */
+interface Keywords {
+  readonly ref: string | undefined
+  readonly hasConst: boolean
+  readonly constValue: unknown
+  readonly options: readonly unknown[] | undefined
+  readonly allOf: readonly unknown[] | undefined
+  readonly alternatives: readonly unknown[] | undefined
+  readonly type: unknown
+  readonly minLength: number | undefined
+  readonly maxLength: number | undefined
+  readonly pattern: string | undefined
+  readonly minimum: number | undefined
+  readonly maximum: number | undefined
+  readonly exclusiveMinimum: number | undefined
+  readonly exclusiveMaximum: number | undefined
+  readonly minItems: number | undefined
+  readonly maxItems: number | undefined
+  /** `items` when it is one schema for every item (a tuple form is not checked). */
+  readonly items: unknown
+  readonly properties: Readonly<Record<string, unknown>> | undefined
+  readonly patternProperties: readonly { pattern: RegExp, schema: unknown }[]
+  readonly additional: unknown
+  readonly required: readonly unknown[] | undefined
+}
+
+const keywordsBySchema = new WeakMap<Schema, Keywords>()
+
+/** No `patternProperties`, or no pattern a key matches: shared, never edited. */
+const NO_PATTERNS: readonly { pattern: RegExp, schema: unknown }[] = []
+
+function keywordsOf(schema: Schema): Keywords {
+  let keywords = keywordsBySchema.get(schema)
+  if (keywords === undefined) {
+    keywords = readKeywords(schema)
+    keywordsBySchema.set(schema, keywords)
+  }
+  return keywords
+}
+
+function readKeywords(schema: Schema): Keywords {
+  const number = (name: string): number | undefined => {
+    const found = own(schema, name)
+    return typeof found === 'number' ? found : undefined
+  }
+  const list = (name: string): readonly unknown[] | undefined => {
+    const found = own(schema, name)
+    return Array.isArray(found) ? found : undefined
+  }
+  const ref = own(schema, '$ref')
+  const pattern = own(schema, 'pattern')
+  const items = own(schema, 'items')
+  const properties = own(schema, 'properties')
+  const hasConst = Object.hasOwn(schema, 'const')
+  const alternatives = own(schema, 'anyOf') ?? own(schema, 'oneOf')
+  return {
+    ref: typeof ref === 'string' ? ref : undefined,
+    hasConst,
+    constValue: hasConst ? schema.const : undefined,
+    options: list('enum'),
+    allOf: list('allOf'),
+    alternatives: Array.isArray(alternatives) ? alternatives : undefined,
+    type: own(schema, 'type'),
+    minLength: number('minLength'),
+    maxLength: number('maxLength'),
+    pattern: typeof pattern === 'string' ? pattern : undefined,
+    minimum: number('minimum'),
+    maximum: number('maximum'),
+    exclusiveMinimum: number('exclusiveMinimum'),
+    exclusiveMaximum: number('exclusiveMaximum'),
+    minItems: number('minItems'),
+    maxItems: number('maxItems'),
+    items: Array.isArray(items) ? undefined : items,
+    properties: isPlainObject(properties) ? properties : undefined,
+    patternProperties: patternSchemas(own(schema, 'patternProperties')),
+    additional: own(schema, 'additionalProperties'),
+    required: list('required'),
+  }
+}
+
 /** Check a value against the JSON Schema subset tools use; each problem comes back as one readable line. */
 export function checkJsonSchema(schema: Schema, value: unknown): string[] {
   const walk: Walk = { root: schema, problems: [] }
@@ -51,9 +137,10 @@ export function checkJsonSchema(schema: Schema, value: unknown): string[] {
 function visit(walk: Walk, schema: Schema, value: unknown, path: string, followed: ReadonlySet<string>): void {
   const { problems } = walk
   const at = path || '(input)'
+  const keywords = keywordsOf(schema)
 
-  const ref = own(schema, '$ref')
-  if (typeof ref === 'string' && !followed.has(ref)) {
+  const ref = keywords.ref
+  if (ref !== undefined && !followed.has(ref)) {
     const target = resolveLocalRef(walk.root, ref)
     // A reference that leads outside the schema is left unchecked: a host's
     // schema cannot have one (createAgent refuses it), and an MCP server
@@ -62,39 +149,38 @@ function visit(walk: Walk, schema: Schema, value: unknown, path: string, followe
       apply(walk, target, value, path, new Set([...followed, ref]))
   }
 
-  if (Object.hasOwn(schema, 'const') && !deepEqual(schema.const, value)) {
-    problems.push(`${at}: must be ${JSON.stringify(schema.const)}`)
+  if (keywords.hasConst && !deepEqual(keywords.constValue, value)) {
+    problems.push(`${at}: must be ${JSON.stringify(keywords.constValue)}`)
     return
   }
-  const options = own(schema, 'enum')
-  if (Array.isArray(options) && !options.some(option => deepEqual(option, value))) {
+  const options = keywords.options
+  if (options !== undefined && !options.some(option => deepEqual(option, value))) {
     problems.push(`${at}: must be one of ${listOptions(options)}`)
     return
   }
-  const all = own(schema, 'allOf')
-  if (Array.isArray(all)) {
-    for (const part of all)
+  if (keywords.allOf !== undefined) {
+    for (const part of keywords.allOf)
       apply(walk, part, value, path, followed)
   }
-  const alternatives = own(schema, 'anyOf') ?? own(schema, 'oneOf')
-  if (Array.isArray(alternatives) && !alternatives.some(option => matches(walk, option, value, followed))) {
+  const alternatives = keywords.alternatives
+  if (alternatives !== undefined && !alternatives.some(option => matches(walk, option, value, followed))) {
     problems.push(`${at}: does not match any allowed shape`)
     return
   }
-  const type = own(schema, 'type')
+  const type = keywords.type
   if (type !== undefined && !matchesType(type, value)) {
     problems.push(`${at}: expected ${describeType(type)}, got ${typeName(value)}`)
     return
   }
 
   if (typeof value === 'string')
-    checkString(schema, value, at, problems)
+    checkString(keywords, value, at, problems)
   else if (typeof value === 'number')
-    checkNumber(schema, value, at, problems)
+    checkNumber(keywords, value, at, problems)
   else if (Array.isArray(value))
-    checkArray(walk, schema, value, path)
+    checkArray(walk, keywords, value, path)
   else if (isPlainObject(value))
-    checkObject(walk, schema, value, path)
+    checkObject(walk, keywords, value, path)
 }
 
 /** A subschema, which JSON Schema also lets be `true` (anything) or `false` (nothing). */
@@ -111,19 +197,18 @@ function matches(walk: Walk, schema: unknown, value: unknown, followed: Readonly
   return trial.problems.length === 0
 }
 
-function checkString(schema: Schema, value: string, at: string, problems: string[]): void {
-  const minLength = own(schema, 'minLength')
-  const maxLength = own(schema, 'maxLength')
-  if (typeof minLength === 'number' || typeof maxLength === 'number') {
+function checkString(keywords: Keywords, value: string, at: string, problems: string[]): void {
+  const { minLength, maxLength } = keywords
+  if (minLength !== undefined || maxLength !== undefined) {
     // JSON Schema counts characters (code points), not UTF-16 units.
     const length = codePointLength(value)
-    if (typeof minLength === 'number' && length < minLength)
+    if (minLength !== undefined && length < minLength)
       problems.push(`${at}: must have at least ${minLength} characters`)
-    if (typeof maxLength === 'number' && length > maxLength)
+    if (maxLength !== undefined && length > maxLength)
       problems.push(`${at}: must have at most ${maxLength} characters`)
   }
-  const source = own(schema, 'pattern')
-  if (typeof source === 'string') {
+  const source = keywords.pattern
+  if (source !== undefined) {
     const pattern = compilePattern(source)
     if (pattern && !pattern.test(value))
       problems.push(`${at}: must match /${source}/`)
@@ -161,15 +246,8 @@ function compilePattern(source: string): RegExp | undefined {
   return pattern
 }
 
-function checkNumber(schema: Schema, value: number, at: string, problems: string[]): void {
-  const bound = (name: string): number | undefined => {
-    const found = own(schema, name)
-    return typeof found === 'number' ? found : undefined
-  }
-  const minimum = bound('minimum')
-  const maximum = bound('maximum')
-  const exclusiveMinimum = bound('exclusiveMinimum')
-  const exclusiveMaximum = bound('exclusiveMaximum')
+function checkNumber(keywords: Keywords, value: number, at: string, problems: string[]): void {
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = keywords
   if (minimum !== undefined && value < minimum)
     problems.push(`${at}: must be >= ${minimum}`)
   if (maximum !== undefined && value > maximum)
@@ -180,35 +258,31 @@ function checkNumber(schema: Schema, value: number, at: string, problems: string
     problems.push(`${at}: must be < ${exclusiveMaximum}`)
 }
 
-function checkArray(walk: Walk, schema: Schema, value: unknown[], path: string): void {
+function checkArray(walk: Walk, keywords: Keywords, value: unknown[], path: string): void {
   const at = path || '(input)'
-  const minItems = own(schema, 'minItems')
-  const maxItems = own(schema, 'maxItems')
-  if (typeof minItems === 'number' && value.length < minItems)
+  const { minItems, maxItems, items } = keywords
+  if (minItems !== undefined && value.length < minItems)
     walk.problems.push(`${at}: must have at least ${minItems} items`)
-  if (typeof maxItems === 'number' && value.length > maxItems)
+  if (maxItems !== undefined && value.length > maxItems)
     walk.problems.push(`${at}: must have at most ${maxItems} items`)
-  const items = own(schema, 'items')
-  if (items !== undefined && !Array.isArray(items))
+  if (items !== undefined)
     value.forEach((item, index) => apply(walk, items, item, `${path}[${index}]`, NO_REFS))
 }
 
-function checkObject(walk: Walk, schema: Schema, value: Record<string, unknown>, path: string): void {
-  const properties = own(schema, 'properties')
-  const patterns = patternSchemas(own(schema, 'patternProperties'))
-  const additional = own(schema, 'additionalProperties')
-  const required = own(schema, 'required')
+function checkObject(walk: Walk, keywords: Keywords, value: Record<string, unknown>, path: string): void {
+  const { properties, patternProperties, additional, required } = keywords
   const prefix = path ? `${path}.` : ''
-  if (Array.isArray(required)) {
+  if (required !== undefined) {
     for (const key of required) {
       if (typeof key === 'string' && own(value, key) === undefined)
         walk.problems.push(`${prefix}${key}: is required`)
     }
   }
-  for (const [key, child] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
+    const child = value[key]
     const childPath = `${prefix}${key}`
-    const named = isPlainObject(properties) ? own(properties, key) : undefined
-    const patterned = patterns.filter(entry => entry.pattern.test(key))
+    const named = properties !== undefined ? own(properties, key) : undefined
+    const patterned = patternProperties.length === 0 ? NO_PATTERNS : patternProperties.filter(entry => entry.pattern.test(key))
     if (named !== undefined && child !== undefined)
       apply(walk, named, child, childPath, NO_REFS)
     for (const entry of patterned)

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { checkJsonSchema } from '../../src/tools/json-schema'
 
@@ -107,5 +108,43 @@ describe('checkJsonSchema', () => {
 
   it('treats an explicit undefined as missing', () => {
     expect(checkJsonSchema({ type: 'object', required: ['a'] }, { a: undefined })).toEqual(['a: is required'])
+  })
+
+  it('reads a schema\'s keywords once, at its first check, not on every value checked against it', () => {
+    let reads = 0
+    const counted = new Proxy({ ...object }, {
+      get(target, key, receiver) {
+        reads++
+        return Reflect.get(target, key, receiver)
+      },
+      getOwnPropertyDescriptor(target, key) {
+        reads++
+        return Reflect.getOwnPropertyDescriptor(target, key)
+      },
+    })
+    expect(checkJsonSchema(counted, { path: 'a' })).toEqual([])
+    expect(reads).toBeGreaterThan(0)
+    reads = 0
+    expect(checkJsonSchema(counted, { path: '' })).toEqual(['path: must have at least 1 characters'])
+    expect(checkJsonSchema(counted, { limit: 0, extra: 1 })).toEqual(['path: is required', 'limit: must be >= 1', 'extra: is not an allowed property'])
+    expect(reads).toBe(0)
+  })
+
+  it('finds the same problems with a schema it has seen before as with a fresh copy of it', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string', pattern: '^[a-z]+$', maxLength: 4 },
+        count: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 10 },
+        list: { type: 'array', minItems: 1, items: { anyOf: [{ type: 'string' }, { const: 7 }] } },
+        any: { allOf: [{ type: ['string', 'null'] }, { enum: ['x', null] }] },
+      },
+      patternProperties: { '^p_': { type: 'boolean' } },
+      additionalProperties: { type: 'integer' },
+      required: ['name'],
+    }
+    fc.assert(fc.property(fc.dictionary(fc.constantFrom('name', 'count', 'list', 'any', 'p_a', 'other'), fc.jsonValue({ maxDepth: 2 })), (value) => {
+      expect(checkJsonSchema(schema, value)).toEqual(checkJsonSchema(structuredClone(schema), value))
+    }), { numRuns: 300 })
   })
 })
