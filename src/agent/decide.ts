@@ -257,7 +257,7 @@ function cancellation(timeoutMs: number, signals: readonly (AbortSignal | undefi
     timedOut = true
     abort(`The decision did not finish within ${timeoutMs} ms`, new DOMException('decision timeout', 'TimeoutError'))
   })
-  cleanups.push(timer.clear)
+  cleanups.push(() => timer.clear())
   for (const signal of signals) {
     if (!signal)
       continue

@@ -232,7 +232,7 @@ export function createTaskManager(runtime: TaskRuntime): TaskManager {
     if (options.timeoutMs !== undefined) {
       stops.push(new Promise((resolve) => {
         const timer = startTimer(options.timeoutMs!, () => resolve(undefined))
-        cleanups.push(timer.clear)
+        cleanups.push(() => timer.clear())
       }))
     }
     if (options.signal) {

@@ -19,7 +19,7 @@ export function timerNow(): number {
   return Date.now()
 }
 
-/** A started timer. */
+/** A started timer. Its methods need their object: pass `() => timer.clear()`, not `timer.clear`. */
 export interface Timer {
   /** Cancel it; harmless after it fired. */
   clear: () => void
@@ -35,41 +35,59 @@ export interface Timer {
  * purpose: a closure says what the callback needs.
  */
 export function startTimer(delayMs: number, fire: () => void): Timer {
-  const total = Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs)
-  let remaining = total
-  let handle: ReturnType<typeof setTimeout> | undefined
-  let unrefed = false
-  let cleared = false
-  const arm = () => {
-    if (remaining === Number.POSITIVE_INFINITY)
+  return new ChunkedTimer(Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs), fire)
+}
+
+/**
+ * One object per timer, its methods on the prototype: the loop starts a timer
+ * for every provider call, and closures per timer cost more than the timer.
+ */
+class ChunkedTimer implements Timer {
+  private remaining: number
+  private handle: ReturnType<typeof setTimeout> | undefined
+  private unrefed = false
+  private cleared = false
+
+  constructor(private readonly total: number, private readonly fire: () => void) {
+    this.remaining = total
+    this.arm()
+  }
+
+  clear(): void {
+    this.cleared = true
+    clearTimeout(this.handle)
+  }
+
+  refresh(): void {
+    if (this.cleared)
       return
-    const step = Math.min(remaining, MAX_TIMER_DELAY_MS)
-    remaining -= step
-    handle = setTimeout(remaining > 0 ? arm : fire, step)
-    if (unrefed)
-      unrefHandle(handle)
+    clearTimeout(this.handle)
+    this.remaining = this.total
+    this.arm()
   }
-  arm()
-  const timer: Timer = {
-    clear: () => {
-      cleared = true
-      clearTimeout(handle)
-    },
-    refresh: () => {
-      if (cleared)
-        return
-      clearTimeout(handle)
-      remaining = total
-      arm()
-    },
-    unref: () => {
-      unrefed = true
-      if (handle !== undefined && !cleared)
-        unrefHandle(handle)
-      return timer
-    },
+
+  unref(): Timer {
+    this.unrefed = true
+    if (this.handle !== undefined && !this.cleared)
+      unrefHandle(this.handle)
+    return this
   }
-  return timer
+
+  /** Set the next step: the whole rest of the delay, or as much of it as one `setTimeout` holds. */
+  arm(): void {
+    if (this.remaining === Number.POSITIVE_INFINITY)
+      return
+    const step = Math.min(this.remaining, MAX_TIMER_DELAY_MS)
+    this.remaining -= step
+    this.handle = this.remaining > 0 ? setTimeout(armAgain, step, this) : setTimeout(this.fire, step)
+    if (this.unrefed)
+      unrefHandle(this.handle)
+  }
+}
+
+/** The next step of a delay longer than one `setTimeout` can hold. */
+function armAgain(timer: ChunkedTimer): void {
+  timer.arm()
 }
 
 /** Wait `delayMs` (through `startTimer`); with a signal, reject with its reason as soon as it aborts. */
@@ -99,7 +117,7 @@ export function delay(delayMs: number, signal?: AbortSignal): Promise<void> {
 export function timeoutSignal(delayMs: number): { signal: AbortSignal, clear: () => void } {
   const controller = new AbortController()
   const timer = startTimer(delayMs, () => controller.abort(new DOMException(`The operation timed out after ${delayMs} ms`, 'TimeoutError'))).unref()
-  return { signal: controller.signal, clear: timer.clear }
+  return { signal: controller.signal, clear: () => timer.clear() }
 }
 
 /** A delay handed to code that sets its own timer (a third-party client): capped so it cannot wrap to 1 ms. */

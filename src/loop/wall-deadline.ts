@@ -71,7 +71,7 @@ export function startWallDeadline(behavior: AgentBehavior, startedAtMs: number, 
     knob: 'maxWallMs',
     max,
     at,
-    clear: timer.clear,
+    clear: () => timer.clear(),
     bound<T>(work: PromiseLike<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         let settled = false
@@ -128,7 +128,7 @@ export function startHardDeadline(behavior: AgentBehavior, startedAtMs: number, 
     knob: 'hardWallMs',
     max,
     at: startedAtMs + max,
-    clear: timer.clear,
+    clear: () => timer.clear(),
   }, { error: () => error })
 }
 

@@ -30,75 +30,92 @@ export interface StreamWatchdog {
  *
  * The limits share one timer, set for the nearest deadline: a turn is
  * usually over long before any of them, so a call costs one timer and
- * one clear, and a stream event only notes the time (the first one
- * also sets the timer again when an idle limit takes over). When the timer
- * finds its deadline moved (activity came in meanwhile), it is set again for
- * the new nearest one.
+ * one clear, and a stream event only notes the time. The first event lets
+ * an idle limit take over from the start limit; the timer is set again then
+ * only when the idle deadline comes sooner than the one it was set for. When
+ * the timer finds its deadline moved (activity came in meanwhile), it is set
+ * again for the new nearest one.
  */
 export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: WatchdogKind, afterMs: number) => void): StreamWatchdog {
-  const startedAt = timerNow()
-  const startMs = positive(limits.startMs)
-  const idleMs = positive(limits.idleMs)
-  const totalMs = positive(limits.totalMs)
-  let sawActivity = false
-  let lastActivity = startedAt
-  let over = false
-  let timer: Timer | undefined
+  return new CallWatchdog(limits, onFire)
+}
 
-  const clear = () => {
-    over = true
-    timer?.clear()
+/**
+ * The watchdog of one call, as one object: a call is made on every turn, and
+ * its methods and the timer callback are made once rather than per call.
+ */
+class CallWatchdog implements StreamWatchdog {
+  private readonly startedAt = timerNow()
+  private readonly startMs: number | undefined
+  private readonly idleMs: number | undefined
+  private readonly totalMs: number | undefined
+  private sawActivity = false
+  private lastActivity: number
+  private over = false
+  private timer: Timer | undefined
+  /** When the timer is set to fire (epoch ms). */
+  private timerAt = Number.POSITIVE_INFINITY
+  private readonly onTimer = (): void => this.schedule()
+
+  constructor(private readonly limits: WatchdogLimits, private readonly onFire: (kind: WatchdogKind, afterMs: number) => void) {
+    this.startMs = positive(limits.startMs)
+    this.idleMs = positive(limits.idleMs)
+    this.totalMs = positive(limits.totalMs)
+    this.lastActivity = this.startedAt
+    this.schedule()
   }
 
-  // The deadline that comes first now: the start limit until the first event, then the idle limit from the last one.
-  const nearest = (): Deadline | undefined => {
-    let first: Deadline | undefined
-    const consider = (kind: Exclude<WatchdogKind, 'wall'>, ms: number | undefined, from: number) => {
-      if (ms === undefined)
-        return
-      const deadline = bounded(kind, from, ms, limits.wallDeadline)
-      if (!first || deadline.at < first.at)
-        first = deadline
+  activity(): void {
+    if (this.over)
+      return
+    const first = !this.sawActivity
+    this.sawActivity = true
+    if (this.idleMs === undefined)
+      return
+    this.lastActivity = timerNow()
+    // The idle limit takes over from the start limit and may end sooner than the timer set for it.
+    if (first && this.lastActivity + this.idleMs < this.timerAt) {
+      this.timer?.clear()
+      this.schedule()
     }
-    if (!sawActivity)
-      consider('start', startMs, startedAt)
-    else
-      consider('idle', idleMs, lastActivity)
-    consider('total', totalMs, startedAt)
+  }
+
+  clear(): void {
+    this.over = true
+    this.timer?.clear()
+  }
+
+  /** The deadline that comes first now: the start limit until the first event, then the idle limit from the last one. */
+  private nearest(): Deadline | undefined {
+    const { limits } = this
+    let first = this.sawActivity
+      ? this.idleMs === undefined ? undefined : bounded('idle', this.lastActivity, this.idleMs, limits.wallDeadline)
+      : this.startMs === undefined ? undefined : bounded('start', this.startedAt, this.startMs, limits.wallDeadline)
+    if (this.totalMs !== undefined) {
+      const total = bounded('total', this.startedAt, this.totalMs, limits.wallDeadline)
+      if (!first || total.at < first.at)
+        first = total
+    }
     return first
   }
 
-  const schedule = () => {
-    const deadline = nearest()
-    if (!deadline)
+  private schedule(): void {
+    if (this.over)
       return
+    const deadline = this.nearest()
+    if (!deadline) {
+      this.timerAt = Number.POSITIVE_INFINITY
+      return
+    }
     // Timers may run a millisecond ahead of `timerNow()`: a deadline that close counts as reached.
     const wait = deadline.at - timerNow()
     if (wait > 1) {
-      timer = startTimer(wait, schedule)
+      this.timerAt = deadline.at
+      this.timer = startTimer(wait, this.onTimer)
       return
     }
-    clear()
-    onFire(deadline.kind, deadline.afterMs)
-  }
-  schedule()
-
-  return {
-    activity() {
-      if (over)
-        return
-      const first = !sawActivity
-      sawActivity = true
-      if (idleMs === undefined)
-        return
-      lastActivity = timerNow()
-      // The idle limit takes over from the start limit and may end sooner than the timer set for it.
-      if (first) {
-        timer?.clear()
-        schedule()
-      }
-    },
-    clear,
+    this.clear()
+    this.onFire(deadline.kind, deadline.afterMs)
   }
 }
 

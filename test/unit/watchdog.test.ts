@@ -59,6 +59,17 @@ describe('startStreamWatchdog', () => {
     expect(fired).toEqual([{ kind: 'idle', afterMs: 10 }])
   })
 
+  it('keeps the start timer when the idle limit ends later, and still fires idle from the last activity', async () => {
+    const { fired, onFire } = recorder()
+    const dog = startStreamWatchdog({ startMs: 10, idleMs: 50 }, onFire)
+    dog.activity()
+    await wait(30)
+    // The timer set for the start limit went off and found the idle deadline still ahead.
+    expect(fired).toEqual([])
+    await wait(60)
+    expect(fired).toEqual([{ kind: 'idle', afterMs: 50 }])
+  })
+
   it('still fires total after the start deadline passed with activity seen', async () => {
     const { fired, onFire } = recorder()
     const dog = startStreamWatchdog({ startMs: 5, totalMs: 30 }, onFire)
