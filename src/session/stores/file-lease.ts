@@ -30,11 +30,11 @@ import type { SessionLease } from '../../errors'
 import type { SessionLeaseOrigin } from './lease'
 import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { join } from 'node:path'
 import { mergeObjects } from '../../core/merge-objects'
 import { delay } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
 import { checkWriter, deadOnThisHost, extendLease, grantLease, parseLease, processIsGone, releasedLease, thisProcess } from './lease'
+import { sessionFileNamer } from './session-id'
 
 /** A lock older than this is taken to be left by a crash (the step it guards takes microseconds). */
 const STALE_LOCK_MS = 10_000
@@ -63,8 +63,9 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
   // nobody can have taken it over (a takeover waits for expiry, or for a dead
   // holder), so its owner's writes skip the file check.
   const held = new Map<string, { owner: string, trustedUntil: number }>()
-  const leasePath = (id: string) => join(dir, `${id}.lease`)
-  const lastOwnerPath = (id: string) => join(dir, `${id}.lease.last`)
+  const sessionFile = sessionFileNamer(dir)
+  const leasePath = (id: string) => sessionFile(id, '.lease')
+  const lastOwnerPath = (id: string) => sessionFile(id, '.lease.last')
 
   /** The current record, read through the cache; `undefined` when there is none. */
   function current(id: string): SessionLease | undefined {
@@ -175,7 +176,7 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
   }
 
   function exists(id: string): void {
-    if (!statSync(join(dir, `${id}.jsonl`), { throwIfNoEntry: false }))
+    if (!statSync(sessionFile(id, '.jsonl'), { throwIfNoEntry: false }))
       throw new SessionStoreError(`No session "${id}" in this store`, 'not_found', { sessionId: id })
   }
 

@@ -31,7 +31,7 @@ import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import fs from 'node:fs'
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
 import { createFileLeases, syncDirectory } from './file-lease'
 import { checkHeaderLine, headerLine, replayLog, runLine, turnsLine } from './jsonl-log'
@@ -39,7 +39,7 @@ import { createKeyedQueue } from './keyed-queue'
 import { assertLeaseRequest } from './lease'
 import { appendAll, closeFd, committedEnd, openForAppend, readFirstLine, syncData, writeAt } from './log-file'
 import { ioError } from './records'
-import { assertSessionId, isValidSessionId, sessionIdFor } from './session-id'
+import { assertSessionId, isValidSessionId, sessionFileNamer, sessionIdFor } from './session-id'
 
 /** Options of `createFileStore`. */
 export interface FileStoreOptions {
@@ -87,7 +87,8 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   const checkedHeaders = new Set<string>()
   // Logs a run is recording into, kept open between its writes; least recently used first.
   const openLogs = new Map<string, OpenLog>()
-  const logPath = (id: string) => join(dir, `${id}${LOG_SUFFIX}`)
+  const sessionFile = sessionFileNamer(dir)
+  const logPath = (id: string) => sessionFile(id, LOG_SUFFIX)
   const leases = createFileLeases(dir, fsync)
 
   // Set once this store has made sure its directory exists: a create is then one open, not a mkdir and a stat first.

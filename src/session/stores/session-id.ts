@@ -1,3 +1,4 @@
+import { sep } from 'node:path'
 import { flatUUID } from '../../core/clock'
 import { SessionStoreError } from '../../errors'
 import { truncateText } from '../../text/truncate'
@@ -32,4 +33,15 @@ export function sessionIdFor(requested: string | undefined): string {
     return flatUUID()
   assertSessionId(requested)
   return requested
+}
+
+/**
+ * The file of a session in `dir` (an absolute path, as `path.resolve` gives
+ * it): `<dir>/<id><suffix>`. A store names a file on every write, and
+ * `path.join` normalizes the whole path each time; a valid id holds no
+ * separator and no `.` or `..` segment, so joining by hand gives the same path.
+ */
+export function sessionFileNamer(dir: string): (id: string, suffix: string) => string {
+  const prefix = dir.endsWith(sep) ? dir : `${dir}${sep}`
+  return (id, suffix) => `${prefix}${id}${suffix}`
 }
