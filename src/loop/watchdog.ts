@@ -42,7 +42,8 @@ export function startStreamWatchdog(limits: WatchdogLimits, onFire: (kind: Watch
 
 /**
  * The watchdog of one call, as one object: a call is made on every turn, and
- * its methods and the timer callback are made once rather than per call.
+ * its methods live on the prototype, so a call makes one closure (the timer's
+ * callback) where it used to make several.
  */
 class CallWatchdog implements StreamWatchdog {
   private readonly startedAt = timerNow()

@@ -54,12 +54,17 @@ export function requestBodyBytes(body: object, lists: readonly string[], trailin
 class BodyPieces {
   private readonly pieces: Uint8Array[] = []
   private size = 0
-  /** Whether a member has been written (the next one needs a comma). */
-  wroteMember = false
+  private wroteMember = false
 
   add(piece: Uint8Array): void {
     this.pieces.push(piece)
     this.size += piece.length
+  }
+
+  /** A member's text (`"key":` and maybe its value), after a comma unless it is the first member. */
+  addMember(text: string): void {
+    this.add(encoder.encode(this.wroteMember ? `,${text}` : text))
+    this.wroteMember = true
   }
 
   join(): Uint8Array {
@@ -77,16 +82,16 @@ function addMembers(pieces: BodyPieces, source: object, lists: readonly string[]
   const record = source as Record<string, unknown>
   for (const key of Object.keys(record)) {
     const value = record[key]
-    const isList = lists.includes(key) && Array.isArray(value)
-    const json = isList ? '' : JSON.stringify(value)
-    // `JSON.stringify` leaves out a member whose value has no JSON (undefined, a function).
-    if (json === undefined)
-      continue
     const name = `${JSON.stringify(key)}:`
-    pieces.add(encoder.encode(pieces.wroteMember ? `,${name}${json}` : `${name}${json}`))
-    pieces.wroteMember = true
-    if (isList)
-      addList(pieces, value as readonly unknown[])
+    if (lists.includes(key) && Array.isArray(value)) {
+      pieces.addMember(name)
+      addList(pieces, value)
+      continue
+    }
+    const json = JSON.stringify(value)
+    // `JSON.stringify` leaves out a member whose value has no JSON (undefined, a function).
+    if (json !== undefined)
+      pieces.addMember(`${name}${json}`)
   }
 }
 
