@@ -11,16 +11,15 @@
  * the order reversed every other round), so a busy moment on the machine
  * hits all of them alike; each figure is the median of its runs.
  *
- * zidane is imported from its built JavaScript, as a host would import it:
- * `dist/` when it is newer than every source file, else the same tsup build
- * without declarations, written to `bench/.cold-dist/` (about 2 s).
+ * zidane is imported from its built JavaScript, as a host would import it
+ * (`builtZidane` in `built-code.ts`).
  */
 
-import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { builtZidane } from './built-code'
 import { median, printTable, quantile } from './measure'
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -37,34 +36,6 @@ interface Program {
   name: string
   /** Module specifiers, imported one after the other. */
   imports: string[]
-}
-
-/** Newest modification time under `dir` (recursively), in ms. */
-function newestMtime(dir: string): number {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs)
-  }
-  return newest
-}
-
-/**
- * The directory holding zidane's built entries: `dist/` when it is fresh,
- * else a JavaScript-only build of the same config in `bench/.cold-dist/`.
- */
-export function builtZidane(): { dir: string, note: string } {
-  const dist = join(REPO_ROOT, 'dist')
-  const index = join(dist, 'index.js')
-  const sourcesChanged = newestMtime(join(REPO_ROOT, 'src'))
-  if (existsSync(index) && statSync(index).mtimeMs >= sourcesChanged)
-    return { dir: dist, note: 'dist/ (up to date)' }
-  const outDir = join(REPO_ROOT, 'bench', '.cold-dist')
-  const cached = join(outDir, 'index.js')
-  if (existsSync(cached) && statSync(cached).mtimeMs >= sourcesChanged)
-    return { dir: outDir, note: 'bench/.cold-dist/ (tsup without declarations, up to date)' }
-  execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--no-dts', '--out-dir', outDir, '--silent'], { cwd: REPO_ROOT, stdio: 'inherit' })
-  return { dir: outDir, note: `bench/.cold-dist/ (dist/ was ${existsSync(index) ? 'older than src/' : 'missing'}; built now with tsup, without declarations)` }
 }
 
 /** Run one program in a fresh node process. */

@@ -15,8 +15,12 @@
  * alternated), not the benchmark's figure.
  *
  *   node --import tsx bench/loop-in-process.ts [anthropic|openai-chat] [calls per turn]
+ *
+ * Run this way it measures the built code, as loop-overhead does
+ * (`BENCH_CODE=source` for the sources through tsx).
  */
 
+import type { LoopCode } from './built-code'
 import type { LoopConfig } from './loop-runners'
 import type { BenchProvider } from './loop-script'
 import type { RecordedResponse } from './recorded-answers'
@@ -24,6 +28,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { benchLoopCode } from './built-code'
 import { floorRunner, zidaneRunner } from './loop-runners'
 import { median } from './measure'
 import { recordingFetch, withRecordedAnswers } from './recorded-answers'
@@ -40,6 +45,8 @@ export interface LoopInProcessOptions {
   /** Measured runs of each loop (default 100). */
   runs?: number
   print?: boolean
+  /** The code both loops run (`built-code.ts`); the sources as loaded when absent. */
+  code?: LoopCode
 }
 
 export interface LoopInProcessResult {
@@ -60,7 +67,7 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
   const turns = options.turns ?? 50
   const server = await startServerProcess(provider, turns, callsPerTurn)
   const dir = mkdtempSync(join(tmpdir(), 'zidane-in-process-'))
-  const shared = { baseURL: server.url, maxTurns: turns + 10 }
+  const shared = { baseURL: server.url, maxTurns: turns + 10, ...(options.code ? { code: options.code } : {}) }
   try {
     const recorded = new Map<number, RecordedResponse>()
     let serverRequests = 0
@@ -103,7 +110,7 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
         serverRequestsWhileMeasured: serverRequests - recordingRequests,
       }
       if (options.print ?? true) {
-        console.log(`loop-in-process: ${provider}, ${callsPerTurn} call(s) per turn, ${config}, ${runs} runs of ${turns} turns after ${warmRuns} (no sockets)`)
+        console.log(`loop-in-process: ${provider}, ${callsPerTurn} call(s) per turn, ${config}, ${runs} runs of ${turns} turns after ${warmRuns} (no sockets); ${options.code?.note ?? 'the sources as loaded'}`)
         console.log(`  floor ${result.floor.toFixed(1)} µs CPU per turn, zidane ${result.zidane.toFixed(1)}: ${result.ratio.toFixed(3)}×`)
       }
       return result
@@ -117,5 +124,5 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const provider = process.argv[2] === 'openai-chat' ? 'openai-chat' : 'anthropic'
-  await loopInProcess({ provider, callsPerTurn: Number(process.argv[3] ?? 1) })
+  await loopInProcess({ provider, callsPerTurn: Number(process.argv[3] ?? 1), code: await benchLoopCode() })
 }

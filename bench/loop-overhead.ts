@@ -12,12 +12,14 @@
  * process's CPU time is what zidane adds.
  */
 
+import type { LoopCode } from './built-code'
 import type { LoopConfig } from './loop-runners'
 import type { BenchProvider } from './loop-script'
 import type { Sample } from './measure'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { benchLoopCode } from './built-code'
 import { printSeamCost } from './effects-seam'
 import { floorRunner, LOOP_CONFIGS, zidaneRunner } from './loop-runners'
 import { measure, median, printTable, quantile } from './measure'
@@ -122,10 +124,12 @@ function selectConfigs(filter: string | undefined): readonly LoopConfig[] {
 
 /** Run the selected scenarios and print their tables and a one-line summary against the targets. */
 export async function loopOverhead(): Promise<ScenarioResult[]> {
+  const code = await benchLoopCode()
   console.log(`loop-overhead: ${TURNS}-turn tool loop against a local fake server, every turn persisted; ${WARMUP_RUNS} warm-up + ${MEASURED_RUNS} measured runs per loop, alternated`)
+  console.log(`code measured: ${code.note}`)
   const results: ScenarioResult[] = []
   for (const scenario of SCENARIOS)
-    results.push(await runScenario(scenario))
+    results.push(await runScenario(scenario, code))
   const lines = results.flatMap(result => result.configs.map(config =>
     `${PROVIDER_LABELS[result.provider]}, ${result.label}, ${config.config}: ${config.ratio.toFixed(2)}× (${config.ratio <= config.target ? 'within' : 'ABOVE'} ${config.target.toFixed(2)}×)`))
   console.log(`\nloop-overhead zidane/floor CPU per turn:\n  ${lines.join('\n  ')}`)
@@ -143,11 +147,11 @@ export async function loopOverhead(): Promise<ScenarioResult[]> {
   return results
 }
 
-async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
+async function runScenario(scenario: Scenario, code: LoopCode): Promise<ScenarioResult> {
   const server = await startServerProcess(scenario.provider, TURNS, scenario.callsPerTurn)
   const dir = mkdtempSync(join(tmpdir(), 'zidane-bench-loop-'))
   try {
-    const options = (name: string) => ({ baseURL: server.url, dir: join(dir, name), maxTurns: TURNS + 10 })
+    const options = (name: string) => ({ baseURL: server.url, dir: join(dir, name), maxTurns: TURNS + 10, code })
     const floorRun = floorRunner(scenario.provider, options('floor'))
     const loops: { name: 'floor' | LoopConfig, run: () => Promise<void> }[] = [
       { name: 'floor', run: async () => checkTurns('floor', (await floorRun()).turns) },

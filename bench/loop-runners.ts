@@ -11,6 +11,7 @@ import type { Tool } from '@anthropic-ai/sdk/resources/messages'
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions'
 import type { AgentBehavior, AgentTelemetry, Provider, RunEffects, ToolDef } from '../src'
+import type { LoopCode } from './built-code'
 import type { BenchProvider } from './loop-script'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,12 +19,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import OpenAI from 'openai'
-import { createAgent } from '../src'
-import { anthropic } from '../src/providers/anthropic'
-import { openai } from '../src/providers/openai'
-import { createFileStore, createSession } from '../src/session'
-import { runFloorLoop } from './floor-loop'
-import { runOpenAIFloorLoop } from './floor-loop-openai'
+import { SOURCE_CODE } from './built-code'
 import { PROMPT, READ_NOTE_SPEC, readNote, SYSTEM } from './read-note'
 
 /**
@@ -124,6 +120,8 @@ export interface RunnerOptions {
   effects?: RunEffects
   /** The floor only: the `fetch` its client uses (the in-process benchmark records the server's answers through it). */
   fetch?: typeof globalThis.fetch
+  /** The code both sides run (`built-code.ts`); the sources as loaded when absent. */
+  code?: LoopCode
 }
 
 /** The hand-written loop of a wire format: one run per call, each logging to a new file. */
@@ -133,6 +131,7 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
     return readNote(input)
   }
   mkdirSync(options.dir, { recursive: true })
+  const { runFloorLoop, runOpenAIFloorLoop } = (options.code ?? SOURCE_CODE).floors
   let runs = 0
   const shared = { model: MODELS[provider], maxTokens: MAX_TOKENS, system: SYSTEM, prompt: PROMPT, maxTurns: options.maxTurns, execute, onText }
   if (provider === 'anthropic') {
@@ -173,6 +172,7 @@ export interface ZidaneRun extends LoopRun {
  * run, so their cost is in the figure.
  */
 export function zidaneRunner(provider: BenchProvider, config: LoopConfig, concurrent: boolean, options: RunnerOptions): () => Promise<ZidaneRun> {
+  const { createAgent, anthropic, openai, createFileStore, createSession } = (options.code ?? SOURCE_CODE).zidane
   const tool: ToolDef = {
     spec: READ_NOTE_SPEC,
     execute: (input) => {
