@@ -23,6 +23,7 @@ import { openai } from '../src/providers/openai'
 import { createFileStore, createSession } from '../src/session'
 import { runFloorLoop } from './floor-loop'
 import { runOpenAIFloorLoop } from './floor-loop-openai'
+import { runResponsesFloorLoop } from './floor-loop-responses'
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Where the compiled floor loops are written (ignored by git). */
@@ -41,6 +42,7 @@ export interface ZidaneParts {
 export interface FloorParts {
   runFloorLoop: typeof runFloorLoop
   runOpenAIFloorLoop: typeof runOpenAIFloorLoop
+  runResponsesFloorLoop: typeof runResponsesFloorLoop
 }
 
 /** Both sides of a loop comparison, and what to print about where they came from. */
@@ -53,7 +55,7 @@ export interface LoopCode {
 /** The sources as this process loaded them (through `tsx` under `npm run bench`; the smoke tests use this). */
 export const SOURCE_CODE: LoopCode = {
   zidane: { createAgent, anthropic, openai, createFileStore, createSession },
-  floors: { runFloorLoop, runOpenAIFloorLoop },
+  floors: { runFloorLoop, runOpenAIFloorLoop, runResponsesFloorLoop },
   note: 'zidane and the floors from their TypeScript sources through tsx (function names kept)',
 }
 
@@ -101,7 +103,7 @@ export async function builtLoopCode(): Promise<LoopCode> {
     import(entry('session')) as Promise<typeof import('../src/session')>,
   ])
   await build({
-    entryPoints: ['floor-loop.ts', 'floor-loop-openai.ts'].map(file => join(REPO_ROOT, 'bench', file)),
+    entryPoints: ['floor-loop.ts', 'floor-loop-openai.ts', 'floor-loop-responses.ts'].map(file => join(REPO_ROOT, 'bench', file)),
     outdir: FLOORS_DIR,
     outExtension: { '.js': '.mjs' },
     format: 'esm',
@@ -110,9 +112,10 @@ export async function builtLoopCode(): Promise<LoopCode> {
     logLevel: 'warning',
   })
   const floorEntry = (name: string): string => pathToFileURL(join(FLOORS_DIR, `${name}.mjs`)).href
-  const [floor, openaiFloor] = await Promise.all([
+  const [floor, openaiFloor, responsesFloor] = await Promise.all([
     import(floorEntry('floor-loop')) as Promise<typeof import('./floor-loop')>,
     import(floorEntry('floor-loop-openai')) as Promise<typeof import('./floor-loop-openai')>,
+    import(floorEntry('floor-loop-responses')) as Promise<typeof import('./floor-loop-responses')>,
   ])
   return {
     zidane: {
@@ -122,7 +125,7 @@ export async function builtLoopCode(): Promise<LoopCode> {
       createFileStore: sessionEntry.createFileStore,
       createSession: sessionEntry.createSession,
     },
-    floors: { runFloorLoop: floor.runFloorLoop, runOpenAIFloorLoop: openaiFloor.runOpenAIFloorLoop },
+    floors: { runFloorLoop: floor.runFloorLoop, runOpenAIFloorLoop: openaiFloor.runOpenAIFloorLoop, runResponsesFloorLoop: responsesFloor.runResponsesFloorLoop },
     note: `zidane from ${built.note}; the floors compiled by esbuild (node20, no kept names)`,
   }
 }

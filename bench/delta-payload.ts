@@ -5,6 +5,9 @@
  * exactly this value), so both sides build it from the size alone.
  */
 
+/** The wire formats the delta benchmark streams over. */
+export type DeltaProvider = 'anthropic' | 'openai-chat'
+
 /** Characters per streamed delta, about what a model API sends per event. */
 export const DELTA_CHARS = 24
 

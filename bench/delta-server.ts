@@ -15,7 +15,7 @@
 
 import type { RecordedRequest } from '../test/support/fake-anthropic'
 import type { SseEvent } from '../test/support/sse'
-import type { BenchProvider } from './server-process'
+import type { DeltaProvider } from './delta-payload'
 import { startFakeAnthropic } from '../test/support/fake-anthropic'
 import { startFakeOpenAI } from '../test/support/fake-openai'
 import { bytesOfPrompt, deltaArgument, deltaPieces } from './delta-payload'
@@ -112,7 +112,7 @@ function chatAnswer(request: RecordedRequest): unknown[] {
   return chunks
 }
 
-function providerArg(value: string | undefined): BenchProvider {
+function providerArg(value: string | undefined): DeltaProvider {
   if (value === 'anthropic' || value === 'openai-chat')
     return value
   throw new Error(`delta-server: <provider> must be anthropic or openai-chat, got ${value}`)

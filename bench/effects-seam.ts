@@ -15,7 +15,7 @@
 
 import type { RunEffects } from '../src'
 import type { ScenarioResult } from './loop-overhead'
-import type { LoopConfig } from './loop-runners'
+import type { LoopConfig, Persistence } from './loop-runners'
 import type { BenchProvider } from './loop-script'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -69,12 +69,12 @@ function countingEffects(counts: SeamCalls): RunEffects {
 }
 
 /** Seam calls per turn of one run of a loop (one run, after one warm-up run, neither timed). */
-export async function countSeamCalls(provider: BenchProvider, callsPerTurn: number, config: LoopConfig, turns: number): Promise<SeamCalls> {
+export async function countSeamCalls(provider: BenchProvider, callsPerTurn: number, config: LoopConfig, turns: number, persistence: Persistence = 'file'): Promise<SeamCalls> {
   const server = await startServerProcess(provider, turns, callsPerTurn)
   const dir = mkdtempSync(join(tmpdir(), 'zidane-bench-seam-'))
   try {
     const counts = Object.fromEntries(KINDS.map(kind => [kind, 0])) as SeamCalls
-    const run = zidaneRunner(provider, config, callsPerTurn > 1, { baseURL: server.url, dir, maxTurns: turns + 10, effects: countingEffects(counts) })
+    const run = zidaneRunner(provider, config, callsPerTurn > 1, { baseURL: server.url, dir, maxTurns: turns + 10, effects: countingEffects(counts), persistence })
     const result = await run()
     if (result.turns !== turns)
       throw new Error(`the seam count's run made ${result.turns} turns, expected ${turns}`)
@@ -138,7 +138,7 @@ export async function printSeamCost(results: readonly ScenarioResult[], turns: n
   const rows: string[][] = []
   for (const result of results) {
     for (const { config } of result.configs) {
-      const calls = await countSeamCalls(result.provider, result.label.startsWith('3') ? 3 : 1, config, turns)
+      const calls = await countSeamCalls(result.provider, result.callsPerTurn, config, turns, result.persistence)
       const perTurnNs = KINDS.reduce((sum, kind) => sum + calls[kind] * costs[kind], 0)
       const share = perTurnNs / (result.floor.cpuMs * 1e6)
       rows.push([`${result.provider}, ${result.label}, ${config}`, ...KINDS.map(kind => calls[kind].toFixed(1)), perTurnNs.toFixed(1), `${(share * 100).toFixed(3)}%`])

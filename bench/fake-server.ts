@@ -19,9 +19,9 @@ const turns = positiveInt(process.argv[3], 'turns')
 const callsPerTurn = positiveInt(process.argv[4], 'callsPerTurn')
 
 function providerArg(value: string | undefined): BenchProvider {
-  if (value === 'anthropic' || value === 'openai-chat')
+  if (value === 'anthropic' || value === 'openai-chat' || value === 'openai-responses')
     return value
-  throw new Error(`fake-server: <provider> must be anthropic or openai-chat, got ${value}`)
+  throw new Error(`fake-server: <provider> must be anthropic, openai-chat or openai-responses, got ${value}`)
 }
 
 function positiveInt(value: string | undefined, name: string): number {

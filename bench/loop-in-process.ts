@@ -14,7 +14,7 @@
  * judging a change against the code before it (several runs of each,
  * alternated), not the benchmark's figure.
  *
- *   node --import tsx bench/loop-in-process.ts [anthropic|openai-chat] [calls per turn]
+ *   node --import tsx bench/loop-in-process.ts [anthropic|openai-chat|openai-responses] [calls per turn]
  *
  * Run this way it measures the built code, as loop-overhead does
  * (`BENCH_CODE=source` for the sources through tsx).
@@ -123,6 +123,6 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const provider = process.argv[2] === 'openai-chat' ? 'openai-chat' : 'anthropic'
+  const provider = process.argv[2] === 'openai-chat' || process.argv[2] === 'openai-responses' ? process.argv[2] : 'anthropic'
   await loopInProcess({ provider, callsPerTurn: Number(process.argv[3] ?? 1), code: await benchLoopCode() })
 }

@@ -3,17 +3,20 @@
  *
  * A 50-turn tool loop runs against a fake model server (a child process, so
  * the server's CPU is not counted here): a hand-written floor loop over the
- * provider's official client, and zidane in two configurations
- * (`loop-runners.ts`), alternated in the same process and the same run. Two
- * wire formats: the Anthropic Messages API and OpenAI Chat Completions. Every
- * loop sends the same system prompt, tools and conversation, gets
- * byte-identical streams back, and persists each turn to a file (the floor
- * by hand, zidane through a file-backed session), so the difference in this
- * process's CPU time is what zidane adds.
+ * provider's official client, and zidane in several configurations
+ * (`loop-runners.ts`), alternated in the same process and the same run.
+ * Three wire formats: the Anthropic Messages API, OpenAI Chat Completions
+ * and the OpenAI Responses API. Every loop sends the same system prompt,
+ * tools and conversation and gets byte-identical streams back, so the
+ * difference in this process's CPU time is what zidane adds. Each scenario
+ * runs twice: with every turn persisted to a file (the floor by hand, zidane
+ * through a file-backed session), and with nothing persisted on either side
+ * (the floor without its log, zidane without a session), where zidane's own
+ * work is a larger share of the turn.
  */
 
 import type { LoopCode } from './built-code'
-import type { LoopConfig } from './loop-runners'
+import type { LoopConfig, Persistence } from './loop-runners'
 import type { BenchProvider } from './loop-script'
 import type { Sample } from './measure'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -32,30 +35,54 @@ const TURNS = 50
  */
 const [WARMUP_RUNS, MEASURED_RUNS] = runCounts(process.env.BENCH_LOOP_RUNS)
 
-/** The target for each configuration: zidane's median CPU over the floor's. */
-const TARGETS: Readonly<Record<LoopConfig, number>> = { defaults: 1.1, policies: 1.2, telemetry: 1.1 * 1.02 }
+/**
+ * The target for each configuration: zidane's median CPU over the floor's.
+ * Without persistence the lines are tighter: nothing on either side hides
+ * the loop's own cost behind file writes.
+ */
+const TARGETS: Readonly<Record<Persistence, Partial<Record<LoopConfig, number>>>> = {
+  file: { defaults: 1.1, policies: 1.2, telemetry: 1.1 * 1.02 },
+  none: { defaults: 1.05, policies: 1.15 },
+}
 /** Telemetry's own target: the `telemetry` run's CPU over the same run without it (`defaults`). */
 const TELEMETRY_TARGET = 1.02
 
-const CONFIG_LABELS: Readonly<Record<LoopConfig, string>> = {
-  defaults: 'zidane, defaults (file session, stream:text, built-ins unset)',
-  policies: 'zidane, common policies on',
-  telemetry: 'zidane, defaults + OpenTelemetry (spans exported, metrics)',
+const CONFIG_LABELS: Readonly<Record<Persistence, Record<LoopConfig, string>>> = {
+  file: {
+    defaults: 'zidane, defaults (file session, stream:text, built-ins unset)',
+    policies: 'zidane, common policies on',
+    telemetry: 'zidane, defaults + OpenTelemetry (spans exported, metrics)',
+  },
+  none: {
+    defaults: 'zidane, defaults (no session, stream:text, built-ins unset)',
+    policies: 'zidane, common policies on, no session',
+    telemetry: 'zidane, defaults + OpenTelemetry, no session',
+  },
 }
 /** How each path's floor is labelled in the tables. */
-const FLOOR_LABELS: Readonly<Record<BenchProvider, string>> = {
-  'anthropic': 'floor (@anthropic-ai/sdk by hand, JSONL log)',
-  'openai-chat': 'floor (openai by hand, JSONL log)',
+const FLOOR_LABELS: Readonly<Record<Persistence, Record<BenchProvider, string>>> = {
+  file: {
+    'anthropic': 'floor (@anthropic-ai/sdk by hand, JSONL log)',
+    'openai-chat': 'floor (openai by hand, JSONL log)',
+    'openai-responses': 'floor (openai responses by hand, JSONL log)',
+  },
+  none: {
+    'anthropic': 'floor (@anthropic-ai/sdk by hand, no log)',
+    'openai-chat': 'floor (openai by hand, no log)',
+    'openai-responses': 'floor (openai responses by hand, no log)',
+  },
 }
 const PROVIDER_LABELS: Readonly<Record<BenchProvider, string>> = {
   'anthropic': 'Anthropic Messages',
   'openai-chat': 'OpenAI Chat Completions',
+  'openai-responses': 'OpenAI Responses',
 }
 
 interface Scenario {
   provider: BenchProvider
   label: string
   callsPerTurn: number
+  persistence: Persistence
 }
 
 /** One zidane configuration's figures in a scenario. */
@@ -74,33 +101,49 @@ export interface ConfigResult {
 export interface ScenarioResult {
   provider: BenchProvider
   label: string
+  callsPerTurn: number
+  persistence: Persistence
   /** The floor's medians per turn. */
   floor: Sample
   configs: ConfigResult[]
 }
 
-const ALL_SCENARIOS: readonly Scenario[] = (['anthropic', 'openai-chat'] as const).flatMap(provider => [
-  { provider, label: '1 tool call per turn', callsPerTurn: 1 },
-  { provider, label: '3 parallel tool calls per turn', callsPerTurn: 3 },
-])
+const PERSISTENCES: readonly Persistence[] = ['file', 'none']
+
+const ALL_SCENARIOS: readonly Scenario[] = PERSISTENCES.flatMap(persistence =>
+  (['anthropic', 'openai-chat', 'openai-responses'] as const).flatMap(provider => [1, 3].map(callsPerTurn => ({
+    provider,
+    callsPerTurn,
+    persistence,
+    label: `${callsPerTurn === 1 ? '1 tool call' : `${callsPerTurn} parallel tool calls`} per turn${persistence === 'none' ? ', nothing persisted' : ''}`,
+  }))))
 
 /**
  * `BENCH_LOOP=anthropic:3` (or `openai-chat`, `openai-chat:1`, comma-separated)
- * runs only the matching scenarios; `BENCH_LOOP_CONFIG=defaults` (or
+ * runs only the matching scenarios; `BENCH_LOOP_SESSION=file` (or `none`)
+ * only those with that persistence; `BENCH_LOOP_CONFIG=defaults` (or
  * `policies`) only that zidane configuration. For quick comparisons while profiling.
  */
-const SCENARIOS: readonly Scenario[] = selectScenarios(process.env.BENCH_LOOP)
+const SCENARIOS: readonly Scenario[] = selectScenarios(process.env.BENCH_LOOP, process.env.BENCH_LOOP_SESSION)
 const CONFIGS: readonly LoopConfig[] = selectConfigs(process.env.BENCH_LOOP_CONFIG)
 
-function selectScenarios(filter: string | undefined): readonly Scenario[] {
-  if (!filter)
-    return ALL_SCENARIOS
-  const wanted = filter.split(',').map(item => item.trim().split(':'))
-  const selected = ALL_SCENARIOS.filter(scenario => wanted.some(([provider, calls]) =>
-    provider === scenario.provider && (calls === undefined || Number(calls) === scenario.callsPerTurn)))
+function selectScenarios(filter: string | undefined, persistence: string | undefined): readonly Scenario[] {
+  const wanted = filter ? filter.split(',').map(item => item.trim().split(':')) : undefined
+  const kept = persistence ? persistence.split(',').map(item => item.trim()) : undefined
+  if (kept?.some(item => !PERSISTENCES.includes(item as Persistence)))
+    throw new Error(`BENCH_LOOP_SESSION=${persistence} should name ${PERSISTENCES.join(' or ')}`)
+  const selected = ALL_SCENARIOS.filter(scenario =>
+    (kept === undefined || kept.includes(scenario.persistence))
+    && (wanted === undefined || wanted.some(([provider, calls]) =>
+      provider === scenario.provider && (calls === undefined || Number(calls) === scenario.callsPerTurn))))
   if (selected.length === 0)
     throw new Error(`BENCH_LOOP=${filter} matches no scenario (try anthropic:3 or openai-chat)`)
   return selected
+}
+
+/** The configurations a scenario runs: telemetry only beside a file session, where its line is drawn. */
+function configsOf(scenario: Scenario): readonly LoopConfig[] {
+  return CONFIGS.filter(config => TARGETS[scenario.persistence][config] !== undefined)
 }
 
 function runCounts(setting: string | undefined): [number, number] {
@@ -125,7 +168,7 @@ function selectConfigs(filter: string | undefined): readonly LoopConfig[] {
 /** Run the selected scenarios and print their tables and a one-line summary against the targets. */
 export async function loopOverhead(): Promise<ScenarioResult[]> {
   const code = await benchLoopCode()
-  console.log(`loop-overhead: ${TURNS}-turn tool loop against a local fake server, every turn persisted; ${WARMUP_RUNS} warm-up + ${MEASURED_RUNS} measured runs per loop, alternated`)
+  console.log(`loop-overhead: ${TURNS}-turn tool loop against a local fake server, every turn persisted to a file, then nothing persisted; ${WARMUP_RUNS} warm-up + ${MEASURED_RUNS} measured runs per loop, alternated`)
   console.log(`code measured: ${code.note}`)
   const results: ScenarioResult[] = []
   for (const scenario of SCENARIOS)
@@ -151,11 +194,12 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
   const server = await startServerProcess(scenario.provider, TURNS, scenario.callsPerTurn)
   const dir = mkdtempSync(join(tmpdir(), 'zidane-bench-loop-'))
   try {
-    const options = (name: string) => ({ baseURL: server.url, dir: join(dir, name), maxTurns: TURNS + 10, code })
+    const configs = configsOf(scenario)
+    const options = (name: string) => ({ baseURL: server.url, dir: join(dir, name), maxTurns: TURNS + 10, code, persistence: scenario.persistence })
     const floorRun = floorRunner(scenario.provider, options('floor'))
     const loops: { name: 'floor' | LoopConfig, run: () => Promise<void> }[] = [
       { name: 'floor', run: async () => checkTurns('floor', (await floorRun()).turns) },
-      ...CONFIGS.map((config) => {
+      ...configs.map((config) => {
         const run = zidaneRunner(scenario.provider, config, scenario.callsPerTurn > 1, options(config))
         return {
           name: config,
@@ -184,8 +228,10 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
     const result: ScenarioResult = {
       provider: scenario.provider,
       label: scenario.label,
+      callsPerTurn: scenario.callsPerTurn,
+      persistence: scenario.persistence,
       floor,
-      configs: CONFIGS.map((config) => {
+      configs: configs.map((config) => {
         const own = samples.get(config)!
         const zidane = perTurn(own)
         const pairs = own.map((sample, i) => sample.cpuMs / floorSamples[i].cpuMs)
@@ -193,7 +239,7 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
           config,
           zidane,
           ratio: zidane.cpuMs / floor.cpuMs,
-          target: TARGETS[config],
+          target: TARGETS[scenario.persistence][config]!,
           pairedRatio: { q1: quantile(pairs, 0.25), median: quantile(pairs, 0.5), q3: quantile(pairs, 0.75) },
         }
       }),
@@ -223,9 +269,9 @@ function perTurn(samples: readonly Sample[]): Sample {
 function printScenario(result: ScenarioResult): void {
   console.log(`\n${PROVIDER_LABELS[result.provider]}, ${result.label}`)
   printTable(['loop', 'CPU ms/turn', 'wall ms/turn', 'CPU vs floor', 'target', 'run-by-run median (middle half)'], [
-    [FLOOR_LABELS[result.provider], result.floor.cpuMs.toFixed(3), result.floor.wallMs.toFixed(3), '1.00×', '', ''],
+    [FLOOR_LABELS[result.persistence][result.provider], result.floor.cpuMs.toFixed(3), result.floor.wallMs.toFixed(3), '1.00×', '', ''],
     ...result.configs.map(({ config, zidane, ratio, target, pairedRatio: { q1, median, q3 } }) => [
-      CONFIG_LABELS[config],
+      CONFIG_LABELS[result.persistence][config],
       zidane.cpuMs.toFixed(3),
       zidane.wallMs.toFixed(3),
       `${ratio.toFixed(2)}×`,

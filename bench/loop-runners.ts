@@ -10,6 +10,7 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages'
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions'
+import type { FunctionTool } from 'openai/resources/responses/responses'
 import type { AgentBehavior, AgentTelemetry, Provider, RunEffects, ToolDef } from '../src'
 import type { LoopCode } from './built-code'
 import type { BenchProvider } from './loop-script'
@@ -33,6 +34,14 @@ export type LoopConfig = 'defaults' | 'policies' | 'telemetry'
 
 /** Every configuration, in the order the tables print them. */
 export const LOOP_CONFIGS: readonly LoopConfig[] = ['defaults', 'policies', 'telemetry']
+
+/**
+ * Where a loop keeps its conversation: `file` (the floor's JSONL log of
+ * every turn, zidane's file-backed session) or `none` (the floor keeps its
+ * message list in memory, zidane runs without a session), as a server that
+ * keeps history itself, a subagent or a batch job runs.
+ */
+export type Persistence = 'file' | 'none'
 
 /** An exporter that takes every span and keeps none: the SDK's whole path runs, without a network. */
 class DiscardingExporter implements SpanExporter {
@@ -74,6 +83,7 @@ function benchTelemetry(): AgentTelemetry {
 const MODELS: Readonly<Record<BenchProvider, string>> = {
   'anthropic': 'claude-sonnet-5-5',
   'openai-chat': 'gpt-5.2',
+  'openai-responses': 'gpt-5.2',
 }
 const MAX_TOKENS = 8192
 
@@ -103,7 +113,7 @@ export interface LoopRun {
   turns: number
   /** The text of the final answer. */
   text: string
-  /** The file the run's conversation was persisted to. */
+  /** The file the run's conversation was persisted to ('' when nothing is persisted). */
   file: string
 }
 
@@ -122,17 +132,22 @@ export interface RunnerOptions {
   fetch?: typeof globalThis.fetch
   /** The code both sides run (`built-code.ts`); the sources as loaded when absent. */
   code?: LoopCode
+  /** Where each run's conversation is kept (default `file`). */
+  persistence?: Persistence
 }
 
-/** The hand-written loop of a wire format: one run per call, each logging to a new file. */
+/** The hand-written loop of a wire format: one run per call, each logging to a new file unless `persistence` is `none`. */
 export function floorRunner(provider: BenchProvider, options: RunnerOptions): () => Promise<LoopRun> {
+  const logged = (options.persistence ?? 'file') === 'file'
+  let runs = 0
+  /** A new log file for each run, or none. */
+  const nextLog = (): { logPath?: string } => logged ? { logPath: join(options.dir, `floor-${++runs}.jsonl`) } : {}
   const execute = (_name: string, input: Record<string, unknown>): string => {
     options.onToolCall?.()
     return readNote(input)
   }
   mkdirSync(options.dir, { recursive: true })
-  const { runFloorLoop, runOpenAIFloorLoop } = (options.code ?? SOURCE_CODE).floors
-  let runs = 0
+  const { runFloorLoop, runOpenAIFloorLoop, runResponsesFloorLoop } = (options.code ?? SOURCE_CODE).floors
   const shared = { model: MODELS[provider], maxTokens: MAX_TOKENS, system: SYSTEM, prompt: PROMPT, maxTurns: options.maxTurns, execute, onText }
   if (provider === 'anthropic') {
     const client = new Anthropic({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) })
@@ -142,25 +157,40 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
       input_schema: READ_NOTE_SPEC.inputSchema as Tool['input_schema'],
     }]
     return async () => {
-      const file = join(options.dir, `floor-${++runs}.jsonl`)
-      const result = await runFloorLoop({ ...shared, client, tools, logPath: file })
-      return { turns: result.turns, text: result.text, file }
+      const log = nextLog()
+      const result = await runFloorLoop({ ...shared, client, tools, ...log })
+      return { turns: result.turns, text: result.text, file: log.logPath ?? '' }
     }
   }
   const client = new OpenAI({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) })
+  if (provider === 'openai-responses') {
+    const tools: FunctionTool[] = [{
+      type: 'function',
+      name: READ_NOTE_SPEC.name,
+      description: READ_NOTE_SPEC.description,
+      parameters: READ_NOTE_SPEC.inputSchema as FunctionTool['parameters'],
+      strict: false,
+    }]
+    return async () => {
+      const log = nextLog()
+      const result = await runResponsesFloorLoop({ ...shared, client, tools, ...log })
+      return { turns: result.turns, text: result.text, file: log.logPath ?? '' }
+    }
+  }
   const tools: ChatCompletionFunctionTool[] = [{
     type: 'function',
     function: { name: READ_NOTE_SPEC.name, description: READ_NOTE_SPEC.description, parameters: READ_NOTE_SPEC.inputSchema },
   }]
   return async () => {
-    const file = join(options.dir, `floor-${++runs}.jsonl`)
-    const result = await runOpenAIFloorLoop({ ...shared, client, tools, logPath: file })
-    return { turns: result.turns, text: result.text, file }
+    const log = nextLog()
+    const result = await runOpenAIFloorLoop({ ...shared, client, tools, ...log })
+    return { turns: result.turns, text: result.text, file: log.logPath ?? '' }
   }
 }
 
 /** What one zidane run did, with the session it recorded into. */
 export interface ZidaneRun extends LoopRun {
+  /** '' when the run had no session. */
   sessionId: string
   stopReason: string
 }
@@ -169,7 +199,9 @@ export interface ZidaneRun extends LoopRun {
  * zidane on a wire format in one configuration. Each run is a new
  * conversation, as a host starts one: a new session in the file store and an
  * agent bound to it, with a `stream:text` handler. Both are made inside the
- * run, so their cost is in the figure.
+ * run, so their cost is in the figure. With `persistence: 'none'` the agent
+ * has no session: its history lives in the run, as in a host that keeps the
+ * conversation itself.
  */
 export function zidaneRunner(provider: BenchProvider, config: LoopConfig, concurrent: boolean, options: RunnerOptions): () => Promise<ZidaneRun> {
   const { createAgent, anthropic, openai, createFileStore, createSession } = (options.code ?? SOURCE_CODE).zidane
@@ -183,18 +215,27 @@ export function zidaneRunner(provider: BenchProvider, config: LoopConfig, concur
   }
   const model: Provider = provider === 'anthropic'
     ? anthropic({ apiKey: 'bench', baseURL: options.baseURL, defaultModel: MODELS.anthropic })
-    : openai({ apiKey: 'bench', baseURL: options.baseURL, api: 'chat', defaultModel: MODELS['openai-chat'] })
+    : openai({ apiKey: 'bench', baseURL: options.baseURL, api: provider === 'openai-chat' ? 'chat' : 'responses', defaultModel: MODELS[provider] })
   const sessionsDir = join(options.dir, 'sessions')
-  const store = createFileStore({ dir: sessionsDir })
+  const store = (options.persistence ?? 'file') === 'file' ? createFileStore({ dir: sessionsDir }) : undefined
   const behavior: AgentBehavior = {
     maxTurns: options.maxTurns,
     maxTokens: MAX_TOKENS,
     ...(config === 'policies' ? commonPolicies(join(options.dir, 'results')) : {}),
   }
   const telemetry = config === 'telemetry' ? benchTelemetry() : undefined
+  const extras = { ...(options.effects ? { effects: options.effects } : {}), ...(telemetry ? { telemetry } : {}) }
+  if (!store) {
+    return async () => {
+      const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, ...extras })
+      agent.hooks.hook('stream:text', (_ctx) => {})
+      const stats = await agent.run({ prompt: PROMPT })
+      return { turns: stats.turns, text: stats.text, file: '', sessionId: '', stopReason: stats.stopReason }
+    }
+  }
   return async () => {
     const session = await createSession({ store })
-    const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, session, ...(options.effects ? { effects: options.effects } : {}), ...(telemetry ? { telemetry } : {}) })
+    const agent = createAgent({ provider: model, tools: { readNote: tool }, system: SYSTEM, behavior, session, ...extras })
     agent.hooks.hook('stream:text', (_ctx) => {})
     const stats = await agent.run({ prompt: PROMPT })
     const last = session.turns.at(-1)

@@ -12,11 +12,13 @@
 
 import type { RecordedRequest, ScriptedAnthropicTurn } from '../test/support/fake-anthropic'
 import type { ScriptedChatTurn } from '../test/support/fake-openai'
+import type { ScriptedResponsesTurn } from '../test/support/openai-responses-sse'
 import { startFakeAnthropic } from '../test/support/fake-anthropic'
 import { startFakeOpenAI } from '../test/support/fake-openai'
+import { responsesEvents } from '../test/support/openai-responses-sse'
 
-/** Which fake API is served: the Anthropic Messages API or OpenAI Chat Completions. */
-export type BenchProvider = 'anthropic' | 'openai-chat'
+/** Which fake API is served: the Anthropic Messages API, OpenAI Chat Completions or the OpenAI Responses API. */
+export type BenchProvider = 'anthropic' | 'openai-chat' | 'openai-responses'
 
 /** A running scripted server. */
 export interface BenchServer {
@@ -54,8 +56,9 @@ function benchTurn(provider: BenchProvider, turn: number, total: number, calls: 
   }
 }
 
+/** One more than the assistant messages in the request (`messages`, or the Responses API's `input` items). */
 function turnOf(request: RecordedRequest): number {
-  const messages: unknown = request.body?.messages
+  const messages: unknown = request.body?.messages ?? request.body?.input
   if (!Array.isArray(messages))
     return 1
   return messages.filter(message => (message as { role?: unknown })?.role === 'assistant').length + 1
@@ -80,6 +83,24 @@ export async function startBenchServer(provider: BenchProvider, turns: number, c
           usage: { input_tokens: 1200, output_tokens: script.outputTokens },
         }
         return { type: 'turn', turn }
+      },
+    })
+    return server
+  }
+  if (provider === 'openai-responses') {
+    const server = await startFakeOpenAI({
+      fallback: (request) => {
+        if (!keep)
+          server.requests.length = 0
+        // Same script as Responses events: the text as one message item, then one function_call item per call.
+        const script = benchTurn(provider, turnOf(request), turns, callsPerTurn)
+        const turn: ScriptedResponsesTurn = {
+          text: script.text,
+          ...(script.calls.length > 0 ? { toolCalls: script.calls.map(call => ({ name: call.name, input: call.input, callId: call.id })) } : {}),
+          usage: { input_tokens: 1200, output_tokens: script.outputTokens },
+          model: 'gpt-5.2',
+        }
+        return { type: 'sse', events: responsesEvents(turn) }
       },
     })
     return server

@@ -8,7 +8,7 @@
 import type { RecordedRequest } from '../test/support/fake-anthropic'
 import type { LoopConfig } from './loop-runners'
 import type { BenchProvider } from './loop-script'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFileStore, loadSession } from '../src/session'
@@ -27,14 +27,25 @@ export interface SmokeFacts {
   persisted: number
 }
 
+/** What one zidane configuration did in a smoke run. */
+export type ZidaneSmokeFacts = SmokeFacts & {
+  stopReason: string
+  /** Every request carried the same conversation as the floor's request of that turn (see `conversationOf`). */
+  sameConversation: boolean
+}
+
 /** The smoke run of one scenario. */
 export interface SmokeResult {
   floor: SmokeFacts
-  zidane: Record<LoopConfig, SmokeFacts & {
-    stopReason: string
-    /** Every request carried the same conversation as the floor's request of that turn (see `conversationOf`). */
-    sameConversation: boolean
-  }>
+  zidane: Record<LoopConfig, ZidaneSmokeFacts>
+  /**
+   * The same loops with nothing persisted (the floor without its log, zidane
+   * without a session); `persisted` counts the files each left on disk.
+   */
+  unpersisted: {
+    floor: SmokeFacts
+    zidane: Record<'defaults' | 'policies', ZidaneSmokeFacts>
+  }
 }
 
 /** Run the floor and every zidane configuration once, for `turns` turns of `callsPerTurn` calls. */
@@ -78,7 +89,36 @@ export async function loopSmoke(provider: BenchProvider, callsPerTurn: number, t
         sameConversation: requests.length === floorRequests.length && requests.every((body, i) => body === floorRequests[i]),
       }
     }
-    return { floor, zidane }
+
+    toolCalls = 0
+    let sent = server.requests.length
+    const bareFloorDir = join(dir, 'floor-none')
+    const bareFloorRun = await floorRunner(provider, { ...options, dir: bareFloorDir, persistence: 'none' })()
+    const bareFloor: SmokeFacts = {
+      turns: bareFloorRun.turns,
+      toolCalls,
+      text: bareFloorRun.text,
+      requests: server.requests.length - sent,
+      persisted: await filesUnder(bareFloorDir),
+    }
+    const bareZidane = {} as SmokeResult['unpersisted']['zidane']
+    for (const config of ['defaults', 'policies'] as const) {
+      toolCalls = 0
+      sent = server.requests.length
+      const configDir = join(dir, `${config}-none`)
+      const run = await zidaneRunner(provider, config, callsPerTurn > 1, { ...options, dir: configDir, persistence: 'none' })()
+      const requests = server.requests.slice(sent).map(request => conversationOf(provider, request))
+      bareZidane[config] = {
+        turns: run.turns,
+        toolCalls,
+        text: run.text,
+        requests: requests.length,
+        persisted: await filesUnder(configDir),
+        stopReason: run.stopReason,
+        sameConversation: requests.length === floorRequests.length && requests.every((body, i) => body === floorRequests[i]),
+      }
+    }
+    return { floor, zidane, unpersisted: { floor: bareFloor, zidane: bareZidane } }
   }
   finally {
     await server.close()
@@ -86,16 +126,22 @@ export async function loopSmoke(provider: BenchProvider, callsPerTurn: number, t
   }
 }
 
+/** Files (not directories) under `dir`, recursively; 0 when it does not exist. */
+async function filesUnder(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])
+  return entries.filter(entry => entry.isFile()).length
+}
+
 /**
  * A request's conversation as comparable text: system prompt, tool names and
- * messages, keys sorted. Two differences of form are set aside, which change
+ * messages (the Responses API's `instructions` and `input`), keys sorted. Two differences of form are set aside, which change
  * no content: string content written as one text block, and prompt-cache
  * `cache_control` marks (zidane adds them; the floor sends none).
  */
 function conversationOf(provider: BenchProvider, request: RecordedRequest): string {
   const body = request.body as Record<string, unknown>
-  const tools = (body.tools as Array<Record<string, any>>).map(tool => provider === 'anthropic' ? tool.name : tool.function.name)
-  return canonical({ model: body.model, system: body.system ?? null, tools, messages: body.messages })
+  const tools = (body.tools as Array<Record<string, any>>).map(tool => provider === 'openai-chat' ? tool.function.name : tool.name)
+  return canonical({ model: body.model, system: body.system ?? body.instructions ?? null, tools, messages: body.messages ?? body.input })
 }
 
 function canonical(value: unknown): string {

@@ -19,7 +19,7 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages'
 import type { ChildProcess } from 'node:child_process'
 import type { Agent, Provider, ToolDef } from '../src'
-import type { BenchProvider } from './server-process'
+import type { DeltaProvider } from './delta-payload'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import Anthropic from '@anthropic-ai/sdk'
@@ -39,7 +39,7 @@ export type DeltaVariant = 'floor' | 'plain' | 'tool-input' | 'output-partial'
 export interface StreamDeltasOptions {
   /** Argument sizes in KB. Default 2, 8, 32, 100, 200. */
   sizesKb?: readonly number[]
-  providers?: readonly BenchProvider[]
+  providers?: readonly DeltaProvider[]
   variants?: readonly DeltaVariant[]
   /** Measured runs per size are scaled from this (fewer for large sizes). Default 40. */
   runs?: number
@@ -49,7 +49,7 @@ export interface StreamDeltasOptions {
 
 /** One configuration's figures. */
 export interface StreamDeltasResult {
-  provider: BenchProvider
+  provider: DeltaProvider
   variant: DeltaVariant
   /** Median CPU ms of a run with the near-empty argument. */
   baseCpuMs: number
@@ -61,7 +61,7 @@ export interface StreamDeltasResult {
 }
 
 const DEFAULT_SIZES_KB = [2, 8, 32, 100, 200]
-const MODELS: Readonly<Record<BenchProvider, string>> = { 'anthropic': 'claude-sonnet-5-5', 'openai-chat': 'gpt-5.2' }
+const MODELS: Readonly<Record<DeltaProvider, string>> = { 'anthropic': 'claude-sonnet-5-5', 'openai-chat': 'gpt-5.2' }
 const WARMUP_ROUNDS = 5
 /** The near-empty argument of the baseline run (a title and no records). */
 const BASE_BYTES = 1
@@ -122,7 +122,7 @@ export async function streamDeltas(options: StreamDeltasOptions = {}): Promise<S
   return results
 }
 
-async function runConfiguration(provider: BenchProvider, variant: DeltaVariant, url: string, sizesKb: readonly number[], runs: number): Promise<StreamDeltasResult> {
+async function runConfiguration(provider: DeltaProvider, variant: DeltaVariant, url: string, sizesKb: readonly number[], runs: number): Promise<StreamDeltasResult> {
   const runner = variant === 'floor' ? floorDeltaRunner(provider, url) : deltaRunner(provider, variant, url)
   const all = [BASE_BYTES, ...sizesKb.map(kb => kb * 1024)]
   // Small sizes get more runs: their figure is a small difference between two noisy medians.
@@ -167,7 +167,7 @@ const VARIANT_LABELS: Readonly<Record<DeltaVariant, string>> = {
 }
 
 /** One table per wire: µs per KB of each configuration at each size, then the largest size's figure over the smallest's. */
-function printWire(provider: BenchProvider, results: readonly StreamDeltasResult[]): void {
+function printWire(provider: DeltaProvider, results: readonly StreamDeltasResult[]): void {
   console.log(`\n${provider === 'anthropic' ? 'Anthropic Messages' : 'OpenAI Chat Completions'}: CPU µs per KB of argument (runs per size: ${results[0].sizes.map(size => size.runs).join('/')})`)
   const rows = results[0].sizes.map((size, i) => [`${size.kb} KB`, ...results.map(result => result.sizes[i].usPerKb.toFixed(1))])
   rows.push([`${results[0].sizes.at(-1)!.kb} KB / ${results[0].sizes[0].kb} KB`, ...results.map(result => `${result.ratio.toFixed(2)}×`)])
@@ -183,7 +183,7 @@ function printWire(provider: BenchProvider, results: readonly StreamDeltasResult
 export type DeltaRun = (bytes: number) => Promise<() => boolean>
 
 /** The hand-written loop of `loop-overhead` over the official client, with the same tool: it parses the arguments once. */
-export function floorDeltaRunner(provider: BenchProvider, baseURL: string): DeltaRun {
+export function floorDeltaRunner(provider: DeltaProvider, baseURL: string): DeltaRun {
   let received: unknown
   const execute = (_name: string, input: Record<string, unknown>) => {
     received = input
@@ -209,7 +209,7 @@ export function floorDeltaRunner(provider: BenchProvider, baseURL: string): Delt
  * argument of `bytes` bytes. Its check says whether the tool (or structured
  * output) got exactly that argument and the run completed.
  */
-export function deltaRunner(provider: BenchProvider, variant: DeltaVariant, baseURL: string): DeltaRun {
+export function deltaRunner(provider: DeltaProvider, variant: DeltaVariant, baseURL: string): DeltaRun {
   let received: unknown
   let streamedChars = 0
   let partialReads = 0
@@ -274,7 +274,7 @@ const SERVER_SCRIPT = fileURLToPath(new URL('./delta-server.ts', import.meta.url
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 /** Start `delta-server.ts` in a child process; it exits by itself if this process dies (it watches its stdin). */
-export async function startDeltaServer(provider: BenchProvider): Promise<DeltaServer> {
+export async function startDeltaServer(provider: DeltaProvider): Promise<DeltaServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT, provider], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] })
   const stop = () => stopChild(child)
   try {

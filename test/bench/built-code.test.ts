@@ -27,13 +27,14 @@ describe('the code the loop benchmarks measure', () => {
       expect(part, name).not.toBe(SOURCE_CODE.zidane[name as keyof typeof code.zidane])
     expect(code.floors.runFloorLoop).not.toBe(SOURCE_CODE.floors.runFloorLoop)
     expect(code.floors.runOpenAIFloorLoop).not.toBe(SOURCE_CODE.floors.runOpenAIFloorLoop)
+    expect(code.floors.runResponsesFloorLoop).not.toBe(SOURCE_CODE.floors.runResponsesFloorLoop)
 
     const files = [...scripts(builtZidane().dir), ...scripts(join(process.cwd(), 'bench', '.floors-dist'))]
     expect(files.some(file => file.endsWith('floor-loop.mjs'))).toBe(true)
     expect(files.some(file => file.endsWith('index.js'))).toBe(true)
     expect(files.filter(file => readFileSync(file, 'utf8').includes('__name('))).toEqual([])
 
-    for (const provider of ['anthropic', 'openai-chat'] as const) {
+    for (const provider of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
       const result = await loopInProcess({ provider, callsPerTurn: 1, turns: 3, warmRuns: 0, runs: 1, print: false, code })
       expect(result.turns).toBe(3)
       expect(result.serverRequestsWhileMeasured).toBe(0)
