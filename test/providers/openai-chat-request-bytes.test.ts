@@ -1,10 +1,10 @@
-import type { ToolDef } from '../../src'
 import type { FakeOpenAI } from '../support/fake-openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { openai } from '../../src/providers/openai'
 import { openrouter } from '../../src/providers/openrouter'
 import { startFakeOpenAI } from '../support/fake-openai'
+import { lookupTool } from '../support/lookup-tool'
 
 /**
  * Chat Completions providers write each request's JSON themselves, each
@@ -23,10 +23,7 @@ afterEach(async () => {
   await fake.close()
 })
 
-const lookup: ToolDef = {
-  spec: { name: 'lookup', description: 'Look a word up', inputSchema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] } },
-  execute: input => `the word ${String(input.word)}: \u00E9t\u00E9 \u{1F600} "quoted" \\ back \uD800`,
-}
+const lookup = lookupTool
 
 function script(): void {
   fake.enqueue(

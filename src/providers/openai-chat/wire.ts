@@ -22,10 +22,10 @@ import type {
   WireToolCall,
 } from './wire-types'
 import { mergeObjects } from '../../core/merge-objects'
-import { sameItems } from '../../wire/messages'
 import { cacheControlFor as sharedCacheControl } from '../shared/cache-control'
 import { compactSummaryText } from '../shared/content-rules'
 import { orderToolResults } from '../shared/result-order'
+import { WireFormMemo } from '../shared/wire-form-memo'
 import { wellFormedBlock, wellFormedText, wellFormedTool, wellFormedValue } from '../well-formed'
 import { geminiSignatureField } from './gemini-signatures'
 import { chatReasoningFields } from './reasoning'
@@ -148,52 +148,18 @@ function conversation(messages: readonly SessionMessage[], context: BuildContext
   return out
 }
 
-/**
- * One message's wire form, remembered from one request to the next. A run
- * sends its whole conversation on every turn, and the turns already recorded
- * never change (hooks that rewrite a request assign new arrays), so without
- * this every earlier message would be converted again on every turn. The
- * entry holds everything the conversion read, and is reused only when all of
- * it is the same again.
- */
-interface ConvertedMessage {
-  role: SessionMessage['role']
-  /** The blocks when converted, so that a content array changed in place is converted afresh. */
-  blocks: readonly SessionContentBlock[]
-  answering: readonly SessionContentBlock[] | undefined
-  dialect: ChatDialect
-  model: string
-  asParts: boolean
-  wire: readonly ChatMessage[]
-}
-
-/** Keyed by a message's content array, so an entry lives exactly as long as the turn it was built from. */
-const converted = new WeakMap<readonly SessionContentBlock[], ConvertedMessage>()
+/** Each message's wire form, kept while the message, the dialect, the model and the text shape stay the same. */
+const converted = new WireFormMemo<BuildContext, readonly ChatMessage[]>((kept, now) =>
+  kept.dialect === now.dialect && kept.model === now.model && kept.asParts === now.asParts)
 
 function wireFormOf(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined, context: BuildContext): readonly ChatMessage[] {
-  const known = converted.get(message.content)
-  if (known
-    && known.role === message.role
-    && known.dialect === context.dialect
-    && known.model === context.model
-    && known.asParts === context.asParts
-    && sameBlocks(known.blocks, message.content)
-    && sameBlocks(known.answering, answering)) {
-    return known.wire
-  }
+  const known = converted.get(message, answering, context)
+  if (known)
+    return known
   const wire = convertMessage(message, answering, context)
   // Media stay out: a remembered data URL would keep a second copy of the image alive for the whole session.
-  if (!wire.some(carriesMedia)) {
-    converted.set(message.content, {
-      role: message.role,
-      blocks: [...message.content],
-      answering: answering && [...answering],
-      dialect: context.dialect,
-      model: context.model,
-      asParts: context.asParts,
-      wire,
-    })
-  }
+  if (!wire.some(carriesMedia))
+    converted.set(message, answering, context, wire)
   return wire
 }
 
@@ -205,10 +171,6 @@ function convertMessage(message: SessionMessage, answering: readonly SessionCont
     return wire ? [wire] : []
   }
   return userTurn(blocks, answering, context)
-}
-
-function sameBlocks(a: readonly SessionContentBlock[] | undefined, b: readonly SessionContentBlock[] | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : sameItems(a, b)
 }
 
 function carriesMedia(message: ChatMessage): boolean {

@@ -11,14 +11,21 @@
  */
 
 import type OpenAI from 'openai'
-import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
-import { mergeObjects } from '../../../core/merge-objects'
+import { requestBodyBytes } from '../../shared/body-json'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
 import { readResponsesEvents } from './sse-events'
 import { consumeResponsesStream } from './stream'
 import { buildResponsesRequest } from './wire'
+
+/** Where the client sends a Responses request, under the API root. */
+const RESPONSES_PATH = '/responses'
+/** The body's lists whose items keep their wire objects from request to request (`./wire.ts`), so their JSON is remembered. */
+const WIRE_LISTS = ['input', 'tools']
+const STREAMED = { stream: true }
+/** The body is sent as bytes, so the server must be told they are JSON. */
+const JSON_CONTENT = { 'content-type': 'application/json' }
 
 export interface ResponsesSettings {
   /** Names the provider in usage and errors (`'openai'`, or a gateway's name). */
@@ -34,17 +41,17 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
   const provider = settings.providerName
   if (options.signal.aborted)
     throw classifyResponsesError(options.signal.reason, provider, options.signal)
-  const { input, ...rest } = buildResponsesRequest(options, settings)
+  const body = buildResponsesRequest(options, settings)
   try {
-    // The narrowed input items are a subset of what the SDK accepts; its types also describe output-only fields.
-    const response = await client.responses.create(
-      mergeObjects(rest, { input: input as ResponseInputItem[], stream: true }),
-      { signal: options.signal },
-    ).asResponse()
+    // The body as the SDK would write it, each input item's and tool's JSON made and encoded once
+    // (`../../shared/body-json.ts`), sent through the client's own request path (what `responses.create`
+    // calls): credentials, headers, errors.
+    const bytes = requestBodyBytes(body, WIRE_LISTS, STREAMED)
+    const response = await client.post(RESPONSES_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_CONTENT }).asResponse()
     return await consumeResponsesStream(readResponsesEvents(response, provider), callbacks, { model: options.model, provider, signal: options.signal })
   }
   catch (error) {
-    throw classifyResponsesError(error, provider, options.signal, endpointUrl(client.baseURL, '/responses'))
+    throw classifyResponsesError(error, provider, options.signal, endpointUrl(client.baseURL, RESPONSES_PATH))
   }
 }
 

@@ -16,6 +16,7 @@ import { compactSummaryText } from '../../shared/content-rules'
 import { openaiReasoningEfforts } from '../../shared/openai-models'
 import { fitEffort } from '../../shared/reasoning-effort'
 import { orderToolResults } from '../../shared/result-order'
+import { WireFormMemo } from '../../shared/wire-form-memo'
 import { invalidToolInput } from '../../tool-json'
 import { wellFormedBlock, wellFormedText, wellFormedTool } from '../../well-formed'
 import { decodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
@@ -104,10 +105,22 @@ export function producesEncryptedReasoning(model: string, reasoning?: boolean): 
   return reasoning ?? !NON_REASONING_MODEL.test(model.toLowerCase())
 }
 
+/**
+ * One wire object per tool spec, kept for the spec's life: the same object
+ * every turn lets the request writer reuse its encoded JSON
+ * (`../../shared/body-json.ts`).
+ */
+const wireTools = new WeakMap<ToolSpec, ResponsesFunctionTool>()
+
 function functionTool(spec: ToolSpec): ResponsesFunctionTool {
-  const tool = wellFormedTool(spec)
-  // Not strict: strict mode demands that every property be required and no other be allowed, which most tool schemas are not.
-  return { type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false }
+  let wire = wireTools.get(spec)
+  if (!wire) {
+    const tool = wellFormedTool(spec)
+    // Not strict: strict mode demands that every property be required and no other be allowed, which most tool schemas are not.
+    wire = { type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false }
+    wireTools.set(spec, wire)
+  }
+  return wire
 }
 
 /** The conversation as a flat list of input items, message by message. */
@@ -115,17 +128,35 @@ export function responsesInput(messages: readonly SessionMessage[], provider: st
   const items: ResponsesInputItem[] = []
   let previous: SessionMessage | undefined
   for (const message of messages) {
-    if (message.role === 'assistant') {
-      items.push(...assistantItems(message.content))
-    }
-    else {
-      // Results are ordered by the calls of the assistant message right before (see `../../shared/result-order`).
-      const answering = previous?.role === 'assistant' ? previous.content : undefined
-      items.push(...userItems(message.content, answering, provider))
-    }
+    // Results are ordered by the calls of the assistant message right before (see `../../shared/result-order`).
+    const answering = message.role !== 'assistant' && previous?.role === 'assistant' ? previous.content : undefined
+    items.push(...messageItems(message, answering, provider))
     previous = message
   }
   return items
+}
+
+/**
+ * Each message's input items, kept while the message and the calls its
+ * results answer stay the same (`../../shared/wire-form-memo.ts`): a turn
+ * converts only what it added, and the same objects every turn let the
+ * request writer reuse their encoded JSON.
+ */
+const converted = new WireFormMemo<string, readonly ResponsesInputItem[]>((kept, now) => kept === now)
+
+function messageItems(message: SessionMessage, answering: readonly SessionContentBlock[] | undefined, provider: string): readonly ResponsesInputItem[] {
+  const known = converted.get(message, answering, provider)
+  if (known)
+    return known
+  const items = message.role === 'assistant' ? assistantItems(message.content) : userItems(message.content, answering, provider)
+  // Media stay out: a remembered data URL would keep a second copy of the image alive for the whole session.
+  if (!items.some(carriesMedia))
+    converted.set(message, answering, provider, items)
+  return items
+}
+
+function carriesMedia(item: ResponsesInputItem): boolean {
+  return item.type === 'message' && item.role === 'user' && item.content.some(part => part.type !== 'input_text')
 }
 
 /**
