@@ -10,7 +10,7 @@ import type { ChatDecisionSettings } from './decisions'
 import type { ChatDialect } from './dialect'
 import OpenAI from 'openai'
 import { clampTimerDelay } from '../../core/timer'
-import { requestBodyBytes } from '../shared/body-json'
+import { JSON_BODY_HEADERS, requestBodyBytes } from '../shared/body-json'
 import { endpointUrl } from '../transport-errors'
 import { chatDecisions } from './decisions'
 import { classifyChatError, missingApiKeyError } from './errors'
@@ -24,8 +24,6 @@ const CHAT_PATH = '/chat/completions'
 /** The body's lists whose items keep their wire objects from request to request (`./wire.ts`), so their JSON is remembered. */
 const WIRE_LISTS = ['messages', 'tools']
 const NOTHING_TRAILING = {}
-/** The body's type: bytes are sent as they are, and the server must be told they are JSON. */
-const JSON_CONTENT = { 'content-type': 'application/json' }
 
 export interface ChatClientSettings {
   providerName: string
@@ -123,7 +121,7 @@ export async function streamChatCompletion(
     // The body as the SDK would write it, each message's JSON made and encoded once per run (`../shared/body-json.ts`),
     // sent through the client's own request path (what `chat.completions.create` calls): credentials, headers, errors.
     const bytes = requestBodyBytes(body, WIRE_LISTS, NOTHING_TRAILING)
-    const response = await api.post(CHAT_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_CONTENT }).asResponse()
+    const response = await api.post(CHAT_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_BODY_HEADERS }).asResponse()
     const { chunks, sawDone, energyJoules } = readChatChunks(response, dialect.providerName)
     return await consumeChatStream(chunks, callbacks, {
       model: options.model,

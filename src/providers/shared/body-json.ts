@@ -36,6 +36,9 @@ const OPEN_LIST = encoder.encode('[')
 const CLOSE_LIST = encoder.encode(']')
 const COMMA_NULL = encoder.encode(',null')
 
+/** The headers a body written here goes out with: a client handed bytes cannot tell that they are JSON. */
+export const JSON_BODY_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' })
+
 /**
  * The UTF-8 bytes of `JSON.stringify({ ...body, ...trailing })` for plain
  * data (no `toJSON`, no key of `trailing` also in `body`), with the items of

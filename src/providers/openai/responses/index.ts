@@ -12,7 +12,7 @@
 
 import type OpenAI from 'openai'
 import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
-import { requestBodyBytes } from '../../shared/body-json'
+import { JSON_BODY_HEADERS, requestBodyBytes } from '../../shared/body-json'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
 import { readResponsesEvents } from './sse-events'
@@ -24,8 +24,6 @@ const RESPONSES_PATH = '/responses'
 /** The body's lists whose items keep their wire objects from request to request (`./wire.ts`), so their JSON is remembered. */
 const WIRE_LISTS = ['input', 'tools']
 const STREAMED = { stream: true }
-/** The body is sent as bytes, so the server must be told they are JSON. */
-const JSON_CONTENT = { 'content-type': 'application/json' }
 
 export interface ResponsesSettings {
   /** Names the provider in usage and errors (`'openai'`, or a gateway's name). */
@@ -47,7 +45,7 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
     // (`../../shared/body-json.ts`), sent through the client's own request path (what `responses.create`
     // calls): credentials, headers, errors.
     const bytes = requestBodyBytes(body, WIRE_LISTS, STREAMED)
-    const response = await client.post(RESPONSES_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_CONTENT }).asResponse()
+    const response = await client.post(RESPONSES_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_BODY_HEADERS }).asResponse()
     return await consumeResponsesStream(readResponsesEvents(response, provider), callbacks, { model: options.model, provider, signal: options.signal })
   }
   catch (error) {
