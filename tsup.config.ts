@@ -43,6 +43,10 @@ export default defineConfig({
   clean: true,
   splitting: true,
   treeshake: true,
+  // Resolved where the package is loaded, not here: package.json "imports"
+  // picks the SDK's CommonJS build under Node and its ES modules under a
+  // bundler (docs/decisions/2026-12-04-anthropic-sdk-build-by-condition.md).
+  external: [/^#anthropic-sdk\//],
   // The command exports nothing: declarations for the library's entries only.
   dts: { entry: libraryEntries, compilerOptions: { ignoreDeprecations: '6.0' } },
 })

@@ -1,5 +1,7 @@
 import type { FakeAnthropic, FakeResponse } from '../support/fake-anthropic'
+import { createRequire } from 'node:module'
 import { APIConnectionError } from '@anthropic-ai/sdk'
+import * as esmErrors from '@anthropic-ai/sdk/core/error'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ClassifiedError } from '../../src/errors'
 import { anthropic, classifyAnthropicError, parseRetryAfter } from '../../src/providers/anthropic'
@@ -171,6 +173,28 @@ describe('classifyAnthropicError', () => {
   it('treats connection failures as retryable network errors', () => {
     const error = classifyAnthropicError(new APIConnectionError({ message: 'Connection error.' }))
     expect(error).toMatchObject({ kind: 'network', retryable: true })
+  })
+
+  // Under Node zidane loads the SDK's CommonJS build while a host's `import`
+  // gets the ES modules: an error from either copy classifies the same.
+  it('classifies the errors of both builds of the SDK alike', () => {
+    const cjsErrors = createRequire(import.meta.url)('@anthropic-ai/sdk/core/error.js') as typeof esmErrors
+    expect(cjsErrors.APIError).not.toBe(esmErrors.APIError)
+    for (const errors of [esmErrors, cjsErrors]) {
+      const headers = new Headers({ 'retry-after': '3' })
+      expect(classifyAnthropicError(errors.APIError.generate(429, { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, undefined, headers)))
+        .toMatchObject({ kind: 'rate_limit', retryable: true, status: 429, retryAfterMs: 3000 })
+      expect(classifyAnthropicError(errors.APIError.generate(401, { type: 'error', error: { type: 'authentication_error', message: 'bad key' } }, undefined, new Headers())))
+        .toMatchObject({ kind: 'auth', retryable: false })
+      expect(classifyAnthropicError(new errors.APIConnectionTimeoutError())).toMatchObject({ kind: 'timeout', retryable: true })
+      expect(classifyAnthropicError(new errors.APIConnectionError({ message: 'Connection error.' }))).toMatchObject({ kind: 'network', retryable: true })
+      expect(classifyAnthropicError(new errors.APIUserAbortError())).toMatchObject({ kind: 'aborted', retryable: false })
+    }
+    // A class that only shares a name with the SDK's is not taken for it.
+    class APIError extends Error {
+      status = 429
+    }
+    expect(classifyAnthropicError(new APIError('lookalike'))).toMatchObject({ kind: 'unknown', retryable: false })
   })
 
   it('recognizes a raw socket reset', () => {

@@ -14,7 +14,7 @@
 
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { AnthropicTurnReader } from './stream'
-import { APIError } from '@anthropic-ai/sdk/core/error'
+import { APIError } from '#anthropic-sdk/error'
 import { readEventStream } from '../shared/event-stream'
 import { PROVIDER_NAME } from './errors'
 

@@ -5,7 +5,8 @@
  * `Anthropic` class, which constructs every resource the API has. The SDK
  * marks its classes pure, so a bundler drops the rest: about 110 KB
  * minified instead of 416 KB (measured by `bench/bundle.ts`). In Node the first build still reads the
- * SDK's client module, which imports every resource.
+ * SDK's client module, which imports every resource; Node reads its CommonJS build, which loads faster
+ * (package.json "imports", docs/decisions/2026-12-04-anthropic-sdk-build-by-condition.md).
  *
  * The SDK is imported in `sdk-client.ts`, loaded from here on the first
  * request: a bundler keeps every export of a module reached by `import()`,

@@ -6,7 +6,7 @@
 
 import type { ClassifiedErrorKind } from '../../errors'
 // The error classes alone: the package root would load the whole SDK.
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/core/error'
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '#anthropic-sdk/error'
 import { mergeObjects } from '../../core/merge-objects'
 import { ClassifiedError, matchesContextExceeded, OAuthRefreshError } from '../../errors'
 import { parseRetryAfter } from '../retry-after'
@@ -45,7 +45,7 @@ const KIND_BY_ERROR_TYPE: ReadonlyMap<string, ClassifiedErrorKind> = new Map([
  */
 export function classifyAnthropicError(error: unknown, signal?: AbortSignal, url?: string): ClassifiedError {
   // Checked first: an aborted stream may also end early or fail in any other way on its way down.
-  if (signal?.aborted || error instanceof APIUserAbortError || isAbortError(error))
+  if (signal?.aborted || isSdkError(error, APIUserAbortError) || isAbortError(error))
     return make('The request was aborted', { kind: 'aborted', retryable: false }, error, { url })
   if (error instanceof ClassifiedError)
     return error
@@ -53,15 +53,40 @@ export function classifyAnthropicError(error: unknown, signal?: AbortSignal, url
   if (error instanceof OAuthRefreshError)
     return make(error.message, classification(refreshFailureKind(error)), error, { status: error.status })
   // The SDK says only `Connection error.`; the message names who and where, and what the socket said.
-  if (error instanceof APIConnectionTimeoutError)
+  if (isSdkError(error, APIConnectionTimeoutError))
     return make(connectionFailureMessage('timeout', PROVIDER_NAME, url, error), classification('timeout'), error, { url })
-  if (error instanceof APIConnectionError)
+  if (isSdkError(error, APIConnectionError))
     return make(connectionFailureMessage('network', PROVIDER_NAME, url, error), classification('network'), error, { url })
-  if (error instanceof APIError)
+  if (isSdkError(error, APIError))
     return classifyApiError(error, url)
   if (isNetworkFailure(error))
     return make(connectionFailureMessage('network', PROVIDER_NAME, url, error), classification('network'), error, { url })
   return make(messageOf(error), { kind: 'unknown', retryable: false }, error, { url })
+}
+
+/**
+ * Whether `error` is an instance of the SDK error class `type`, made by either
+ * build of the SDK. Under Node zidane loads the SDK's CommonJS build (package.json
+ * "imports"), while a host's own `import` of the SDK gets its ES modules: two
+ * copies of each class, so `instanceof` alone would miss an error the host's
+ * copy made and handed to `classifyAnthropicError`. The other copy is known by
+ * its class names, `AnthropicError` at the root of the chain. A bundle loads one
+ * copy (and may rename classes), which `instanceof` covers.
+ */
+function isSdkError<T>(error: unknown, type: abstract new (...args: never[]) => T): error is T {
+  if (error instanceof type)
+    return true
+  if (typeof error !== 'object' || error === null)
+    return false
+  let named = false
+  for (let proto: object | null = Object.getPrototypeOf(error); proto !== null && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name
+    if (name === type.name)
+      named = true
+    else if (name === 'AnthropicError')
+      return named
+  }
+  return false
 }
 
 function classifyApiError(error: APIError, url: string | undefined): ClassifiedError {

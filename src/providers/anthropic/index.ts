@@ -14,7 +14,7 @@ import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/be
 import type { Provider, StreamCallbacks, StreamOptions, TurnResult } from '../types'
 import type { AnthropicClient } from './client'
 import type { AnthropicOAuthCredentials } from './oauth'
-import { APIError } from '@anthropic-ai/sdk/core/error'
+import { APIError } from '#anthropic-sdk/error'
 import { mergeObjects } from '../../core/merge-objects'
 import { clampTimerDelay } from '../../core/timer'
 import { requestBodyBytes } from '../shared/body-json'

@@ -2,12 +2,15 @@
  * The SDK client itself, in a module of its own: `client.ts` imports this
  * module lazily, and a bundler keeps every export of a lazily imported
  * module, so the SDK's classes are imported here by name (statically), where
- * the unused ones can be dropped. See `client.ts`.
+ * the unused ones can be dropped. See `client.ts`. The `#anthropic-sdk/*`
+ * specifiers (package.json "imports") give Node the SDK's CommonJS build and a
+ * bundler its ES modules; every run-time use of the SDK goes through them, so
+ * zidane holds one copy of its classes.
  */
 
 import type { ClientOptions } from '@anthropic-ai/sdk'
-import { BaseAnthropic } from '@anthropic-ai/sdk/client'
-import { Messages } from '@anthropic-ai/sdk/resources/messages/messages'
+import { BaseAnthropic } from '#anthropic-sdk/client'
+import { Messages } from '#anthropic-sdk/messages'
 
 /** What the provider uses of a client: the Messages resource and the base URL (named in errors). */
 export interface AnthropicClient {
