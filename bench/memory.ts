@@ -8,12 +8,12 @@
  *   Each process samples `heapUsed` at every text delta and tool call and
  *   every millisecond between (`memory-child.ts`); its peak is the highest
  *   sample, garbage not yet collected included, as the process pays it.
- * - **Concurrent runs**: 500 agents run at once in one process, all given
+ * - **Concurrent runs**: 1,000 agents run at once in one process, all given
  *   the same caller `AbortSignal`, three times in a row. Every
  *   `process.on('warning')` is counted (a listener limit crossed on a shared
  *   signal prints one), and the heap after the third wave (collected) is
  *   compared with the heap after the second: the first waves also grow what
- *   stays by design (compiled code, the HTTP client's pool of 500
+ *   stays by design (compiled code, the HTTP client's pool of 1,000
  *   connections), the last shows what runs leave behind.
  */
 
@@ -68,7 +68,7 @@ export interface MemoryPeakResult {
 
 /** The size of each wave of `memoryConcurrent`. */
 export interface MemoryConcurrentOptions {
-  /** Runs at once. Default 500. */
+  /** Runs at once. Default 1,000. */
   runs?: number
   /** Turns per run. Default 5. */
   turns?: number
@@ -133,7 +133,7 @@ export async function memoryPeak(options: MemoryPeakOptions = {}): Promise<Memor
 
 /** Many runs at once in one process: warnings, completion, and the heap left after they end. */
 export async function memoryConcurrent(options: MemoryConcurrentOptions = {}): Promise<MemoryConcurrentResult> {
-  const runs = options.runs ?? 500
+  const runs = options.runs ?? 1000
   const turns = options.turns ?? 5
   const print = options.print ?? true
   const server = await startServerProcess('anthropic', turns, 1)

@@ -5,17 +5,18 @@
  * Each program imports its SDK, builds its agent and runs the loop
  * benchmark's conversation (`loop-script.ts`, `read-note.ts`) cut to
  * SHORT_RUN_TURNS turns: three turns that each stream some text and call
- * `read_note`, then a text-only answer. Both talk the Anthropic Messages API
+ * `read_note`, then a text-only answer. All talk the Anthropic Messages API
  * to the fake server in its own process (`server-process.ts`), over
- * 127.0.0.1, with streaming on (zidane always streams; the AI SDK through
- * `streamText`). So the figure is what a user of a one-shot script waits
+ * 127.0.0.1: zidane always streams; the AI SDK runs twice, through
+ * `streamText` and through `generateText` (no stream: each answer is one JSON
+ * body). So the figure is what a user of a one-shot script waits
  * for: Node's start, the imports, the provider SDK's load, four requests and
  * three tool calls, and the exit.
  *
  * Each child reports `performance.now()` when its run has returned (Node's
  * clock starts with the process), split at the end of its imports; the parent
  * times the process from spawn to exit. The programs run ROUNDS times each,
- * interleaved, the order reversed every other round, after one untimed round.
+ * interleaved, the order rotated every round, after one untimed round.
  * zidane is imported from its built JavaScript (`builtZidane()`, as in
  * cold-start); the smoke test runs the same programs on the sources.
  */
@@ -111,27 +112,44 @@ export function shortRunPrograms(entries: ZidaneEntries): ShortRunProgram[] {
     `const stats = await agent.run({ prompt: ${JSON.stringify(PROMPT)} })`,
     report('stats.turns', 'stats.text'),
   ]
-  const aiSdk = [
-    `const { jsonSchema, stepCountIs, streamText, tool } = await import('ai')`,
+  // What the two AI SDK programs share: the provider, and the call's options.
+  const aiSdkSetup = [
     `const { createAnthropic } = await import('@ai-sdk/anthropic')`,
     `const importedMs = performance.now()`,
     TOOL_SOURCE,
     `const model = createAnthropic({ apiKey: 'bench', baseURL: process.env.SHORT_RUN_URL + '/v1' })(${JSON.stringify(MODEL)})`,
-    `const result = streamText({`,
+  ]
+  const aiSdkOptions = [
     `  model,`,
     `  system: ${JSON.stringify(SYSTEM)},`,
     `  prompt: ${JSON.stringify(PROMPT)},`,
     `  maxOutputTokens: ${MAX_TOKENS},`,
     `  stopWhen: stepCountIs(10),`,
     `  tools: { read_note: tool({ description: readNoteSpec.description, inputSchema: jsonSchema(readNoteSpec.inputSchema), execute: async input => countedReadNote(input) }) },`,
+  ]
+  const aiSdkStream = [
+    `const { jsonSchema, stepCountIs, streamText, tool } = await import('ai')`,
+    ...aiSdkSetup,
+    `const result = streamText({`,
+    ...aiSdkOptions,
     `})`,
     `const text = await result.text`,
     `const steps = await result.steps`,
     report('steps.length', 'text'),
   ]
+  // The same run without streaming: each answer comes as one JSON body.
+  const aiSdkGenerate = [
+    `const { generateText, jsonSchema, stepCountIs, tool } = await import('ai')`,
+    ...aiSdkSetup,
+    `const result = await generateText({`,
+    ...aiSdkOptions,
+    `})`,
+    report('result.steps.length', 'result.text'),
+  ]
   return [
     { name: 'zidane + zidane/providers/anthropic', source: zidane.join('\n') },
-    { name: 'ai + @ai-sdk/anthropic (streamText)', source: aiSdk.join('\n') },
+    { name: 'ai + @ai-sdk/anthropic (streamText)', source: aiSdkStream.join('\n') },
+    { name: 'ai + @ai-sdk/anthropic (generateText)', source: aiSdkGenerate.join('\n') },
   ]
 }
 
@@ -177,7 +195,8 @@ export async function shortRun(options: ShortRunOptions = {}): Promise<Map<strin
     for (const program of programs)
       checkShortRun(program.name, await shortRunSample(program, server.url, entries.nodeArgs))
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? programs : [...programs].reverse()
+      // Each program in each position in turn, so none always runs right after another.
+      const order = programs.map((_, i) => programs[(i + round) % programs.length])
       for (const program of order) {
         const sample = await shortRunSample(program, server.url, entries.nodeArgs)
         checkShortRun(program.name, sample)
@@ -199,10 +218,13 @@ export async function shortRun(options: ShortRunOptions = {}): Promise<Map<strin
       ms(median(own.map(sample => sample.processMs))),
     ]
   }))
-  const [ours, theirs] = programs.map(program => samples.get(program.name)!)
-  const doneRatio = median(ours.map(sample => sample.doneMs)) / median(theirs.map(sample => sample.doneMs))
-  const processRatio = median(ours.map(sample => sample.processMs)) / median(theirs.map(sample => sample.processMs))
-  console.log(`${programs[0].name} / ${programs[1].name}: run done ${doneRatio.toFixed(2)}×, whole process ${processRatio.toFixed(2)}× (target ≤ 1.00×)`)
+  const ours = samples.get(programs[0].name)!
+  for (const baseline of programs.slice(1)) {
+    const theirs = samples.get(baseline.name)!
+    const doneRatio = median(ours.map(sample => sample.doneMs)) / median(theirs.map(sample => sample.doneMs))
+    const processRatio = median(ours.map(sample => sample.processMs)) / median(theirs.map(sample => sample.processMs))
+    console.log(`${programs[0].name} / ${baseline.name}: run done ${doneRatio.toFixed(2)}×, whole process ${processRatio.toFixed(2)}× (target ≤ 1.00×)`)
+  }
   return samples
 }
 

@@ -4,14 +4,15 @@ import { SHORT_RUN_TURNS, shortRun, sourceEntries } from '../../bench/short-run'
 
 // The short-run benchmark once, for correctness only (no timing is asserted):
 // the fake server runs in its own process as in the benchmark, and each
-// program, zidane (on its sources, so no build is needed) and the AI SDK,
-// runs in a fresh process through the whole scripted conversation. The
+// program, zidane (on its sources, so no build is needed) and the AI SDK
+// (streaming, and not: the fake server answers JSON to a request without
+// `stream`), runs in a fresh process through the whole scripted conversation. The
 // benchmark itself refuses a sample that did not (`checkShortRun`).
 
 describe('short-run benchmark, one round', () => {
-  it('runs both programs through the scripted conversation and reports their times', async () => {
+  it('runs every program through the scripted conversation and reports their times', async () => {
     const samples = await shortRun({ rounds: 1, zidane: sourceEntries() })
-    expect([...samples.keys()]).toEqual(['zidane + zidane/providers/anthropic', 'ai + @ai-sdk/anthropic (streamText)'])
+    expect([...samples.keys()]).toEqual(['zidane + zidane/providers/anthropic', 'ai + @ai-sdk/anthropic (streamText)', 'ai + @ai-sdk/anthropic (generateText)'])
     for (const [, [sample, ...more]] of samples) {
       expect(more).toEqual([])
       expect(sample).toMatchObject({ turns: SHORT_RUN_TURNS, toolCalls: SHORT_RUN_TURNS - 1, text: FINAL_TEXT })

@@ -12,7 +12,7 @@ import type { PromptCache } from './prompt-cache'
 import type { RecordedRequest, ScriptedServer } from './scripted-server'
 import type { ScriptedAnthropicTurn, SseEvent } from './sse'
 import { startScriptedServer, writeEventStream, writeJsonError } from './scripted-server'
-import { anthropicEvents, sseFrame } from './sse'
+import { anthropicEvents, anthropicMessage, sseFrame } from './sse'
 
 export type { RecordedRequest } from './scripted-server'
 export { anthropicSse } from './sse'
@@ -80,7 +80,11 @@ function respond(res: ServerResponse, response: FakeResponse, request: RecordedR
   const model = typeof request.body?.model === 'string' ? request.body.model : undefined
   switch (response.type) {
     case 'turn':
-      later(response.delayMs ?? 0, () => writeEvents(res, anthropicEvents(response.turn, undefined, model), true))
+      // A request that does not ask for a stream gets the whole Message as JSON, as the API answers it.
+      if (request.body?.stream !== true)
+        later(response.delayMs ?? 0, () => writeJson(res, anthropicMessage(response.turn, undefined, model)))
+      else
+        later(response.delayMs ?? 0, () => writeEvents(res, anthropicEvents(response.turn, undefined, model), true))
       return
     case 'error':
       writeJsonError(res, response.status, response.body ?? errorBody(response.status, `fake-anthropic: scripted ${response.status}`), response.headers)
@@ -104,6 +108,11 @@ function respond(res: ServerResponse, response: FakeResponse, request: RecordedR
 
 function writeEvents(res: ServerResponse, events: SseEvent[], end: boolean): void {
   writeEventStream(res, events.map(sseFrame), end, { 'request-id': 'req_fake' })
+}
+
+function writeJson(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake' })
+  res.end(JSON.stringify(body))
 }
 
 function errorBody(status: number, message: string): unknown {

@@ -122,6 +122,44 @@ export function anthropicEvents(turn: ScriptedAnthropicTurn, msgId = 'msg_fake_0
   return events
 }
 
+/**
+ * The non-streaming answer to the same turn: the Message its events add up to,
+ * as the API returns it when a request does not ask for a stream.
+ */
+export function anthropicMessage(turn: ScriptedAnthropicTurn, msgId?: string, fallbackModel?: string): Record<string, unknown> {
+  let message: Record<string, unknown> = {}
+  const content: Array<Record<string, unknown>> = []
+  const partialJson: string[] = []
+  for (const { data } of anthropicEvents(turn, msgId, fallbackModel)) {
+    const event = data as Record<string, any>
+    if (event.type === 'message_start') {
+      message = { ...event.message }
+    }
+    else if (event.type === 'content_block_start') {
+      content[event.index] = { ...event.content_block }
+    }
+    else if (event.type === 'content_block_delta') {
+      const block = content[event.index]
+      const piece = event.delta
+      if (piece.type === 'text_delta')
+        block.text = `${block.text as string}${piece.text}`
+      else if (piece.type === 'thinking_delta')
+        block.thinking = `${block.thinking as string}${piece.thinking}`
+      else if (piece.type === 'signature_delta')
+        block.signature = piece.signature
+      else if (piece.type === 'input_json_delta')
+        partialJson[event.index] = `${partialJson[event.index] ?? ''}${piece.partial_json}`
+    }
+    else if (event.type === 'content_block_stop' && partialJson[event.index] !== undefined) {
+      content[event.index].input = JSON.parse(partialJson[event.index])
+    }
+    else if (event.type === 'message_delta') {
+      message = { ...message, ...event.delta, usage: { ...(message.usage as object), ...event.usage } }
+    }
+  }
+  return { ...message, content }
+}
+
 /** The full SSE body of one scripted turn. */
 export function anthropicSse(turn: ScriptedAnthropicTurn, msgId?: string): string {
   return anthropicEvents(turn, msgId).map(sseFrame).join('')
