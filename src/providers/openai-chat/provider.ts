@@ -14,8 +14,8 @@ import { JSON_BODY_HEADERS, requestBodyBytes } from '../shared/body-json'
 import { endpointUrl } from '../transport-errors'
 import { chatDecisions } from './decisions'
 import { classifyChatError, missingApiKeyError } from './errors'
-import { readChatChunks } from './sse-chunks'
-import { consumeChatStream } from './stream'
+import { readChatBody } from './sse-chunks'
+import { ChatTurnReader } from './stream'
 import { buildChatRequest } from './wire'
 
 /** Where the client sends a Chat Completions request, under the API root. */
@@ -98,10 +98,11 @@ export function chatCompletionsProvider(config: ChatProviderConfig): Provider {
  * sending), stream it, classify failures.
  *
  * The raw response is taken (`asResponse()`) and its body read by
- * `readChatChunks`, which sees the `[DONE]` line the SDK's `Stream` drops:
+ * `readChatBody`, which sees the `[DONE]` line the SDK's `Stream` drops:
  * that line tells a stream that ended on purpose without a `finish_reason`
- * from one cut off on the way (see `sse-chunks.ts`). HTTP errors are still
- * raised by the SDK before the body is read.
+ * from one cut off on the way (see `sse-chunks.ts`). Each chunk goes to the
+ * turn's reader as soon as it is parsed, with no iterator between the two.
+ * HTTP errors are still raised by the SDK before the body is read.
  */
 export async function streamChatCompletion(
   client: () => OpenAI,
@@ -122,14 +123,16 @@ export async function streamChatCompletion(
     // sent through the client's own request path (what `chat.completions.create` calls): credentials, headers, errors.
     const bytes = requestBodyBytes(body, WIRE_LISTS, NOTHING_TRAILING)
     const response = await api.post(CHAT_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_BODY_HEADERS }).asResponse()
-    const { chunks, sawDone, energyJoules } = readChatChunks(response, dialect.providerName)
-    return await consumeChatStream(chunks, callbacks, {
+    const chatBody = readChatBody(response, dialect.providerName)
+    const turn = new ChatTurnReader(callbacks, {
       model: options.model,
       providerName: dialect.providerName,
       usageFields: dialect.usageFields,
-      sawDone,
-      energyJoules,
+      sawDone: chatBody.sawDone,
+      energyJoules: chatBody.energyJoules,
     })
+    await chatBody.read(chunk => turn.handle(chunk))
+    return turn.finish()
   }
   catch (error) {
     throw classify(error)

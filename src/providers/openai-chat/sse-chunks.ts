@@ -20,7 +20,7 @@
 
 import { APIError } from 'openai'
 import { ClassifiedError } from '../../errors'
-import { readEventData } from '../shared/event-stream'
+import { readEventData, readEventStream } from '../shared/event-stream'
 import { energyJoulesOf } from './usage'
 
 /** The parsed chunks, to iterate once, and what the body said about its end. */
@@ -40,15 +40,47 @@ const MAX_ENERGY_COMMENT = 64 * 1024
 
 const ENERGY_PREFIX = 'energy '
 
+/** What `chunkOf` returns for a message that carries no chunk. */
+const SKIPPED = Symbol('skipped')
+
 interface ChunkState {
   done: boolean
   energy: number | undefined
 }
 
-/** Read a streaming Chat Completions response. `provider` names the server in errors. */
+/** A response body to read once, handing each chunk on as it is parsed, and what it said about its end. */
+export interface ChatBody {
+  /** Read the body to its end, calling `onChunk` with each parsed chunk as soon as its message is complete. */
+  read: (onChunk: (chunk: unknown) => void) => Promise<void>
+  /** True once the `[DONE]` line was read. */
+  sawDone: () => boolean
+  /** As `ChatChunks.energyJoules`. */
+  energyJoules: () => number | undefined
+}
+
+/** Read a streaming Chat Completions response as an iterator of chunks. `provider` names the server in errors. */
 export function readChatChunks(response: Response, provider: string): ChatChunks {
   const state: ChunkState = { done: false, energy: undefined }
   return { chunks: parseMessages(response, provider, state), sawDone: () => state.done, energyJoules: () => state.energy }
+}
+
+/**
+ * Read a streaming Chat Completions response with no iterator between the
+ * parser and the reader of the chunks: each network read is parsed and its
+ * chunks handed on at once (the same rules as `readChatChunks`).
+ */
+export function readChatBody(response: Response, provider: string): ChatBody {
+  const state: ChunkState = { done: false, energy: undefined }
+  const options = { provider, onComment: (text: string) => readEnergyComment(text, state) }
+  return {
+    read: onChunk => readEventStream(response.body, (_event, message) => {
+      const chunk = chunkOf(message, provider, state, response.headers)
+      if (chunk !== SKIPPED)
+        onChunk(chunk)
+    }, options),
+    sawDone: () => state.done,
+    energyJoules: () => state.energy,
+  }
 }
 
 /** Add the joules of one `energy {…}` comment; any other comment, or one that does not parse, is ignored. */
@@ -69,24 +101,31 @@ function readEnergyComment(text: string, state: ChunkState): void {
 
 async function* parseMessages(response: Response, provider: string, state: ChunkState): AsyncGenerator<unknown> {
   for await (const message of readEventData(response.body, { provider, onComment: text => readEnergyComment(text, state) })) {
-    if (state.done)
-      continue
-    if (message.startsWith('[DONE]')) {
-      state.done = true
-      continue
-    }
-    let data: unknown
-    try {
-      data = JSON.parse(message)
-    }
-    catch {
-      throw notJsonError(provider, message)
-    }
-    const error = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined
-    if (error)
-      throw new APIError(undefined, error as object, undefined, response.headers)
-    yield data
+    const chunk = chunkOf(message, provider, state, response.headers)
+    if (chunk !== SKIPPED)
+      yield chunk
   }
+}
+
+/** The chunk one message carries: nothing for `[DONE]` and what follows it; a message carrying `error` is thrown. */
+function chunkOf(message: string, provider: string, state: ChunkState, headers: Headers): unknown {
+  if (state.done)
+    return SKIPPED
+  if (message.startsWith('[DONE]')) {
+    state.done = true
+    return SKIPPED
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(message)
+  }
+  catch {
+    throw notJsonError(provider, message)
+  }
+  const error = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined
+  if (error)
+    throw new APIError(undefined, error as object, undefined, headers)
+  return data
 }
 
 /** A data line that is not JSON: the server broke the stream format, which a new attempt may not repeat. */

@@ -103,40 +103,60 @@ export interface ChatStreamContext {
 }
 
 /**
- * Consume one response stream. Throws a retryable `network` error when no
- * choice ever said why it stopped and the body did not end with `[DONE]`, and
- * a retryable `server` error when a choice said `error` without an error
- * payload (OpenRouter, when an upstream fails).
+ * Consume one response stream given as an iterator of parsed chunks (see
+ * `ChatTurnReader` for what it throws). The provider itself hands each chunk
+ * to a reader as it is parsed, with no iterator between them.
  */
 export async function consumeChatStream(chunks: AsyncIterable<unknown>, callbacks: StreamCallbacks, context: ChatStreamContext): Promise<TurnResult> {
-  const text: string[] = []
-  const reasoning: string[] = []
-  const details = new ReasoningDetailsCollector()
-  const calls = new ToolCallCollector(callbacks)
-  const usage = new UsageReader(context.usageFields)
-  let finish: string | undefined
-  let energy: number | undefined
-  let responseId: string | undefined
+  const reader = new ChatTurnReader(callbacks, context)
+  for await (const chunk of chunks)
+    reader.handle(chunk)
+  return reader.finish()
+}
 
-  for await (const raw of chunks) {
+/**
+ * One turn's chunks, handed in one at a time as they arrive, then `finish()`
+ * for the `TurnResult`. `finish()` throws a retryable `network` error when no
+ * choice ever said why it stopped and the body did not end with `[DONE]`,
+ * and a retryable `server` error when a choice said `error` without an error
+ * payload (OpenRouter, when an upstream fails).
+ */
+export class ChatTurnReader {
+  private readonly text: string[] = []
+  private readonly reasoning: string[] = []
+  private readonly details = new ReasoningDetailsCollector()
+  private readonly calls: ToolCallCollector
+  private readonly usage: UsageReader
+  private finishReason: string | undefined = undefined
+  private energy: number | undefined = undefined
+  private responseId: string | undefined = undefined
+
+  constructor(private readonly callbacks: StreamCallbacks, private readonly context: ChatStreamContext) {
+    this.calls = new ToolCallCollector(callbacks)
+    this.usage = new UsageReader(context.usageFields)
+  }
+
+  /** Take one parsed chunk. */
+  handle(raw: unknown): void {
     if (!isObject(raw))
-      continue
+      return
     const chunk = raw as WireChunk
-    usage.read(chunk)
-    if (responseId === undefined && typeof chunk.id === 'string' && chunk.id.length > 0 && chunk.id.length <= 256)
-      responseId = chunk.id
+    const callbacks = this.callbacks
+    this.usage.read(chunk)
+    if (this.responseId === undefined && typeof chunk.id === 'string' && chunk.id.length > 0 && chunk.id.length <= 256)
+      this.responseId = chunk.id
     if (chunk.energy !== undefined)
-      energy = energyJoulesOf(chunk.energy) ?? energy
+      this.energy = energyJoulesOf(chunk.energy) ?? this.energy
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isFirstChoice) : undefined
     if (!choice)
-      continue
+      return
     const delta: WireDelta = isObject(choice.delta) ? choice.delta : NO_DELTA
 
     // Some servers fill both fields with the same text; one of them is enough.
     const thought = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning)
-    const detailText = details.push(delta.reasoning_details)
+    const detailText = this.details.push(delta.reasoning_details)
     if (thought) {
-      reasoning.push(thought)
+      this.reasoning.push(thought)
       callbacks.onThinking(thought)
     }
     else if (detailText.length > 0) {
@@ -148,53 +168,60 @@ export async function consumeChatStream(chunks: AsyncIterable<unknown>, callback
     }
 
     if (Array.isArray(delta.content)) {
-      forwardContentParts(delta.content, text, reasoning, callbacks)
+      forwardContentParts(delta.content, this.text, this.reasoning, callbacks)
     }
     else {
       const visible = nonEmpty(delta.content) ?? nonEmpty(delta.refusal)
       if (visible) {
-        text.push(visible)
+        this.text.push(visible)
         callbacks.onText(visible)
       }
     }
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls) {
         if (isObject(call))
-          calls.push(call)
+          this.calls.push(call)
       }
     }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason)
-      finish = choice.finish_reason
-  }
-  // No choice said why it stopped: a body that still reached `[DONE]` ended on purpose (see sse-chunks.ts).
-  if (finish === undefined && !context.sawDone?.())
-    throw truncatedStreamError(context.providerName)
-  if (finish === 'error')
-    throw generationFailedError(context.providerName)
-
-  const content: SessionContentBlock[] = []
-  const merged = details.finish()
-  if (merged.length > 0)
-    content.push({ type: 'provider_reasoning', producer: 'openrouter', details: merged, model: context.model })
-  else if (reasoning.length > 0)
-    content.push({ type: 'provider_reasoning', producer: 'vllm', reasoningText: reasoning.join(''), model: context.model })
-  if (text.length > 0)
-    content.push({ type: 'text', text: text.join('') })
-  const collected = calls.finish()
-  const toolCalls: ToolCall[] = collected.map(call => ({ id: call.id, name: call.name, input: call.input }))
-  for (const call of collected) {
-    content.push(call.signature === undefined
-      ? { type: 'tool_call', id: call.id, name: call.name, input: call.input }
-      : { type: 'tool_call', id: call.id, name: call.name, input: call.input, signature: call.signature, signatureProducer: GEMINI_SIGNATURE_PRODUCER })
+      this.finishReason = choice.finish_reason
   }
 
-  const finishReason = chatFinishReason(finish ?? 'stop', toolCalls.length > 0)
-  const turnUsage = chatTurnUsage(usage.finish(), context, finishReason)
-  // Neuralwatt reports the request's measured energy: in a comment line when streaming, as `energy` on a chunk otherwise.
-  const joules = context.energyJoules?.() ?? energy
-  if (joules !== undefined)
-    turnUsage.energyJoules = joules
-  return responseId === undefined ? { content, toolCalls, finishReason, usage: turnUsage } : { content, toolCalls, finishReason, usage: turnUsage, responseId }
+  /** The turn, once every chunk was handed in. */
+  finish(): TurnResult {
+    const context = this.context
+    const finish = this.finishReason
+    // No choice said why it stopped: a body that still reached `[DONE]` ended on purpose (see sse-chunks.ts).
+    if (finish === undefined && !context.sawDone?.())
+      throw truncatedStreamError(context.providerName)
+    if (finish === 'error')
+      throw generationFailedError(context.providerName)
+
+    const content: SessionContentBlock[] = []
+    const merged = this.details.finish()
+    if (merged.length > 0)
+      content.push({ type: 'provider_reasoning', producer: 'openrouter', details: merged, model: context.model })
+    else if (this.reasoning.length > 0)
+      content.push({ type: 'provider_reasoning', producer: 'vllm', reasoningText: this.reasoning.join(''), model: context.model })
+    if (this.text.length > 0)
+      content.push({ type: 'text', text: this.text.join('') })
+    const collected = this.calls.finish()
+    const toolCalls: ToolCall[] = collected.map(call => ({ id: call.id, name: call.name, input: call.input }))
+    for (const call of collected) {
+      content.push(call.signature === undefined
+        ? { type: 'tool_call', id: call.id, name: call.name, input: call.input }
+        : { type: 'tool_call', id: call.id, name: call.name, input: call.input, signature: call.signature, signatureProducer: GEMINI_SIGNATURE_PRODUCER })
+    }
+
+    const finishReason = chatFinishReason(finish ?? 'stop', toolCalls.length > 0)
+    const turnUsage = chatTurnUsage(this.usage.finish(), context, finishReason)
+    // Neuralwatt reports the request's measured energy: in a comment line when streaming, as `energy` on a chunk otherwise.
+    const joules = context.energyJoules?.() ?? this.energy
+    if (joules !== undefined)
+      turnUsage.energyJoules = joules
+    const responseId = this.responseId
+    return responseId === undefined ? { content, toolCalls, finishReason, usage: turnUsage } : { content, toolCalls, finishReason, usage: turnUsage, responseId }
+  }
 }
 
 /**

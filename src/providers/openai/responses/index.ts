@@ -15,8 +15,8 @@ import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
 import { JSON_BODY_HEADERS, requestBodyBytes } from '../../shared/body-json'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
-import { readResponsesEvents } from './sse-events'
-import { consumeResponsesStream } from './stream'
+import { readResponsesBody } from './sse-events'
+import { ResponsesTurnReader } from './stream'
 import { buildResponsesRequest } from './wire'
 
 /** Where the client sends a Responses request, under the API root. */
@@ -46,7 +46,10 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
     // calls): credentials, headers, errors.
     const bytes = requestBodyBytes(body, WIRE_LISTS, STREAMED)
     const response = await client.post(RESPONSES_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_BODY_HEADERS }).asResponse()
-    return await consumeResponsesStream(readResponsesEvents(response, provider), callbacks, { model: options.model, provider, signal: options.signal })
+    // Each event goes to the turn's reader as soon as it is parsed, with no iterator between the two.
+    const turn = new ResponsesTurnReader(callbacks, { model: options.model, provider, signal: options.signal })
+    await readResponsesBody(response, provider, event => turn.handle(event))
+    return turn.finish()
   }
   catch (error) {
     throw classifyResponsesError(error, provider, options.signal, endpointUrl(client.baseURL, RESPONSES_PATH))

@@ -37,98 +37,121 @@ export interface ResponsesStreamContext {
 }
 
 /**
- * Consume one response stream. Throws a `ClassifiedError` for `error` and
- * `response.failed` events, and a retryable `network` error when the stream
- * ends without `response.completed` or `response.incomplete`.
+ * Consume one response stream given as an iterator of events (see
+ * `ResponsesTurnReader` for what it throws). The provider itself hands each
+ * event to a reader as it is parsed, with no iterator between them.
  */
 export async function consumeResponsesStream(
   events: AsyncIterable<ResponseStreamEvent>,
   callbacks: StreamCallbacks,
   context: ResponsesStreamContext,
 ): Promise<TurnResult> {
-  const items = new Map<number, OpenItem>()
-  let servedModel: string | undefined
-  let responseId: string | undefined
-  let final: WireResponse | undefined
+  const reader = new ResponsesTurnReader(callbacks, context)
+  for await (const event of events)
+    reader.handle(event)
+  return reader.finish()
+}
 
-  for await (const event of events) {
-    // Events may already sit in the SDK's buffer when the caller aborts; none of them is wanted any more.
-    if (context.signal?.aborted)
-      throw abortedError(context.provider)
+/**
+ * One turn's events, handed in one at a time as they arrive, then `finish()`
+ * for the `TurnResult`. Throws a `ClassifiedError` for `error` and
+ * `response.failed` events, and from `finish()` a retryable `network` error
+ * when the stream ended without `response.completed` or `response.incomplete`.
+ */
+export class ResponsesTurnReader {
+  private readonly items = new Map<number, OpenItem>()
+  private servedModel: string | undefined = undefined
+  private responseId: string | undefined = undefined
+  private final: WireResponse | undefined = undefined
+
+  constructor(private readonly callbacks: StreamCallbacks, private readonly context: ResponsesStreamContext) {}
+
+  /** Take one parsed event. */
+  handle(event: ResponseStreamEvent): void {
+    // Events may already sit in a buffer when the caller aborts; none of them is wanted any more.
+    if (this.context.signal?.aborted)
+      throw abortedError(this.context.provider)
     if (!isObject(event))
-      continue
+      return
     switch (event.type) {
       case 'response.created':
       case 'response.in_progress':
-        servedModel = event.response?.model || servedModel
-        responseId = event.response?.id || responseId
-        break
+        this.servedModel = event.response?.model || this.servedModel
+        this.responseId = event.response?.id || this.responseId
+        return
       case 'response.output_item.added':
         if (isObject(event.item))
-          items.set(event.output_index, openItem(event.item, callbacks))
-        break
+          this.items.set(event.output_index, openItem(event.item, this.callbacks))
+        return
       case 'response.output_text.delta':
       case 'response.refusal.delta':
-        appendText(items.get(event.output_index), event.delta, event.type === 'response.refusal.delta', callbacks)
-        break
+        appendText(this.items.get(event.output_index), event.delta, event.type === 'response.refusal.delta', this.callbacks)
+        return
       case 'response.reasoning_summary_text.delta':
-        appendSummary(items.get(event.output_index), summaryIndex(event.summary_index), event.delta, callbacks)
-        break
+        appendSummary(this.items.get(event.output_index), summaryIndex(event.summary_index), event.delta, this.callbacks)
+        return
       case 'response.reasoning_text.delta': {
-        const item = items.get(event.output_index)
+        const item = this.items.get(event.output_index)
         if (item?.kind === 'reasoning')
-          appendReasoningText(item, event.delta, callbacks)
-        break
+          appendReasoningText(item, event.delta, this.callbacks)
+        return
       }
       case 'response.function_call_arguments.delta': {
-        const item = items.get(event.output_index)
+        const item = this.items.get(event.output_index)
         if (item?.kind === 'function_call' && typeof event.delta === 'string') {
           item.json.push(event.delta)
-          if (event.delta && callbacks.onToolCallDelta) {
-            callbacks.onToolCallDelta({ id: item.callId, name: item.name }, event.delta)
-            break
+          if (event.delta && this.callbacks.onToolCallDelta) {
+            this.callbacks.onToolCallDelta({ id: item.callId, name: item.name }, event.delta)
+            return
           }
         }
-        callbacks.onActivity?.()
-        break
+        this.callbacks.onActivity?.()
+        return
       }
       case 'response.output_item.done':
         if (isObject(event.item))
-          items.set(event.output_index, finishItem(items.get(event.output_index), event.item, callbacks))
-        break
+          this.items.set(event.output_index, finishItem(this.items.get(event.output_index), event.item, this.callbacks))
+        return
       case 'response.completed':
         // The event says the response completed, even from a gateway that left the response out.
-        final = isObject(event.response) ? event.response : { status: 'completed' } as WireResponse
-        break
+        this.final = isObject(event.response) ? event.response : { status: 'completed' } as WireResponse
+        return
       case 'response.incomplete':
         // The event itself says the response is incomplete, whatever status a lenient server wrote.
-        final = mergeObjects(event.response, { status: 'incomplete' })
-        break
+        this.final = mergeObjects(event.response, { status: 'incomplete' })
+        return
       case 'response.failed':
-        throw streamFailureError(event.response?.error?.code, event.response?.error?.message, context.provider)
+        throw streamFailureError(event.response?.error?.code, event.response?.error?.message, this.context.provider)
       case 'error':
-        throw streamFailureError(event.code, event.message, context.provider)
+        throw streamFailureError(event.code, event.message, this.context.provider)
     }
   }
-  if (context.signal?.aborted)
-    throw abortedError(context.provider)
-  if (!final)
-    throw truncatedStreamError(context.provider)
 
-  const content = contentBlocks([...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item))
-  const toolCalls: ToolCall[] = []
-  for (const block of content) {
-    if (block.type === 'tool_call')
-      toolCalls.push({ id: block.id, name: block.name, input: block.input })
+  /** The turn, once every event was handed in. */
+  finish(): TurnResult {
+    const context = this.context
+    if (context.signal?.aborted)
+      throw abortedError(context.provider)
+    const final = this.final
+    if (!final)
+      throw truncatedStreamError(context.provider)
+
+    const items = this.items
+    const content = contentBlocks([...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item))
+    const toolCalls: ToolCall[] = []
+    for (const block of content) {
+      if (block.type === 'tool_call')
+        toolCalls.push({ id: block.id, name: block.name, input: block.input })
+    }
+    const refused = [...items.values()].some(item => item.kind === 'message' && item.refusal)
+    const finishReason = responsesFinishReason(final, toolCalls.length > 0, refused)
+    const modelId = final.model || this.servedModel || context.model
+    const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(final.usage, modelId, context.provider, finishReason) }
+    const id = final.id || this.responseId
+    if (typeof id === 'string' && id.length > 0 && id.length <= 256)
+      result.responseId = id
+    return result
   }
-  const refused = [...items.values()].some(item => item.kind === 'message' && item.refusal)
-  const finishReason = responsesFinishReason(final, toolCalls.length > 0, refused)
-  const modelId = final.model || servedModel || context.model
-  const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(final.usage, modelId, context.provider, finishReason) }
-  const id = final.id || responseId
-  if (typeof id === 'string' && id.length > 0 && id.length <= 256)
-    result.responseId = id
-  return result
 }
 
 /**
