@@ -14,14 +14,14 @@
  * judging a change against the code before it (several runs of each,
  * alternated), not the benchmark's figure.
  *
- *   node --import tsx bench/loop-in-process.ts [anthropic|openai-chat|openai-responses] [calls per turn]
+ *   node --import tsx bench/loop-in-process.ts [anthropic|openai-chat|openai-responses] [calls per turn] [defaults|policies|telemetry] [file|none]
  *
  * Run this way it measures the built code, as loop-overhead does
  * (`BENCH_CODE=source` for the sources through tsx).
  */
 
 import type { LoopCode } from './built-code'
-import type { LoopConfig } from './loop-runners'
+import type { LoopConfig, Persistence } from './loop-runners'
 import type { BenchProvider } from './loop-script'
 import type { RecordedResponse } from './recorded-answers'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -38,6 +38,8 @@ export interface LoopInProcessOptions {
   provider?: BenchProvider
   callsPerTurn?: number
   config?: LoopConfig
+  /** Every turn persisted on both sides (`file`, the default) or nothing persisted (`none`), as in loop-overhead. */
+  persistence?: Persistence
   /** Turns per run (default 50). */
   turns?: number
   /** Warm-up runs of each loop (default 40). */
@@ -65,6 +67,7 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
   const callsPerTurn = options.callsPerTurn ?? 1
   const config = options.config ?? 'defaults'
   const turns = options.turns ?? 50
+  const persistence = options.persistence ?? 'file'
   const server = await startServerProcess(provider, turns, callsPerTurn)
   const dir = mkdtempSync(join(tmpdir(), 'zidane-in-process-'))
   const shared = { baseURL: server.url, maxTurns: turns + 10, ...(options.code ? { code: options.code } : {}) }
@@ -82,8 +85,8 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
     const recordingRequests = serverRequests
     // After the recording run: its first request made undici set the default dispatcher, which is given back.
     return await withRecordedAnswers(recorded, async () => {
-      const floor = floorRunner(provider, { ...shared, dir: join(dir, 'floor') })
-      const zidane = zidaneRunner(provider, config, callsPerTurn > 1, { ...shared, dir: join(dir, 'zidane') })
+      const floor = floorRunner(provider, { ...shared, persistence, dir: join(dir, 'floor') })
+      const zidane = zidaneRunner(provider, config, callsPerTurn > 1, { ...shared, persistence, dir: join(dir, 'zidane') })
       const loops = [
         { name: 'floor', run: floor, cpu: [] as number[] },
         { name: 'zidane', run: zidane, cpu: [] as number[] },
@@ -110,7 +113,7 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
         serverRequestsWhileMeasured: serverRequests - recordingRequests,
       }
       if (options.print ?? true) {
-        console.log(`loop-in-process: ${provider}, ${callsPerTurn} call(s) per turn, ${config}, ${runs} runs of ${turns} turns after ${warmRuns} (no sockets); ${options.code?.note ?? 'the sources as loaded'}`)
+        console.log(`loop-in-process: ${provider}, ${callsPerTurn} call(s) per turn, ${config}, ${persistence === 'file' ? 'every turn persisted' : 'nothing persisted'}, ${runs} runs of ${turns} turns after ${warmRuns} (no sockets); ${options.code?.note ?? 'the sources as loaded'}`)
         console.log(`  floor ${result.floor.toFixed(1)} µs CPU per turn, zidane ${result.zidane.toFixed(1)}: ${result.ratio.toFixed(3)}×`)
       }
       return result
@@ -124,5 +127,7 @@ export async function loopInProcess(options: LoopInProcessOptions = {}): Promise
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const provider = process.argv[2] === 'openai-chat' || process.argv[2] === 'openai-responses' ? process.argv[2] : 'anthropic'
-  await loopInProcess({ provider, callsPerTurn: Number(process.argv[3] ?? 1), code: await benchLoopCode() })
+  const config = process.argv[4] === 'policies' || process.argv[4] === 'telemetry' ? process.argv[4] : 'defaults'
+  const persistence = process.argv[5] === 'none' ? 'none' : 'file'
+  await loopInProcess({ provider, callsPerTurn: Number(process.argv[3] ?? 1), config, persistence, code: await benchLoopCode() })
 }
