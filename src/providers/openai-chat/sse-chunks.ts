@@ -11,16 +11,17 @@
  * (`../shared/event-stream.ts`: the client's parser is internal and may be renamed in any
  * release of the range zidane accepts). The rest follows the client's
  * `Stream`: each message is JSON, a message carrying `error` is thrown as the
- * client's `APIError`, anything after `[DONE]` is ignored.
+ * client's `APIError`, anything after `[DONE]` is ignored
+ * (`../shared/openai-sse-message.ts`, shared with the Responses reader).
  *
  * A connection that drops before `[DONE]` either fails the body read (thrown,
  * and classified as a network error) or ends the body early, in which case
  * `sawDone()` stays false and the turn counts as cut off.
  */
 
-import { APIError } from 'openai'
-import { ClassifiedError } from '../../errors'
+import type { OpenAIStreamState } from '../shared/openai-sse-message'
 import { readEventData, readEventStream } from '../shared/event-stream'
+import { NO_DATA, openAIStreamData } from '../shared/openai-sse-message'
 import { energyJoulesOf } from './usage'
 
 /** The parsed chunks, to iterate once, and what the body said about its end. */
@@ -32,19 +33,12 @@ export interface ChatChunks {
   energyJoules: () => number | undefined
 }
 
-/** Longest excerpt of an unreadable message quoted in the error. */
-const EXCERPT_CHARS = 120
-
 /** Longest energy comment read; anything longer is not the small object Neuralwatt sends and is skipped unparsed. */
 const MAX_ENERGY_COMMENT = 64 * 1024
 
 const ENERGY_PREFIX = 'energy '
 
-/** What `chunkOf` returns for a message that carries no chunk. */
-const SKIPPED = Symbol('skipped')
-
-interface ChunkState {
-  done: boolean
+interface ChunkState extends OpenAIStreamState {
   energy: number | undefined
 }
 
@@ -74,8 +68,8 @@ export function readChatBody(response: Response, provider: string): ChatBody {
   const options = { provider, onComment: (text: string) => readEnergyComment(text, state) }
   return {
     read: onChunk => readEventStream(response.body, (_event, message) => {
-      const chunk = chunkOf(message, provider, state, response.headers)
-      if (chunk !== SKIPPED)
+      const chunk = openAIStreamData(message, provider, state, response.headers)
+      if (chunk !== NO_DATA)
         onChunk(chunk)
     }, options),
     sawDone: () => state.done,
@@ -101,35 +95,8 @@ function readEnergyComment(text: string, state: ChunkState): void {
 
 async function* parseMessages(response: Response, provider: string, state: ChunkState): AsyncGenerator<unknown> {
   for await (const message of readEventData(response.body, { provider, onComment: text => readEnergyComment(text, state) })) {
-    const chunk = chunkOf(message, provider, state, response.headers)
-    if (chunk !== SKIPPED)
+    const chunk = openAIStreamData(message, provider, state, response.headers)
+    if (chunk !== NO_DATA)
       yield chunk
   }
-}
-
-/** The chunk one message carries: nothing for `[DONE]` and what follows it; a message carrying `error` is thrown. */
-function chunkOf(message: string, provider: string, state: ChunkState, headers: Headers): unknown {
-  if (state.done)
-    return SKIPPED
-  if (message.startsWith('[DONE]')) {
-    state.done = true
-    return SKIPPED
-  }
-  let data: unknown
-  try {
-    data = JSON.parse(message)
-  }
-  catch {
-    throw notJsonError(provider, message)
-  }
-  const error = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined
-  if (error)
-    throw new APIError(undefined, error as object, undefined, headers)
-  return data
-}
-
-/** A data line that is not JSON: the server broke the stream format, which a new attempt may not repeat. */
-function notJsonError(provider: string, data: string): ClassifiedError {
-  const excerpt = data.length > EXCERPT_CHARS ? `${data.slice(0, EXCERPT_CHARS)}…` : data
-  return new ClassifiedError(`${provider} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider })
 }
