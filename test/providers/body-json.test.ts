@@ -90,4 +90,45 @@ describe('requestBodyBytes', () => {
     expect(first).toBe('{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"text","text":"ok"}]}],"stream":true}')
     expect(second).toBe('{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"text","text":"ok"}]},{"role":"user","content":[]}],"stream":true}')
   })
+
+  it('writes every request of a list that grows, shrinks, changes and shares its first item as JSON.stringify does', () => {
+    // Each request's leading items are remembered by the list's first item; any edit must start over where it differs.
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('append' as const), items: fc.array(item, { minLength: 1, maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('drop' as const), count: fc.integer({ min: 1, max: 4 }) }),
+      fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), with: item }),
+      fc.record({ kind: fc.constant('other-list' as const), items: fc.array(item, { maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('transfer' as const) }),
+      fc.record({ kind: fc.constant('two-lists' as const), items: fc.array(item, { maxLength: 3 }) }),
+    )
+    fc.assert(fc.property(fc.dictionary(text, value, { maxKeys: 3 }), fc.array(op, { maxLength: 12 }), (first, ops) => {
+      let messages: unknown[] = [first]
+      for (const step of ops) {
+        if (step.kind === 'append')
+          messages = [...messages, ...step.items]
+        else if (step.kind === 'drop')
+          messages = messages.slice(0, Math.max(1, messages.length - step.count))
+        else if (step.kind === 'replace')
+          messages = messages.map((message, i) => (i === step.at % messages.length && i > 0 ? step.with : message))
+        // Another list that starts with the same object: the remembered bytes must not leak across.
+        const sent = step.kind === 'other-list' ? [first, ...step.items] : messages
+        // Two lists of one body that start with the same object.
+        const body = step.kind === 'two-lists' ? { model: 'm', messages: sent, tools: [first, ...step.items] } : { model: 'm', messages: sent }
+        const bytes = requestBodyBytes(body, ['messages', 'tools'], { stream: true })
+        expect(strictUtf8.decode(bytes)).toBe(expected(body, { stream: true }))
+        // A fetch may hand the body's buffer to another thread, which leaves it empty here.
+        if (step.kind === 'transfer')
+          structuredClone(bytes.buffer, { transfer: [bytes.buffer as ArrayBuffer] })
+      }
+    }), { numRuns: 300 })
+  })
+
+  it('keeps two lists of one body apart when they start with the same object', () => {
+    const first = { name: 'a' }
+    requestBodyBytes({ messages: [first, { name: 'b' }] }, ['messages', 'tools'], {})
+    // `c` is as long as `b`: the second list must not take the bytes the first list's entry held before this body.
+    const next = { name: 'c' }
+    const body = { messages: [first, next], tools: [first, next] }
+    expect(requestBodyJson(body, ['messages', 'tools'], {})).toBe(JSON.stringify(body))
+  })
 })

@@ -9,9 +9,11 @@
  * The wire builders keep each message they send as one object from turn to
  * turn and never edit it once built (`../anthropic/wire.ts`,
  * `../openai-chat/wire.ts`); a moved cache breakpoint or a merge makes a new
- * object. So each list item's encoded JSON is remembered by its object, and a
- * request copies the remembered pieces into one buffer: one copy of the body,
- * where joining strings and encoding the result made three or four.
+ * object. So each list item's encoded JSON is remembered by its object, the
+ * bytes of a list's leading items by the list's first item, and a request
+ * copies the remembered pieces into one buffer: one copy of the body, where
+ * joining strings and encoding the result made three or four, and a handful
+ * of copies per request however long the conversation is.
  *
  * The result is exactly the UTF-8 encoding of `JSON.stringify` of the body
  * with `trailing`'s members after its own. `JSON.stringify` of an object is its
@@ -58,6 +60,12 @@ class BodyPieces {
   private readonly pieces: Uint8Array[] = []
   private size = 0
   private wroteMember = false
+  /** Lists written in this body, with where their items' bytes start (see `addItems`). */
+  private readonly lists: { written: WrittenList, start: number }[] = []
+
+  get length(): number {
+    return this.size
+  }
 
   add(piece: Uint8Array): void {
     this.pieces.push(piece)
@@ -70,6 +78,11 @@ class BodyPieces {
     this.wroteMember = true
   }
 
+  /** Once joined, `written` holds the bytes added from `start` on, as its `ends` say. */
+  remember(written: WrittenList, start: number): void {
+    this.lists.push({ written, start })
+  }
+
   join(): Uint8Array {
     const out = new Uint8Array(this.size)
     let at = 0
@@ -77,6 +90,8 @@ class BodyPieces {
       out.set(piece, at)
       at += piece.length
     }
+    for (const { written, start } of this.lists)
+      written.bytes = out.subarray(start, start + writtenLength(written))
     return out
   }
 }
@@ -88,7 +103,9 @@ function addMembers(pieces: BodyPieces, source: object, lists: readonly string[]
     const name = `${JSON.stringify(key)}:`
     if (lists.includes(key) && Array.isArray(value)) {
       pieces.addMember(name)
-      addList(pieces, value)
+      pieces.add(OPEN_LIST)
+      addItems(pieces, value)
+      pieces.add(CLOSE_LIST)
       continue
     }
     const json = JSON.stringify(value)
@@ -98,13 +115,64 @@ function addMembers(pieces: BodyPieces, source: object, lists: readonly string[]
   }
 }
 
-function addList(pieces: BodyPieces, items: readonly unknown[]): void {
-  pieces.add(OPEN_LIST)
-  for (let i = 0; i < items.length; i++) {
-    const bytes = bytesAfterComma(items[i])
-    pieces.add(i === 0 ? bytes.subarray(1) : bytes)
+/**
+ * A list as the last body wrote it, remembered by the list's first item: its
+ * items (by identity), where each item's bytes end, and those bytes (a view
+ * of that body). A conversation grows at its end between requests, so the
+ * next request finds the same leading items and adds their bytes as one
+ * piece, where it would look up and copy each of them.
+ */
+interface WrittenList {
+  readonly items: unknown[]
+  readonly ends: number[]
+  bytes: Uint8Array
+}
+
+const writtenLists = new WeakMap<object, WrittenList>()
+const NO_BYTES = new Uint8Array(0)
+
+function writtenLength(written: WrittenList): number {
+  return written.ends.at(-1) ?? 0
+}
+
+/** The items' JSON, joined by commas. */
+function addItems(pieces: BodyPieces, items: readonly unknown[]): void {
+  const first = items[0]
+  if (typeof first !== 'object' || first === null) {
+    for (let i = 0; i < items.length; i++)
+      pieces.add(listItemBytes(items[i], i))
+    return
   }
-  pieces.add(CLOSE_LIST)
+  let written = writtenLists.get(first)
+  if (written === undefined) {
+    written = { items: [], ends: [], bytes: NO_BYTES }
+    writtenLists.set(first, written)
+  }
+  let same = 0
+  // A body whose buffer was transferred away (a fetch that posts it elsewhere) has no bytes left: start over.
+  if (written.bytes.length === writtenLength(written)) {
+    const known = Math.min(written.items.length, items.length)
+    while (same < known && written.items[same] === items[same])
+      same++
+  }
+  written.items.length = written.ends.length = same
+  const start = pieces.length
+  if (same > 0)
+    pieces.add(written.bytes.subarray(0, written.ends[same - 1]))
+  // Until this body is joined the entry has no bytes, so another list of the same body with this first item starts over.
+  written.bytes = NO_BYTES
+  for (let i = same; i < items.length; i++) {
+    pieces.add(listItemBytes(items[i], i))
+    written.items.push(items[i])
+    written.ends.push(pieces.length - start)
+  }
+  pieces.remember(written, start)
+}
+
+/** An item's JSON, after a comma unless it is the first. */
+function listItemBytes(item: unknown, index: number): Uint8Array {
+  const bytes = bytesAfterComma(item)
+  return index === 0 ? bytes.subarray(1) : bytes
 }
 
 /** `,` and the item's JSON, encoded; remembered for an object item. */
