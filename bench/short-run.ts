@@ -13,6 +13,14 @@
  * for: Node's start, the imports, the provider SDK's load, four requests and
  * three tool calls, and the exit.
  *
+ * Two more programs run the zidane program and the `generateText` one as a
+ * host ships them for a fast start (a command line, a serverless function):
+ * each bundled by esbuild into one file (`bundle.ts`'s settings), which Node
+ * reads and compiles at once instead of module by module. The difference is
+ * mostly the Anthropic SDK, which zidane loads and the AI SDK does not: as
+ * installed it is a few hundred files (see
+ * docs/decisions/2026-12-04-anthropic-sdk-not-vendored.md).
+ *
  * Each child reports `performance.now()` when its run has returned (Node's
  * clock starts with the process), split at the end of its imports; the parent
  * times the process from spawn to exit. The programs run ROUNDS times each,
@@ -22,10 +30,13 @@
  */
 
 import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { builtZidane } from './built-code'
+import { bundleEntry } from './bundle'
 import { FINAL_TEXT } from './loop-script'
 import { median, printTable, quantile } from './measure'
 import { PROMPT, READ_NOTE_SPEC, readNote, SYSTEM } from './read-note'
@@ -59,6 +70,8 @@ export interface ShortRunSample {
 export interface ShortRunProgram {
   name: string
   source: string
+  /** Run as the one file esbuild makes of `source`, with zidane from its sources (see `bundleEntry`). */
+  bundled?: boolean
 }
 
 /** Where the zidane program imports zidane from, and the flags its node needs for that. */
@@ -153,10 +166,39 @@ export function shortRunPrograms(entries: ZidaneEntries): ShortRunProgram[] {
   ]
 }
 
-/** Run one program in a fresh node process against the fake server at `url`. */
-export async function shortRunSample(program: ShortRunProgram, url: string, nodeArgs: readonly string[] = []): Promise<ShortRunSample> {
+/** The zidane and `generateText` programs again, each to run as one bundled file. */
+export function bundledShortRunPrograms(): ShortRunProgram[] {
+  const [zidane, , generate] = shortRunPrograms({ root: 'zidane', anthropic: 'zidane/providers/anthropic', nodeArgs: [], note: '' })
+  return [
+    { name: `${zidane.name}, bundled`, source: zidane.source, bundled: true },
+    { name: `${generate.name}, bundled`, source: generate.source, bundled: true },
+  ]
+}
+
+/** Bundle each bundled program into `dir`; the file each one runs, by name. */
+async function writeBundles(programs: readonly ShortRunProgram[], dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>()
+  for (const [index, program] of programs.entries()) {
+    if (!program.bundled)
+      continue
+    const { outputs } = await bundleEntry('zidane', false, { source: program.source })
+    if (outputs.length !== 1)
+      throw new Error(`short-run: bundling ${program.name} gave ${outputs.length} files, expected one`)
+    const file = join(dir, `program-${index}.mjs`)
+    writeFileSync(file, outputs[0].contents)
+    files.set(program.name, file)
+  }
+  return files
+}
+
+/**
+ * Run one program in a fresh node process against the fake server at `url`:
+ * its source, or the bundle made of it when `file` is given.
+ */
+export async function shortRunSample(program: ShortRunProgram, url: string, nodeArgs: readonly string[] = [], file?: string): Promise<ShortRunSample> {
+  const args = file === undefined ? [...nodeArgs, '--input-type=module', '-e', program.source] : [file]
   const spawned = process.hrtime.bigint()
-  const { stdout } = await run(process.execPath, [...nodeArgs, '--input-type=module', '-e', program.source], {
+  const { stdout } = await run(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_OPTIONS: '', SHORT_RUN_URL: url },
     timeout: 60_000,
@@ -187,25 +229,31 @@ export async function shortRun(options: ShortRunOptions = {}): Promise<Map<strin
   const rounds = options.rounds ?? ROUNDS
   const entries = options.zidane ?? builtEntries()
   console.log(`short-run: a ${SHORT_RUN_TURNS}-turn run in a fresh node process, ${rounds} per program, interleaved; zidane from ${entries.note}`)
-  const programs = shortRunPrograms(entries)
+  const [zidane, streamed, generated] = shortRunPrograms(entries)
+  const [zidaneBundled, generatedBundled] = bundledShortRunPrograms()
+  const programs = [zidane, streamed, generated, zidaneBundled, generatedBundled]
   const samples = new Map<string, ShortRunSample[]>(programs.map(program => [program.name, []]))
+  const dir = mkdtempSync(join(tmpdir(), 'zidane-short-run-'))
   const server = await startServerProcess('anthropic', SHORT_RUN_TURNS, 1)
   try {
+    const files = await writeBundles(programs, dir)
+    const sample = (program: ShortRunProgram) => shortRunSample(program, server.url, entries.nodeArgs, files.get(program.name))
     // One untimed round: the first processes read cold files.
     for (const program of programs)
-      checkShortRun(program.name, await shortRunSample(program, server.url, entries.nodeArgs))
+      checkShortRun(program.name, await sample(program))
     for (let round = 0; round < rounds; round++) {
       // Each program in each position in turn, so none always runs right after another.
       const order = programs.map((_, i) => programs[(i + round) % programs.length])
       for (const program of order) {
-        const sample = await shortRunSample(program, server.url, entries.nodeArgs)
-        checkShortRun(program.name, sample)
-        samples.get(program.name)!.push(sample)
+        const measured = await sample(program)
+        checkShortRun(program.name, measured)
+        samples.get(program.name)!.push(measured)
       }
     }
   }
   finally {
     await server.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
   printTable(['program', 'imports done (median)', 'run done (median)', 'run done p25–p75', 'process (median)'], programs.map((program) => {
     const own = samples.get(program.name)!
@@ -218,12 +266,13 @@ export async function shortRun(options: ShortRunOptions = {}): Promise<Map<strin
       ms(median(own.map(sample => sample.processMs))),
     ]
   }))
-  const ours = samples.get(programs[0].name)!
-  for (const baseline of programs.slice(1)) {
+  // zidane against each AI SDK program loaded the same way.
+  for (const [ours, baseline] of [[zidane, streamed], [zidane, generated], [zidaneBundled, generatedBundled]]) {
+    const mine = samples.get(ours.name)!
     const theirs = samples.get(baseline.name)!
-    const doneRatio = median(ours.map(sample => sample.doneMs)) / median(theirs.map(sample => sample.doneMs))
-    const processRatio = median(ours.map(sample => sample.processMs)) / median(theirs.map(sample => sample.processMs))
-    console.log(`${programs[0].name} / ${baseline.name}: run done ${doneRatio.toFixed(2)}×, whole process ${processRatio.toFixed(2)}× (target ≤ 1.00×)`)
+    const doneRatio = median(mine.map(sample => sample.doneMs)) / median(theirs.map(sample => sample.doneMs))
+    const processRatio = median(mine.map(sample => sample.processMs)) / median(theirs.map(sample => sample.processMs))
+    console.log(`${ours.name} / ${baseline.name}: run done ${doneRatio.toFixed(2)}×, whole process ${processRatio.toFixed(2)}× (target ≤ 1.00×)`)
   }
   return samples
 }
