@@ -26,7 +26,9 @@
  * times the process from spawn to exit. The programs run ROUNDS times each,
  * interleaved, the order rotated every round, after one untimed round.
  * zidane is imported from its built JavaScript (`builtZidane()`, as in
- * cold-start); the smoke test runs the same programs on the sources.
+ * cold-start); the smoke test runs the same programs on the sources. The
+ * bundled programs are always made from the sources, as the bundle
+ * benchmark's are (the published chunks are built from them).
  */
 
 import { execFile } from 'node:child_process'
@@ -109,7 +111,7 @@ function report(turns: string, text: string): string {
   return `process.stdout.write(JSON.stringify({ importedMs, doneMs: performance.now(), turns: ${turns}, toolCalls, text: ${text} }))`
 }
 
-/** The two programs, zidane's importing `entries`. */
+/** The three programs run as they are: zidane (importing `entries`), `streamText` and `generateText`. */
 export function shortRunPrograms(entries: ZidaneEntries): ShortRunProgram[] {
   const zidane = [
     `const { createAgent } = await import(${JSON.stringify(entries.root)})`,
