@@ -15,8 +15,7 @@ import { mergeObjects } from '../../core/merge-objects'
 import { clientBuilds, textReply } from '../shared/decision-reply'
 import { endpointUrl } from '../transport-errors'
 import { classifyChatError } from './errors'
-import { readChatChunks } from './sse-chunks'
-import { consumeChatStream } from './stream'
+import { readChatTurn } from './sse-chunks'
 import { buildChatRequest } from './wire'
 
 /** How one Chat Completions API takes a decision call, beyond its dialect. */
@@ -55,8 +54,7 @@ async function decideOnChat(client: () => OpenAI, call: DecisionCall, dialect: C
     const api = client()
     baseURL = api.baseURL
     const response = await api.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: call.signal }).asResponse()
-    const { chunks, sawDone } = readChatChunks(response, dialect.providerName)
-    const turn = await consumeChatStream(chunks, { onText: IGNORE, onThinking: IGNORE }, { model: call.model, providerName: dialect.providerName, usageFields: dialect.usageFields, sawDone })
+    const turn = await readChatTurn(response, { onText: IGNORE, onThinking: IGNORE }, { model: call.model, providerName: dialect.providerName, usageFields: dialect.usageFields })
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }
     const model = turn.usage.modelId ?? call.model
     const text = turn.content.map(block => block.type === 'text' ? block.text : '').join('')

@@ -14,8 +14,7 @@ import { JSON_BODY_HEADERS, requestBodyBytes } from '../shared/body-json'
 import { endpointUrl } from '../transport-errors'
 import { chatDecisions } from './decisions'
 import { classifyChatError, missingApiKeyError } from './errors'
-import { readChatBody } from './sse-chunks'
-import { ChatTurnReader } from './stream'
+import { readChatTurn } from './sse-chunks'
 import { buildChatRequest } from './wire'
 
 /** Where the client sends a Chat Completions request, under the API root. */
@@ -98,7 +97,7 @@ export function chatCompletionsProvider(config: ChatProviderConfig): Provider {
  * sending), stream it, classify failures.
  *
  * The raw response is taken (`asResponse()`) and its body read by
- * `readChatBody`, which sees the `[DONE]` line the SDK's `Stream` drops:
+ * `readChatTurn`, which sees the `[DONE]` line the SDK's `Stream` drops:
  * that line tells a stream that ended on purpose without a `finish_reason`
  * from one cut off on the way (see `sse-chunks.ts`). Each chunk goes to the
  * turn's reader as soon as it is parsed, with no iterator between the two.
@@ -123,16 +122,7 @@ export async function streamChatCompletion(
     // sent through the client's own request path (what `chat.completions.create` calls): credentials, headers, errors.
     const bytes = requestBodyBytes(body, WIRE_LISTS, NOTHING_TRAILING)
     const response = await api.post(CHAT_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_BODY_HEADERS }).asResponse()
-    const chatBody = readChatBody(response, dialect.providerName)
-    const turn = new ChatTurnReader(callbacks, {
-      model: options.model,
-      providerName: dialect.providerName,
-      usageFields: dialect.usageFields,
-      sawDone: chatBody.sawDone,
-      energyJoules: chatBody.energyJoules,
-    })
-    await chatBody.read(chunk => turn.handle(chunk))
-    return turn.finish()
+    return await readChatTurn(response, callbacks, { model: options.model, providerName: dialect.providerName, usageFields: dialect.usageFields })
   }
   catch (error) {
     throw classify(error)

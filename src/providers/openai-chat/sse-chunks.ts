@@ -20,18 +20,12 @@
  */
 
 import type { OpenAIStreamState } from '../shared/openai-sse-message'
-import { readEventData, readEventStream } from '../shared/event-stream'
+import type { StreamCallbacks, TurnResult } from '../types'
+import type { ChatStreamContext } from './stream'
+import { readEventStream } from '../shared/event-stream'
 import { NO_DATA, openAIStreamData } from '../shared/openai-sse-message'
+import { ChatTurnReader } from './stream'
 import { energyJoulesOf } from './usage'
-
-/** The parsed chunks, to iterate once, and what the body said about its end. */
-export interface ChatChunks {
-  chunks: AsyncIterable<unknown>
-  /** True once the `[DONE]` line was read. */
-  sawDone: () => boolean
-  /** Joules the server reported in `: energy {…}` comment lines (Neuralwatt), once the chunks are read; `undefined` when none did. */
-  energyJoules: () => number | undefined
-}
 
 /** Longest energy comment read; anything longer is not the small object Neuralwatt sends and is skipped unparsed. */
 const MAX_ENERGY_COMMENT = 64 * 1024
@@ -42,39 +36,30 @@ interface ChunkState extends OpenAIStreamState {
   energy: number | undefined
 }
 
-/** A response body to read once, handing each chunk on as it is parsed, and what it said about its end. */
-export interface ChatBody {
-  /** Read the body to its end, calling `onChunk` with each parsed chunk as soon as its message is complete. */
-  read: (onChunk: (chunk: unknown) => void) => Promise<void>
-  /** True once the `[DONE]` line was read. */
-  sawDone: () => boolean
-  /** As `ChatChunks.energyJoules`. */
-  energyJoules: () => number | undefined
-}
-
-/** Read a streaming Chat Completions response as an iterator of chunks. `provider` names the server in errors. */
-export function readChatChunks(response: Response, provider: string): ChatChunks {
-  const state: ChunkState = { done: false, energy: undefined }
-  return { chunks: parseMessages(response, provider, state), sawDone: () => state.done, energyJoules: () => state.energy }
-}
+/** What the caller knows of a turn; the body itself says whether it reached `[DONE]` and what energy it reported. */
+export type ChatBodySettings = Omit<ChatStreamContext, 'sawDone' | 'energyJoules'>
 
 /**
- * Read a streaming Chat Completions response with no iterator between the
- * parser and the reader of the chunks: each network read is parsed and its
- * chunks handed on at once (the same rules as `readChatChunks`).
+ * Read a streaming Chat Completions response to its end and return its turn.
+ * Each network read is parsed and its chunks handed to a `ChatTurnReader` at
+ * once, with no iterator between the two.
  */
-export function readChatBody(response: Response, provider: string): ChatBody {
+export async function readChatTurn(response: Response, callbacks: StreamCallbacks, settings: ChatBodySettings): Promise<TurnResult> {
+  const provider = settings.providerName
   const state: ChunkState = { done: false, energy: undefined }
-  const options = { provider, onComment: (text: string) => readEnergyComment(text, state) }
-  return {
-    read: onChunk => readEventStream(response.body, (_event, message) => {
-      const chunk = openAIStreamData(message, provider, state, response.headers)
-      if (chunk !== NO_DATA)
-        onChunk(chunk)
-    }, options),
+  const turn = new ChatTurnReader(callbacks, {
+    model: settings.model,
+    providerName: provider,
+    usageFields: settings.usageFields,
     sawDone: () => state.done,
     energyJoules: () => state.energy,
-  }
+  })
+  await readEventStream(response.body, (_event, message) => {
+    const chunk = openAIStreamData(message, provider, state, response.headers)
+    if (chunk !== NO_DATA)
+      turn.handle(chunk)
+  }, { provider, onComment: text => readEnergyComment(text, state) })
+  return turn.finish()
 }
 
 /** Add the joules of one `energy {…}` comment; any other comment, or one that does not parse, is ignored. */
@@ -91,12 +76,4 @@ function readEnergyComment(text: string, state: ChunkState): void {
   const joules = energyJoulesOf(report)
   if (joules !== undefined)
     state.energy = (state.energy ?? 0) + joules
-}
-
-async function* parseMessages(response: Response, provider: string, state: ChunkState): AsyncGenerator<unknown> {
-  for await (const message of readEventData(response.body, { provider, onComment: text => readEnergyComment(text, state) })) {
-    const chunk = openAIStreamData(message, provider, state, response.headers)
-    if (chunk !== NO_DATA)
-      yield chunk
-  }
 }

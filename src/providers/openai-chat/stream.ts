@@ -98,14 +98,14 @@ export interface ChatStreamContext {
    * such a stream counts as cut off.
    */
   sawDone?: () => boolean
-  /** Joules the body reported outside its chunks (`readChatChunks`), asked once the chunks run out. */
+  /** Joules the body reported outside its chunks (`: energy` comments, `readChatTurn`), asked once the chunks run out. */
   energyJoules?: () => number | undefined
 }
 
 /**
  * Consume one response stream given as an iterator of parsed chunks (see
- * `ChatTurnReader` for what it throws). The provider itself hands each chunk
- * to a reader as it is parsed, with no iterator between them.
+ * `ChatTurnReader` for what it throws). The provider and its decisions hand each chunk
+ * to a reader as it is parsed instead (`readChatTurn`).
  */
 export async function consumeChatStream(chunks: AsyncIterable<unknown>, callbacks: StreamCallbacks, context: ChatStreamContext): Promise<TurnResult> {
   const reader = new ChatTurnReader(callbacks, context)

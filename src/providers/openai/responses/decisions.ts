@@ -12,8 +12,7 @@ import { mergeObjects } from '../../../core/merge-objects'
 import { clientBuilds, textReply } from '../../shared/decision-reply'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
-import { readResponsesEvents } from './sse-events'
-import { consumeResponsesStream } from './stream'
+import { readResponsesTurn } from './sse-events'
 import { buildResponsesRequest } from './wire'
 
 function IGNORE() {}
@@ -41,7 +40,7 @@ async function decideOnResponses(client: () => OpenAI, call: DecisionCall, provi
       mergeObjects(rest, { input: input as ResponseInputItem[], text: { format: { type: 'json_schema', name: 'decision_answers', strict: true, schema: call.schema } }, stream: true }),
       { signal: call.signal },
     ).asResponse()
-    const turn = await consumeResponsesStream(readResponsesEvents(response, provider), { onText: IGNORE, onThinking: IGNORE }, { model: call.model, provider, signal: call.signal })
+    const turn = await readResponsesTurn(response, { onText: IGNORE, onThinking: IGNORE }, { model: call.model, provider, signal: call.signal })
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }
     const text = turn.content.map(block => block.type === 'text' ? block.text : '').join('')
     return { body: textReply(text, turn.finishReason), model: turn.usage.modelId ?? call.model, usage, ...(turn.responseId === undefined ? {} : { id: turn.responseId }) }

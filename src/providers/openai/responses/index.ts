@@ -15,8 +15,7 @@ import type { StreamCallbacks, StreamOptions, TurnResult } from '../../types'
 import { JSON_BODY_HEADERS, requestBodyBytes } from '../../shared/body-json'
 import { endpointUrl } from '../../transport-errors'
 import { classifyResponsesError } from './errors'
-import { readResponsesBody } from './sse-events'
-import { ResponsesTurnReader } from './stream'
+import { readResponsesTurn } from './sse-events'
 import { buildResponsesRequest } from './wire'
 
 /** Where the client sends a Responses request, under the API root. */
@@ -46,10 +45,7 @@ export async function streamResponses(client: OpenAI, options: StreamOptions, ca
     // calls): credentials, headers, errors.
     const bytes = requestBodyBytes(body, WIRE_LISTS, STREAMED)
     const response = await client.post(RESPONSES_PATH, { body: bytes, stream: true, signal: options.signal, headers: JSON_BODY_HEADERS }).asResponse()
-    // Each event goes to the turn's reader as soon as it is parsed, with no iterator between the two.
-    const turn = new ResponsesTurnReader(callbacks, { model: options.model, provider, signal: options.signal })
-    await readResponsesBody(response, provider, event => turn.handle(event))
-    return turn.finish()
+    return await readResponsesTurn(response, callbacks, { model: options.model, provider, signal: options.signal })
   }
   catch (error) {
     throw classifyResponsesError(error, provider, options.signal, endpointUrl(client.baseURL, RESPONSES_PATH))

@@ -8,29 +8,24 @@
  */
 
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
-import { readEventData, readEventStream } from '../../shared/event-stream'
+import type { StreamCallbacks, TurnResult } from '../../types'
+import type { ResponsesStreamContext } from './stream'
+import { readEventStream } from '../../shared/event-stream'
 import { NO_DATA, openAIStreamData } from '../../shared/openai-sse-message'
-
-/** The events of `response`'s body, in order. `provider` names the server in errors. */
-export async function* readResponsesEvents(response: Response, provider: string): AsyncGenerator<ResponseStreamEvent> {
-  const state = { done: false }
-  for await (const message of readEventData(response.body, { provider })) {
-    const event = openAIStreamData(message, provider, state, response.headers)
-    if (event !== NO_DATA)
-      yield event as ResponseStreamEvent
-  }
-}
+import { ResponsesTurnReader } from './stream'
 
 /**
- * Read `response`'s body to its end with no iterator between the parser and
- * the reader of the events: each network read is parsed and its events
- * handed to `onEvent` at once (the same rules as `readResponsesEvents`).
+ * Read a streamed Responses body to its end and return its turn. Each network
+ * read is parsed and its events handed to a `ResponsesTurnReader` at once,
+ * with no iterator between the two.
  */
-export function readResponsesBody(response: Response, provider: string, onEvent: (event: ResponseStreamEvent) => void): Promise<void> {
+export async function readResponsesTurn(response: Response, callbacks: StreamCallbacks, context: ResponsesStreamContext): Promise<TurnResult> {
+  const turn = new ResponsesTurnReader(callbacks, context)
   const state = { done: false }
-  return readEventStream(response.body, (_name, message) => {
-    const event = openAIStreamData(message, provider, state, response.headers)
+  await readEventStream(response.body, (_name, message) => {
+    const event = openAIStreamData(message, context.provider, state, response.headers)
     if (event !== NO_DATA)
-      onEvent(event as ResponseStreamEvent)
-  }, { provider })
+      turn.handle(event as ResponseStreamEvent)
+  }, { provider: context.provider })
+  return turn.finish()
 }

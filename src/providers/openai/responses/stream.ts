@@ -38,8 +38,8 @@ export interface ResponsesStreamContext {
 
 /**
  * Consume one response stream given as an iterator of events (see
- * `ResponsesTurnReader` for what it throws). The provider itself hands each
- * event to a reader as it is parsed, with no iterator between them.
+ * `ResponsesTurnReader` for what it throws). The provider and its decisions hand each
+ * event to a reader as it is parsed instead (`readResponsesTurn`).
  */
 export async function consumeResponsesStream(
   events: AsyncIterable<ResponseStreamEvent>,
