@@ -7,6 +7,7 @@
 
 import type { SessionContentBlock, SessionMessage, ToolResultContent } from '../core/content'
 import type { ToolSpec } from '../providers/types'
+import { utf8ByteLength } from '../text/utf8-length'
 
 /** Size of one part of the request. */
 export interface ContextSize {
@@ -71,11 +72,6 @@ const TOKENS_PER_IMAGE = 1600
 
 const CATEGORIES: readonly ContextMessageCategory[] = ['user', 'assistant', 'injected', 'thinking', 'toolCalls', 'toolResults', 'media', 'summaries']
 
-const encoder = new TextEncoder()
-function utf8(text: string): number {
-  return encoder.encode(text).length
-}
-
 function textTokens(bytes: number): number {
   return Math.ceil(bytes / BYTES_PER_TOKEN)
 }
@@ -94,11 +90,11 @@ export function measureContext(input: ContextBreakdownInput): ContextBreakdown {
       measureBlock(block, message.role, add)
   }
 
-  const systemBytes = utf8(input.system)
+  const systemBytes = utf8ByteLength(input.system)
   const system = { bytes: systemBytes, tokens: textTokens(systemBytes) }
   let toolBytes = 0
   for (const spec of input.tools)
-    toolBytes += utf8(JSON.stringify({ name: spec.name, description: spec.description, input_schema: spec.inputSchema }))
+    toolBytes += utf8ByteLength(JSON.stringify({ name: spec.name, description: spec.description, input_schema: spec.inputSchema }))
   const tools = { bytes: toolBytes, tokens: textTokens(toolBytes), count: input.tools.length }
 
   const total = { bytes: system.bytes + tools.bytes, tokens: system.tokens + tools.tokens }
@@ -117,29 +113,29 @@ type Add = (category: ContextMessageCategory, bytes: number, tokens?: number) =>
 function measureBlock(block: SessionContentBlock, role: SessionMessage['role'], add: Add): void {
   switch (block.type) {
     case 'text':
-      add(block.origin === 'injected' || block.systemNote !== undefined ? 'injected' : role === 'user' ? 'user' : 'assistant', utf8(block.text))
+      add(block.origin === 'injected' || block.systemNote !== undefined ? 'injected' : role === 'user' ? 'user' : 'assistant', utf8ByteLength(block.text))
       return
     case 'thinking':
-      add('thinking', utf8(block.text))
+      add('thinking', utf8ByteLength(block.text))
       return
     case 'redacted_thinking':
       add('thinking', block.data.length)
       return
     case 'provider_reasoning':
-      add('thinking', utf8(JSON.stringify(block.producer === 'vllm' ? block.reasoningText : block.details)))
+      add('thinking', utf8ByteLength(JSON.stringify(block.producer === 'vllm' ? block.reasoningText : block.details)))
       return
     case 'tool_call':
     case 'server_tool_use':
-      add('toolCalls', utf8(block.name) + utf8(JSON.stringify(block.input)))
+      add('toolCalls', utf8ByteLength(block.name) + utf8ByteLength(JSON.stringify(block.input)))
       return
     case 'tool_result':
       measureToolOutput(block.output, add)
       return
     case 'server_tool_result':
-      add('toolResults', utf8(JSON.stringify(block.content ?? null)))
+      add('toolResults', utf8ByteLength(JSON.stringify(block.content ?? null)))
       return
     case 'compact-summary':
-      add('summaries', utf8(block.summary))
+      add('summaries', utf8ByteLength(block.summary))
       return
     case 'image':
     case 'video':
@@ -154,13 +150,13 @@ function measureBlock(block: SessionContentBlock, role: SessionMessage['role'], 
 /** A tool result's text counts as a result; its attachments count as media. */
 function measureToolOutput(output: string | ToolResultContent[], add: Add): void {
   if (typeof output === 'string') {
-    add('toolResults', utf8(output))
+    add('toolResults', utf8ByteLength(output))
     return
   }
   let text = 0
   for (const part of output) {
     if (part.type === 'text')
-      text += utf8(part.text)
+      text += utf8ByteLength(part.text)
     else
       add('media', part.data?.length ?? 0, part.type === 'image' || part.type === 'video' ? TOKENS_PER_IMAGE : undefined)
   }

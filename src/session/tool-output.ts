@@ -1,13 +1,5 @@
 import type { ToolResultContent } from '../core/content'
-
-const utf8 = new TextEncoder()
-// eslint-disable-next-line no-control-regex
-const ASCII_ONLY = /^[\u0000-\u007F]*$/
-
-function utf8Length(text: string): number {
-  // Fast path: pure ASCII strings are one byte per code unit.
-  return ASCII_ONLY.test(text) ? text.length : utf8.encode(text).length
-}
+import { utf8ByteLength } from '../text/utf8-length'
 
 function blockMarker(block: Exclude<ToolResultContent, { type: 'text' }>): string {
   const label = 'name' in block && block.name ? ` ${block.name}` : ''
@@ -32,11 +24,11 @@ export function toolResultToText(content: string | ToolResultContent[]): string 
  */
 export function toolOutputByteLength(content: string | ToolResultContent[]): number {
   if (typeof content === 'string')
-    return utf8Length(content)
+    return utf8ByteLength(content)
   let total = 0
   for (const block of content) {
     if (block.type === 'text')
-      total += utf8Length(block.text)
+      total += utf8ByteLength(block.text)
     else if (block.data !== undefined)
       total += block.data.length
   }
@@ -49,9 +41,9 @@ export function toolOutputByteLength(content: string | ToolResultContent[]): num
  */
 export function toolOutputBudgetByteLength(content: string | ToolResultContent[]): number {
   if (typeof content === 'string')
-    return utf8Length(content)
+    return utf8ByteLength(content)
   let total = 0
   for (const block of content)
-    total += utf8Length(block.type === 'text' ? block.text : blockMarker(block))
+    total += utf8ByteLength(block.type === 'text' ? block.text : blockMarker(block))
   return total
 }

@@ -41,7 +41,9 @@ export function fillEstimatedCost(usage: TurnUsage, provider: string, options: C
   const filled: TurnUsage = mergeObjects(usage, { provider: servedBy })
   if (usage.cost !== undefined)
     return filled
-  const pricing = priceOf(usage.modelId, servedBy, options) ?? priceOf(options.requestedModel, servedBy, options)
+  // The requested model is looked up only when it is another id: an unknown model would be looked up twice on every turn.
+  const pricing = priceOf(usage.modelId, servedBy, options)
+    ?? (options.requestedModel === usage.modelId ? undefined : priceOf(options.requestedModel, servedBy, options))
   const cost = pricing && turnCostUsd(usage, pricing, options.cacheTtl)
   if (cost !== undefined)
     filled.cost = cost

@@ -1,6 +1,7 @@
 import type { SessionContentBlock, SessionMessage, ToolResultBlock, ToolResultContent } from '../../core/content'
 import type { SentWireStage, WireStageContext } from '../stage'
 import { mergeObjects } from '../../core/merge-objects'
+import { utf8ByteLength } from '../../text/utf8-length'
 import { isMediaMarker } from './media-marker'
 
 /** What tail compaction needs to know, resolved from the knobs by the policy that owns them. */
@@ -38,23 +39,14 @@ export function tailCompactionSkipped(skip: TailCompactionConfig['skip'], ctx: P
   return true
 }
 
-const encoder = new TextEncoder()
-// eslint-disable-next-line no-control-regex
-const ASCII = /^[\x00-\x7F]*$/
-
-function utf8Bytes(text: string): number {
-  // ASCII is the common case and needs no encoding pass.
-  return ASCII.test(text) ? text.length : encoder.encode(text).length
-}
-
 /** Bytes of tool-output text in one tool result (media is not counted: tail compaction never trims it). */
 export function toolResultTextBytes(output: string | readonly ToolResultContent[]): number {
   if (typeof output === 'string')
-    return utf8Bytes(output)
+    return utf8ByteLength(output)
   let total = 0
   for (const part of output) {
     if (part.type === 'text')
-      total += utf8Bytes(part.text)
+      total += utf8ByteLength(part.text)
   }
   return total
 }
@@ -75,7 +67,7 @@ function resultBytes(block: ToolResultBlock): number {
   const known = countedResults.get(block)
   if (known && known.output === output)
     return known.bytes
-  const bytes = utf8Bytes(output)
+  const bytes = utf8ByteLength(output)
   countedResults.set(block, { output, bytes })
   return bytes
 }
@@ -148,14 +140,14 @@ function keptParts(output: readonly ToolResultContent[]): boolean[] {
 function stubResult(block: ToolResultBlock): ToolResultBlock {
   const output = block.output
   if (typeof output === 'string') {
-    const bytes = utf8Bytes(output)
+    const bytes = utf8ByteLength(output)
     return bytes === 0 ? block : mergeObjects(block, { output: compactedOutputStub(bytes) })
   }
   const keep = keptParts(output)
   let bytes = 0
   output.forEach((part, index) => {
     if (!keep[index] && part.type === 'text')
-      bytes += utf8Bytes(part.text)
+      bytes += utf8ByteLength(part.text)
   })
   if (bytes === 0)
     return block
