@@ -16,6 +16,10 @@ export default antfu({
     'no-restricted-syntax': ['error', {
       selector: 'ObjectExpression > Property[kind=/^[gs]et$/]',
       message: 'An accessor in an object literal makes the object a dictionary in V8; use withGetters from src/core/fast-accessors.ts.',
+    }, {
+      // Each spread item becomes an argument: about 120,000 of them overflow the stack (a RangeError).
+      selector: 'CallExpression[callee.property.name=/^(push|unshift|splice|min|max|fromCharCode|fromCodePoint)$/] > SpreadElement',
+      message: 'A spread argument overflows the call stack for a long array; use pushAll from src/core/push-all.ts, or a loop.',
     }],
   },
 }, {

@@ -2,6 +2,7 @@ import type { PromptPart, SystemNoteText } from '../core/content'
 import type { PendingTurn, RunContext } from '../loop/run-context'
 import type { BehaviorPolicy, SteerDecision } from '../policies/policy'
 import type { MessageQueue } from './message-queue'
+import { pushAll } from '../core/push-all'
 import { promptContent } from './prompt-content'
 
 /** A user message waiting in `agent.steer` or `agent.followUp`. */
@@ -27,7 +28,8 @@ export interface SteeringQueues {
  * prompt: steered ones, then notices. Follow-ups wait for the run to end.
  */
 export function seedQueuedMessages(run: RunContext, queues: SteeringQueues): void {
-  run.pending.push(...queues.steering.drain().map(message => pendingFrom(message, 'steer')), ...queues.notices.drain())
+  pushAll(run.pending, queues.steering.drain().map(message => pendingFrom(message, 'steer')))
+  pushAll(run.pending, queues.notices.drain())
 }
 
 /**

@@ -26,7 +26,7 @@ export function subagentHost(hooks: AgentHookBus, children: ChildRunStats[], ses
 const CHILD_LABEL = /^child-(\d+)$/
 
 function highestLabel(runs: readonly SessionRun[]): number {
-  return Math.max(0, ...runs.map(record => labelNumber(record.label)))
+  return runs.reduce((highest, record) => Math.max(highest, labelNumber(record.label)), 0)
 }
 
 function labelNumber(label: string | undefined): number {

@@ -1,5 +1,6 @@
 import type { PendingApproval } from './approval'
 import type { StopReason } from './stop-reason'
+import { pushAll } from '../core/push-all'
 
 /** Why the provider ended one turn, normalized across APIs. */
 export type TurnFinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'pause' | 'error' | 'other'
@@ -140,7 +141,7 @@ export function flattenTurns(stats: AgentStats): TurnUsage[] {
   const out: TurnUsage[] = []
   const visit = (node: AgentStats): void => {
     if (node.turnUsage)
-      out.push(...node.turnUsage)
+      pushAll(out, node.turnUsage)
     for (const child of node.children ?? [])
       visit(child.stats)
   }

@@ -11,6 +11,7 @@ import type { MaybePromise } from '../core/maybe-promise'
 import type { ToolOutcome } from '../core/tool-io'
 import type { AgentHooks } from './hook-map'
 import { mergeObjects } from '../core/merge-objects'
+import { pushAll } from '../core/push-all'
 
 /** The outcomes that mean a tool call changed something (a no-op or a failure did not). */
 export type SuccessfulMutationOutcome = Extract<ToolOutcome, 'created' | 'updated' | 'edited'>
@@ -165,8 +166,10 @@ function defaultFailureMessage({ batch, result }: Omit<MutationValidationFailure
   }
   if (result.message)
     lines.push(result.message)
-  if (result.errors && result.errors.length > 0)
-    lines.push('Errors:', ...result.errors.map(error => `- ${error}`))
+  if (result.errors && result.errors.length > 0) {
+    lines.push('Errors:')
+    pushAll(lines, result.errors.map(error => `- ${error}`))
+  }
   lines.push('Fix these problems before you continue.')
   return lines.join('\n')
 }

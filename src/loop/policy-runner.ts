@@ -26,6 +26,7 @@ import type { SentWireStage, WireStage } from '../wire/stage'
 import type { RunState } from './run-state'
 import type { WallDeadline } from './wall-deadline'
 import { mergeObjects } from '../core/merge-objects'
+import { pushAll } from '../core/push-all'
 import { AgentContextExceededError, AgentProviderError } from '../errors'
 import { isSentStage } from '../wire/stage'
 import { POLICY_PHASES } from './policy-order'
@@ -477,6 +478,6 @@ export async function decideProviderError(
     }
   }
   if (stop === undefined && retry && messages)
-    messages.push(...joining)
+    pushAll(messages, joining)
   return stop ?? (retry ? 'retry' : undefined)
 }

@@ -6,6 +6,7 @@ import type { TurnVerdict } from './policy-runner'
 import type { RunContext } from './run-context'
 import type { StreamedTurn } from './stream-turn'
 import { mergeObjects } from '../core/merge-objects'
+import { pushAll } from '../core/push-all'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { SESSION_DEFAULTS } from '../knobs/session-knobs'
@@ -134,7 +135,7 @@ async function loop(run: RunContext): Promise<StopReason> {
       return verdict.end
     }
     if (verdict.messages.length > 0)
-      run.pending.push(...verdict.messages)
+      pushAll(run.pending, verdict.messages)
     if (toolResults.length > 0 || verdict.keepGoing) {
       // A turn boundary the run goes on from: the state went out with the turn's
       // records; it is saved again only if the phases since moved it (a run that ends saves it as it ends).
@@ -217,8 +218,8 @@ async function appendPendingTurns(run: RunContext): Promise<void> {
   for (const part of parts) {
     // What a person queued passes the prompt phase, as the run's prompt does; the loop's own messages do not.
     if (part.queued && run.policyPhases.prompt.length > 0)
-      content.push(...await adjustPrompt(run, part.queued.kind, [...part.content]))
-    else content.push(...part.content)
+      pushAll(content, await adjustPrompt(run, part.queued.kind, [...part.content]))
+    else pushAll(content, part.content)
   }
   const turn = await appendTurn(run, run.clock.randomUUID(), 'user', content, injected ? { injected } : {})
   for (const part of parts) {

@@ -6,6 +6,7 @@ import type { McpCredentialStore } from './oauth/types'
 import type { McpCallControl, McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpServerPool, McpToolOrigin, McpToolSchema } from './types'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { pushAll } from '../core/push-all'
 import { withTimeout } from '../core/timeout'
 import { clampTimerDelay } from '../core/timer'
 import { killContextTransport } from './context-transport'
@@ -113,7 +114,7 @@ class ServerRuntime {
     do {
       const params = cursor ? { cursor } : undefined
       const page = await authorized(() => live.client.listTools(params, { timeout: clampTimerDelay(this.bootstrapTimeout) }))
-      tools.push(...page.tools as McpToolSchema[])
+      pushAll(tools, page.tools as McpToolSchema[])
       cursor = page.nextCursor
     } while (cursor)
     return tools

@@ -90,7 +90,7 @@ export function* readPngLayoutSteps(bytes: Uint8Array): Generator<number, PngLay
   while (at + 12 <= bytes.length) {
     const length = readU32(bytes, at)
     const codes = bytes.subarray(at + 4, at + 8)
-    const type = String.fromCharCode(...codes)
+    const type = String.fromCharCode(codes[0], codes[1], codes[2], codes[3])
     if (!codes.every(isLetter))
       throw new PngUnsupportedError('a chunk type is not four letters')
     const dataStart = at + 8

@@ -7,6 +7,8 @@
  * count for nothing: a wrong "read" would let an edit through the guard.
  */
 
+import { pushAll } from '../core/push-all'
+
 export interface ShellReads {
   /** Directory the reads are relative to (from a leading `cd`), if any. */
   cwd?: string
@@ -159,7 +161,7 @@ export function parseShellReads(command: string): ShellReads | undefined {
     const found = segmentFiles(segment)
     if (!found)
       return undefined
-    files.push(...found)
+    pushAll(files, found)
   }
   return cwd === undefined ? { files } : { cwd, files }
 }

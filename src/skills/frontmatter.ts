@@ -98,7 +98,11 @@ function value(inline: string, block: readonly string[], line: number): Frontmat
 
 /** `|` keeps line breaks, `>` folds them; `-` strips the final newline, `+` keeps every trailing one. */
 function blockScalar(header: string, block: readonly string[]): string {
-  const indent = Math.min(...block.filter(line => !isBlank(line)).map(line => line.length - line.trimStart().length))
+  let indent = Number.POSITIVE_INFINITY
+  for (const line of block) {
+    if (!isBlank(line))
+      indent = Math.min(indent, line.length - line.trimStart().length)
+  }
   const lines = block.map(line => isBlank(line) ? '' : line.slice(Number.isFinite(indent) ? indent : 0))
   let text = header[0] === '|' ? lines.join('\n') : foldLines(lines)
   const chomp = header[1]

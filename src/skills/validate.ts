@@ -1,6 +1,7 @@
 import type { FrontmatterValue } from './frontmatter'
 import type { SkillConfig, SkillResource } from './types'
 import { mergeObjects } from '../core/merge-objects'
+import { pushAll } from '../core/push-all'
 import { SkillValidationError } from '../errors'
 import { FrontmatterError, parseFrontmatter, splitFrontmatter } from './frontmatter'
 
@@ -69,7 +70,7 @@ export function parseSkill(text: string, dir?: string): SkillConfig {
   }
   if (fields.description !== undefined && fields.description !== null && typeof fields.description !== 'string')
     problems.push('`description` must be text')
-  problems.push(...skillProblems(skill))
+  pushAll(problems, skillProblems(skill))
   if (dir !== undefined && typeof name === 'string' && name !== lastSegment(dir))
     problems.push(`\`name\` "${name}" must equal its directory's name "${lastSegment(dir)}"`)
   if (problems.length > 0)

@@ -29,6 +29,7 @@ import type { PolicyWireStage } from '../wire/stage'
 import { activatePlan, planRun } from '../agent/plan'
 import { createProcessContext } from '../contexts/process'
 import { mergeObjects } from '../core/merge-objects'
+import { pushAll } from '../core/push-all'
 import { createHookBus, isKnownHook } from '../hooks/bus'
 import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, gateBatch, gateCall, NO_PHASES, observeResult } from '../loop/policy-runner'
 import { servingContextWindow } from '../loop/run-context'
@@ -288,7 +289,7 @@ export async function runPolicyScript(policy: BehaviorPolicy, options: PolicyScr
     fired = []
     const outcome = await playStep(host, step, index)
     const events = fired.map(event => (mergeObjects(event, { turn: host.turnCount })))
-    allEvents.push(...events)
+    pushAll(allEvents, events)
     if (step.phase === 'afterTurn')
       turnOpen = false
     results.push(mergeObjects(outcome, { turn: host.turnCount, state: jsonCopy(host.state.policies[policy.name]), events }))

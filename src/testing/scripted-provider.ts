@@ -2,6 +2,7 @@ import type { SessionContentBlock } from '../core/content'
 import type { TurnFinishReason, TurnUsage } from '../core/stats'
 import type { Provider, ProviderCapabilities, StreamCallbacks, StreamOptions, ToolCall, TurnResult } from '../providers/types'
 import { withGetters } from '../core/fast-accessors'
+import { pushAll } from '../core/push-all'
 import { ClassifiedError } from '../errors'
 import { sleep } from '../loop/backoff'
 
@@ -69,7 +70,7 @@ export function scriptedProvider(turns: ScriptedTurn[] = [], options: ScriptedPr
     },
     requests,
     push: (...more) => {
-      script.push(...more)
+      pushAll(script, more)
     },
     async stream(request, callbacks) {
       requests.push(request)

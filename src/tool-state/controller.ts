@@ -1,5 +1,6 @@
 import type { AgentToolState, ToolStateCommitResult, ToolStateController, ToolStateOp, ToolStateStore } from './types'
 import type { StagedEntry, Staging } from './view'
+import { pushAll } from '../core/push-all'
 import { decodeStateValue } from './json-value'
 import { createMemoryToolStateStore } from './memory-store'
 import { DEFAULT_MAX_VALUE_BYTES } from './types'
@@ -61,7 +62,7 @@ export function createToolStateController(store: ToolStateStore = createMemoryTo
     }
     apply(entries)
     if (!hydrated)
-      beforeHydration.push(...entries)
+      pushAll(beforeHydration, entries)
     return { ok: true, ops: entries.map(entryToOp) }
   }
 

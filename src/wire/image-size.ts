@@ -37,7 +37,10 @@ function u32be(b: Uint8Array, at: number): number {
 }
 
 function ascii(b: Uint8Array, from: number, to: number): string {
-  return String.fromCharCode(...b.subarray(from, to))
+  let text = ''
+  for (let at = from; at < to; at++)
+    text += String.fromCharCode(b[at])
+  return text
 }
 
 function webpSize(b: Uint8Array): { width: number, height: number } | undefined {

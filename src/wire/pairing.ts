@@ -172,10 +172,10 @@ function applyPlan(messages: readonly SessionMessage[], plan: RepairPlan): Sessi
       out.push(message)
     }
     else {
-      const content = drops ? message.content.filter((_, k) => !drops.has(k)) : [...message.content]
+      let content = drops ? message.content.filter((_, k) => !drops.has(k)) : [...message.content]
       if (incoming) {
         const lastResult = content.findLastIndex(block => block.type === 'tool_result')
-        content.splice(lastResult + 1, 0, ...incoming)
+        content = [...content.slice(0, lastResult + 1), ...incoming, ...content.slice(lastResult + 1)]
       }
       if (content.length > 0)
         out.push(mergeObjects(message, { content }))

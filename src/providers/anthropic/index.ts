@@ -16,6 +16,7 @@ import type { AnthropicClient } from './client'
 import type { AnthropicOAuthCredentials } from './oauth'
 import { APIError } from '#anthropic-sdk/error'
 import { mergeObjects } from '../../core/merge-objects'
+import { pushAll } from '../../core/push-all'
 import { clampTimerDelay } from '../../core/timer'
 import { requestBodyBytes } from '../shared/body-json'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
@@ -210,7 +211,7 @@ function splitBetaHeader(headers: Record<string, string> | undefined): { beta: s
   const beta: string[] = []
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (name.toLowerCase() === 'anthropic-beta')
-      beta.push(...value.split(',').map(part => part.trim()).filter(Boolean))
+      pushAll(beta, value.split(',').map(part => part.trim()).filter(Boolean))
     else
       rest[name] = value
   }

@@ -17,6 +17,7 @@ import type {
 import type { SessionContentBlock, SessionMessage } from '../../core/content'
 import type { StreamOptions, ToolSpec } from '../types'
 import type { AnthropicOutputConfig, AnthropicThinkingConfig } from './thinking'
+import { pushAll } from '../../core/push-all'
 import { sameItems } from '../../wire/messages'
 import { cacheControlFor } from '../shared/cache-control'
 import { orderToolResults } from '../shared/result-order'
@@ -68,7 +69,7 @@ export function buildAnthropicRequest(input: AnthropicRequestInput, settings: An
     betas.push(EXTENDED_CACHE_TTL_BETA)
 
   const thinking = anthropicThinkingFields(input, findAnthropicModel(input.model))
-  betas.push(...thinking.betas)
+  pushAll(betas, thinking.betas)
 
   const wire = buildWire(input.messages, cacheControl)
   // Fields are added in one fixed order: the prefix (system, tools) always serializes first.

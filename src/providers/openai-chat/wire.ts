@@ -22,6 +22,7 @@ import type {
   WireToolCall,
 } from './wire-types'
 import { mergeObjects } from '../../core/merge-objects'
+import { pushAll } from '../../core/push-all'
 import { cacheControlFor as sharedCacheControl } from '../shared/cache-control'
 import { compactSummaryText } from '../shared/content-rules'
 import { orderToolResults } from '../shared/result-order'
@@ -64,7 +65,7 @@ export function buildChatRequest(input: ChatRequestInput, dialect: ChatDialect):
   const messages: ChatMessage[] = []
   if (input.system)
     messages.push(systemMessage(wellFormedText(input.system), cacheControl))
-  messages.push(...conversation(input.messages, context))
+  pushAll(messages, conversation(input.messages, context))
   if (cacheControl)
     markLastMessage(messages, cacheControl)
 
@@ -185,7 +186,8 @@ function userTurn(blocks: readonly SessionContentBlock[], answering: readonly Se
     const { message, attachments } = toolResultWire(result, wireId, context.rules)
     out.push(context.asParts ? toolMessageAsParts(message) : message)
     if (attachments.length > 0)
-      userParts.push(companionIntro(wireId), ...attachments)
+      userParts.push(companionIntro(wireId))
+    pushAll(userParts, attachments)
   }
   for (const block of blocks) {
     const part = block.type === 'tool_result' ? undefined : userContentPart(block, context.rules)
@@ -235,7 +237,7 @@ function assistantMessage(blocks: readonly SessionContentBlock[], context: Build
     }
     else if (block.type === 'provider_reasoning' && sameModel(block.model)) {
       if (block.producer === 'openrouter' && context.dialect.replayReasoningDetails)
-        details.push(...block.details)
+        pushAll(details, block.details)
       else if (block.producer === 'vllm' && context.dialect.replayReasoningField)
         reasoning.push(block.reasoningText)
     }

@@ -12,6 +12,7 @@ import type { ThinkingLevel } from '../../thinking'
 import type { StreamOptions, ToolSpec } from '../../types'
 import type { ReasoningFollower, ReasoningSignature } from './reasoning'
 import type { ResponsesFunctionTool, ResponsesInputItem, UserContentPart } from './wire-types'
+import { pushAll } from '../../../core/push-all'
 import { compactSummaryText } from '../../shared/content-rules'
 import { openaiReasoningEfforts } from '../../shared/openai-models'
 import { fitEffort } from '../../shared/reasoning-effort'
@@ -130,7 +131,7 @@ export function responsesInput(messages: readonly SessionMessage[], provider: st
   for (const message of messages) {
     // Results are ordered by the calls of the assistant message right before (see `../../shared/result-order`).
     const answering = message.role !== 'assistant' && previous?.role === 'assistant' ? previous.content : undefined
-    items.push(...messageItems(message, answering, provider))
+    pushAll(items, messageItems(message, answering, provider))
     previous = message
   }
   return items
@@ -257,7 +258,7 @@ function userItems(raw: readonly SessionContentBlock[], answering: readonly Sess
   for (const block of orderToolResults(blocks, answering)) {
     const wire = toolResultWire(block)
     items.push(wire.output)
-    companions.push(...wire.companions)
+    pushAll(companions, wire.companions)
   }
   const content = [...companions, ...own]
   if (content.length > 0)
