@@ -170,6 +170,23 @@ describe('server tools', () => {
     expect(rec.timeline).toContain('activity')
   })
 
+  it('fails the turn, retryably and before recording it, when a server tool result nests past 100 levels', async () => {
+    // Recorded, such a value would overflow the stack of every later request's serialization.
+    const nested = (depth: number): unknown => depth === 0 ? 'leaf' : [nested(depth - 1)]
+    const withContent = (content: unknown): SseEvent[] => events.map((event, i) => i === 5
+      ? { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { ...searchResult, content } } }
+      : event)
+    fake.enqueue({ type: 'sse', events: withContent(nested(150)) })
+    const error = await rejectionOf(provider().stream(streamOptions(), recordCallbacks().callbacks))
+    expect(error).toBeInstanceOf(ClassifiedError)
+    expect(error).toMatchObject({ kind: 'server', retryable: true, provider: 'anthropic' })
+    expect(error.message).toContain('a server tool result nested more than 100 levels deep')
+
+    fake.enqueue({ type: 'sse', events: withContent(nested(90)) })
+    const kept = await provider().stream(streamOptions(), recordCallbacks().callbacks)
+    expect(kept.content[1]).toMatchObject({ type: 'server_tool_result', content: { content: nested(90) } })
+  })
+
   it('replays server tool blocks unchanged on the next request', async () => {
     fake.enqueue({ type: 'sse', events })
     const result = await provider().stream(streamOptions(), recordCallbacks().callbacks)

@@ -99,6 +99,23 @@ describe('reasoning details', () => {
     ])
   })
 
+  it('fails the turn, retryably and before recording it, when a detail nests past 100 levels', async () => {
+    // Recorded, such a detail would overflow the stack of every later request that replays it.
+    const nested = (depth: number): unknown => depth === 0 ? 'leaf' : [nested(depth - 1)]
+    const chunks = (data: unknown) => [
+      { id: 'c1', object: 'chat.completion.chunk', created: 1, model: CLAUDE, choices: [{ index: 0, delta: { role: 'assistant', reasoning_details: [{ type: 'reasoning.encrypted', data, index: 0 }] }, finish_reason: null }] },
+      { id: 'c1', object: 'chat.completion.chunk', created: 1, model: CLAUDE, choices: [{ index: 0, delta: { content: 'Answer.' }, finish_reason: 'stop' }] },
+    ]
+    fake.enqueue({ type: 'chunks', chunks: chunks(nested(150)) })
+    const error = await rejectionOf(router().stream(chatOptions({ model: CLAUDE }), recordCallbacks().callbacks))
+    expect(error).toMatchObject({ kind: 'server', retryable: true, provider: 'openrouter' })
+    expect(error.message).toContain('reasoning details nested more than 100 levels deep')
+
+    fake.enqueue({ type: 'chunks', chunks: chunks(nested(90)) })
+    const kept = await router().stream(chatOptions({ model: CLAUDE }), recordCallbacks().callbacks)
+    expect(kept.content[0]).toMatchObject({ type: 'provider_reasoning', details: [{ data: nested(90) }] })
+  })
+
   it('replays the details on the assistant message to the same model, and to no other', async () => {
     fake.enqueue({ type: 'turn', turn: { reasoningDetails: streamed, toolCalls: [{ id: 'toolu_01', name: 'read_file', input: { path: 'a' } }] } })
     const first = await router().stream(chatOptions({ model: CLAUDE, tools: [READ_TOOL] }), recordCallbacks().callbacks)

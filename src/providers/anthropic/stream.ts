@@ -8,8 +8,9 @@ import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages
 import type { SessionContentBlock } from '../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../core/stats'
 import type { ProviderInputTransformation, StreamCallbacks, ToolCall, TurnResult } from '../types'
+import { refuseOverDeepValue } from '../shared/over-deep'
 import { ToolJsonBuffer } from '../tool-json'
-import { truncatedStreamError } from './errors'
+import { PROVIDER_NAME, truncatedStreamError } from './errors'
 import { anthropicTurnCost, findAnthropicModel } from './models'
 
 /** A block between its `content_block_start` and `content_block_stop`. */
@@ -269,6 +270,7 @@ function finishBlock(block: OpenBlock, serverToolNames: Map<string, string>): Se
       serverToolNames.set(block.id, block.name)
       return { type: 'server_tool_use', producer: 'anthropic', id: block.id, name: block.name, input: block.json.finish(block.initialInput) }
     case 'server_tool_result':
+      refuseOverDeepValue(block.block, PROVIDER_NAME, 'a server tool result')
       return {
         type: 'server_tool_result',
         producer: 'anthropic',

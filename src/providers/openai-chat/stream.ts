@@ -25,6 +25,7 @@ import type { SessionContentBlock } from '../../core/content'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../types'
 import type { ChatWireUsage } from './usage'
 import { randomUUID } from 'node:crypto'
+import { refuseOverDeepValue } from '../shared/over-deep'
 import { ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
 import { GEMINI_SIGNATURE_PRODUCER } from './gemini-signatures'
@@ -199,10 +200,13 @@ export class ChatTurnReader {
 
     const content: SessionContentBlock[] = []
     const merged = this.details.finish()
-    if (merged.length > 0)
+    if (merged.length > 0) {
+      refuseOverDeepValue(merged, context.providerName, 'reasoning details')
       content.push({ type: 'provider_reasoning', producer: 'openrouter', details: merged, model: context.model })
-    else if (this.reasoning.length > 0)
+    }
+    else if (this.reasoning.length > 0) {
       content.push({ type: 'provider_reasoning', producer: 'vllm', reasoningText: this.reasoning.join(''), model: context.model })
+    }
     if (this.text.length > 0)
       content.push({ type: 'text', text: this.text.join('') })
     const collected = this.calls.finish()
