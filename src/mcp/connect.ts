@@ -6,6 +6,7 @@ import type { McpCredentialStore } from './oauth/types'
 import type { McpCallControl, McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpServerPool, McpToolOrigin, McpToolSchema } from './types'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { nestsDeeperThan } from '../core/json-depth'
 import { pushAll } from '../core/push-all'
 import { withTimeout } from '../core/timeout'
 import { clampTimerDelay } from '../core/timer'
@@ -20,6 +21,13 @@ import { createMemoryMcpCredentialStore } from './oauth/stores'
 import { isPoolableServer } from './pool'
 import { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS } from './tools'
 import { createTransport, transportPid } from './transports'
+
+/**
+ * How deeply a server's tool input schema may nest (objects and arrays inside
+ * one another; each level of a nested object's `properties` counts two). Real
+ * schemas use a few dozen at most.
+ */
+export const MAX_MCP_SCHEMA_DEPTH = 200
 
 /** How long one server may take to connect and list its tools, in milliseconds. */
 export const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 10_000
@@ -308,7 +316,7 @@ class ServerRuntime {
  * is nothing to call). A failing filter fails closed: the server offers no tools.
  */
 async function narrowTools(config: McpServerConfig, listed: McpToolSchema[], options: ConnectMcpServersOptions): Promise<McpToolSchema[]> {
-  const kept = filterTools(config, listed)
+  const kept = filterTools(config, withWalkableSchemas(config, listed, options))
   if (!options.onToolsFilter || kept.length === 0)
     return kept
   const ctx = { server: config.name, tools: [...kept] }
@@ -323,6 +331,22 @@ async function narrowTools(config: McpServerConfig, listed: McpToolSchema[], opt
     return kept
   const listedNames = new Set(kept.map(tool => tool.name))
   return ctx.tools.filter(tool => tool && listedNames.has(tool.name))
+}
+
+/**
+ * The listed tools less those whose input schema nests past
+ * `MAX_MCP_SCHEMA_DEPTH`, each reported to `onServerError`. A schema is sent
+ * with every request and walked by recursive code (the well-formed-text
+ * pass, the argument check, `JSON.stringify`): one thousands of levels deep
+ * would overflow the stack on every request of every run of the agent.
+ */
+function withWalkableSchemas(config: McpServerConfig, listed: McpToolSchema[], options: ConnectMcpServersOptions): McpToolSchema[] {
+  return listed.filter((tool) => {
+    if (!nestsDeeperThan(tool.inputSchema, MAX_MCP_SCHEMA_DEPTH))
+      return true
+    options.onServerError?.(config.name, new TypeError(`MCP server "${config.name}": the input schema of tool "${tool.name}" nests more than ${MAX_MCP_SCHEMA_DEPTH} levels deep; the tool is left out`))
+    return false
+  })
 }
 
 function uniqueName(candidate: string, taken: Set<string>): string {

@@ -21,6 +21,26 @@ async function connect(...args: Parameters<typeof connectMcpServers>) {
   return connection
 }
 
+describe('a server whose tool schema nests thousands of levels', () => {
+  it('leaves that tool out, reports it, and keeps the others', async () => {
+    const errors: [string, Error][] = []
+    const mcp = await connect([{
+      name: 'deep',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./fixtures/deep-schema-server.mjs', import.meta.url))],
+    }], { onServerError: (server, error) => errors.push([server, error]) })
+    expect(mcp.servers[0].status).toBe('connected')
+    expect(Object.keys(mcp.tools)).toEqual(['mcp__deep__plain'])
+    expect(mcp.servers[0].tools).toEqual(['plain'])
+    expect(errors).toHaveLength(1)
+    expect(errors[0][0]).toBe('deep')
+    expect(errors[0][1]).toBeInstanceOf(TypeError)
+    expect(errors[0][1].message).toBe('MCP server "deep": the input schema of tool "deep" nests more than 200 levels deep; the tool is left out')
+    expect(await mcp.tools.mcp__deep__plain.execute({}, toolContext())).toBe('ok from plain')
+  })
+})
+
 describe('server-everything over stdio', () => {
   it('connects, calls tools, passes expanded env, and reaps the child on close', async () => {
     const mcp = await connect([{
