@@ -50,7 +50,7 @@ export const JSON_BODY_HEADERS: Readonly<Record<string, string>> = Object.freeze
 /**
  * The UTF-8 bytes of `JSON.stringify({ ...body, ...trailing })` for plain
  * data (no `toJSON`, no key of `trailing` also in `body`), with the items of
- * the arrays named in `lists` serialized and encoded once per item object.
+ * the arrays named in `lists` serialized once per item object.
  */
 export function requestBodyBytes(body: object, lists: readonly string[], trailing: object): Uint8Array {
   const pieces = new BodyPieces()
