@@ -65,7 +65,7 @@ export function buildChatRequest(input: ChatRequestInput, dialect: ChatDialect):
   const messages: ChatMessage[] = []
   if (input.system)
     messages.push(systemMessage(wellFormedText(input.system), cacheControl))
-  pushAll(messages, conversation(input.messages, context))
+  addConversation(messages, input.messages, context)
   if (cacheControl)
     markLastMessage(messages, cacheControl)
 
@@ -131,13 +131,12 @@ function plainTool(spec: ToolSpec): ChatTool {
 }
 
 /**
- * Session messages → wire messages, one session message at a time. A user
+ * Session messages → wire messages appended to `out`, one session message at a time. A user
  * message becomes its tool results (one `tool` message each, in the order of
  * the calls they answer) followed by at most one user message holding the
  * attachments of those results and the message's own content.
  */
-function conversation(messages: readonly SessionMessage[], context: BuildContext): ChatMessage[] {
-  const out: ChatMessage[] = []
+function addConversation(out: ChatMessage[], messages: readonly SessionMessage[], context: BuildContext): void {
   let previous: SessionMessage | undefined
   for (const message of messages) {
     // A user message's tool results are ordered by the calls of the assistant message right before it.
@@ -146,7 +145,6 @@ function conversation(messages: readonly SessionMessage[], context: BuildContext
       out.push(wire)
     previous = message
   }
-  return out
 }
 
 /** Each message's wire form, kept while the message, the dialect, the model and the text shape stay the same. */

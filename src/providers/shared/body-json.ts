@@ -30,11 +30,12 @@
  * members' pieces joined by commas, and of an array its items' pieces; its
  * output is well-formed UTF-16 (lone surrogates come out as `\u` escapes), so
  * encoding each piece alone gives the same bytes as encoding the whole, and an
- * item's byte length can be counted from its text (a property test checks it
+ * item's byte length can be counted from its text (`utf8ByteLength`) (a property test checks it
  * all against `JSON.stringify`).
  */
 
 import { Buffer } from 'node:buffer'
+import { utf8ByteLength } from '../../text/utf8-length'
 
 /**
  * Each list item's JSON, by the item object; an item is never edited once it
@@ -197,7 +198,7 @@ function addItems(pieces: BodyPieces, items: readonly unknown[]): void {
   for (let i = same; i < items.length; i++) {
     const json = rememberedJson(items[i])
     pieces.addText(i === 0 ? json : `,${json}`)
-    end += (i === 0 ? 0 : 1) + Buffer.byteLength(json, 'utf8')
+    end += (i === 0 ? 0 : 1) + utf8ByteLength(json)
     written.items.push(items[i])
     written.ends.push(end)
   }
