@@ -26,7 +26,7 @@ export type { ModelCallKind, ModelCallRequest, RunEffects, ToolCallRecord, ToolC
 export { flattenTurns, statsByModel } from './core/stats'
 export type { AgentStats, ChildRunStats, ModelUsage, OutputError, SchemaOutput, SideCallUsage, TurnFinishReason, TurnUsage } from './core/stats'
 export type { StopReason, StopReasons } from './core/stop-reason'
-export { TOOL_PROGRESS_LIMITS } from './core/tool-io'
+export { TOOL_OUTPUT_LIMITS, TOOL_PROGRESS_LIMITS } from './core/tool-io'
 export type {
   AgentDecide,
   DecideHookContext,

@@ -37,6 +37,21 @@ export const TOOL_PROGRESS_LIMITS = Object.freeze({
   maxTextChars: 2000,
 })
 
+/**
+ * How much one tool result may hold. A tool's result is recorded in the
+ * session and replayed in every later request, so one oversized answer would
+ * cost every turn after it; past a few tens of MiB no provider accepts the
+ * request anyway, and a JSON writer that escapes each character (control
+ * characters take six) could not even write the session's log line.
+ */
+export const TOOL_OUTPUT_LIMITS = Object.freeze({
+  /**
+   * UTF-16 units of text, base64 data, media types and names in one result
+   * (32 Mi: a 20 MiB PDF as base64 fits). The rest is cut, with a note.
+   */
+  maxChars: 32 * 1024 * 1024,
+})
+
 /** What a tool passes to `ctx.progress`: a report, or plain text (kind `'message'`). */
 export type ToolProgressUpdate = string | (Partial<ToolProgress> & { kind?: string })
 

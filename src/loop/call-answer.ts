@@ -2,6 +2,8 @@ import type { ToolResultBlock, ToolResultMetadata } from '../core/content'
 import type { CallAnswer } from '../policies/policy'
 import type { ToolOutcome, ToolOutput } from '../tools/types'
 import type { RunContext } from './run-context'
+import { TOOL_OUTPUT_LIMITS } from '../core/tool-io'
+import { truncateText } from '../text/truncate'
 import { wallThatEnded } from './wall-deadline'
 
 /**
@@ -62,6 +64,38 @@ export function abortedMessage(run: RunContext, started: boolean): string {
   return wall ? `Aborted: the run's time budget (${wall.knob}) ran out ${stage}.` : `Aborted: the run was cancelled ${stage}.`
 }
 
+/** What an error result says when not even the thrown value's text could be read. */
+const UNREADABLE_THROWN = 'a value was thrown whose text could not be read'
+
+/**
+ * The text of a thrown value, for an error result or a log line. A tool may
+ * throw (or reject with) anything: an Error whose `message` getter throws, an
+ * object with no prototype (which `String` cannot convert), a Proxy whose
+ * traps throw, a Symbol. Reading it here never throws, since a throw from the
+ * place that answers a call would leave the call without a result; and the
+ * text is capped like any result (`capResultText`).
+ */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  let text: string
+  try {
+    text = String(error instanceof Error ? error.message : error)
+  }
+  catch {
+    return UNREADABLE_THROWN
+  }
+  return capResultText(text, 'message')
+}
+
+/**
+ * `text` cut to `TOOL_OUTPUT_LIMITS.maxChars` on a code point boundary, with
+ * a note saying how much went; `text` itself when it fits. The cut is made
+ * before anything else reads the text, so the hooks, the session and every
+ * later request see at most the limit.
+ */
+export function capResultText(text: string, what: 'output' | 'message' = 'output'): string {
+  const max = TOOL_OUTPUT_LIMITS.maxChars
+  if (text.length <= max)
+    return text
+  const kept = truncateText(text, max)
+  return `${kept}\n\n[Truncated: the ${what} was ${text.length} characters; the first ${kept.length} are kept, as a tool result holds at most ${max}.]`
 }

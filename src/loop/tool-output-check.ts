@@ -1,5 +1,8 @@
 import type { ToolResultContent } from '../core/content'
 import type { ToolOutput } from '../tools/types'
+import { TOOL_OUTPUT_LIMITS } from '../core/tool-io'
+import { truncateText } from '../text/truncate'
+import { capResultText, errorMessage } from './call-answer'
 
 /** A tool's (or a hook's) return value made into something every wire can carry. */
 export interface CheckedToolOutput {
@@ -17,26 +20,41 @@ const MAX_LISTED_PROBLEMS = 5
  * session that a wire builder would choke on, and nothing is silently lost:
  *
  * - a string is kept as it is; `undefined` and `null` become `''`;
- * - an array of valid `ToolResultContent` blocks is kept as it is;
+ * - an array of valid `ToolResultContent` blocks is kept, each block copied
+ *   with only the fields of its type (see `readBlock`);
  * - an array with an element that claims a block `type` but is malformed
- *   becomes an error result naming each problem (it was meant as content);
+ *   (base64 `data` that is not base64 included) becomes an error result
+ *   naming each problem (it was meant as content);
  * - any other array (`[1, 2]`, `[{ foo: 1 }]`, `[]`), and any other value, is
  *   data: its JSON text (bigints as decimal strings, `Map` as an object, `Set`
  *   as an array); numbers and other primitives become their string form;
- * - a value with no JSON form (circular, a function, a throwing `toJSON`)
- *   becomes an error result saying so; a returned `Error` becomes an error
- *   result with its message.
+ * - a value with no JSON form (circular, a function, a throwing `toJSON`,
+ *   nested deeper than `JSON.stringify` can go) becomes an error result
+ *   saying so; a returned `Error` becomes an error result with its message;
+ * - a value that throws when it is read (a getter, a Proxy trap) becomes an
+ *   error result saying so: this function never throws;
+ * - whatever is kept is cut to `TOOL_OUTPUT_LIMITS.maxChars`, with a note.
  *
  * `tool` is the name the model knows the tool by, used in messages.
  */
 export function checkToolOutput(value: unknown, tool: string): CheckedToolOutput {
+  try {
+    return readOutput(value, tool)
+  }
+  catch (error) {
+    return invalid(`Error: tool "${tool}" returned a value that could not be read (${errorMessage(error)}). Tools return a string or content blocks.`)
+  }
+}
+
+function readOutput(value: unknown, tool: string): CheckedToolOutput {
   if (typeof value === 'string')
-    return { output: value }
+    return { output: capResultText(value) }
   if (value === undefined || value === null)
     return { output: '' }
   if (Array.isArray(value)) {
-    if (value.length > 0 && isContentArray(value))
-      return { output: value as ToolResultContent[] }
+    const blocks = value.length > 0 ? contentBlocks(value) : undefined
+    if (blocks)
+      return { output: capBlocks(blocks) }
     const problems = blockProblems(value)
     if (problems.length > 0)
       return invalid(`Error: tool "${tool}" returned malformed content blocks: ${listProblems(problems)}.`)
@@ -46,12 +64,12 @@ export function checkToolOutput(value: unknown, tool: string): CheckedToolOutput
   if (typeof value === 'function')
     return invalid(`Error: tool "${tool}" returned a function, which is not a result. Tools return a string or content blocks.`)
   if (value instanceof Error)
-    return invalid(`Error: ${value.message || value.name}`)
+    return invalid(`Error: ${errorMessage(value) || value.name}`)
   return jsonText(value, tool)
 }
 
 function invalid(message: string): CheckedToolOutput {
-  return { output: message, isError: true }
+  return { output: capResultText(message), isError: true }
 }
 
 function jsonText(value: unknown, tool: string): CheckedToolOutput {
@@ -60,12 +78,11 @@ function jsonText(value: unknown, tool: string): CheckedToolOutput {
     text = JSON.stringify(value, jsonReplacer)
   }
   catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    return invalid(`Error: tool "${tool}" returned a value that cannot be written as JSON (${reason}). Tools return a string or content blocks.`)
+    return invalid(`Error: tool "${tool}" returned a value that cannot be written as JSON (${errorMessage(error)}). Tools return a string or content blocks.`)
   }
   if (text === undefined)
     return invalid(`Error: tool "${tool}" returned a value with no JSON form. Tools return a string or content blocks.`)
-  return { output: text }
+  return { output: capResultText(text) }
 }
 
 function jsonReplacer(_key: string, value: unknown): unknown {
@@ -78,24 +95,33 @@ function jsonReplacer(_key: string, value: unknown): unknown {
   return value
 }
 
-/** Every element a well-formed content block (a fast pass: no messages are built). */
-function isContentArray(items: readonly unknown[]): boolean {
+/**
+ * The elements as fresh content blocks, or `undefined` when one is not a
+ * well-formed block (a fast pass: no messages are built).
+ */
+function contentBlocks(items: readonly unknown[]): ToolResultContent[] | undefined {
+  const blocks: ToolResultContent[] = []
   for (const item of items) {
-    if (blockProblem(item) !== undefined)
-      return false
+    const block = readBlock(item)
+    if (typeof block === 'string')
+      return undefined
+    blocks.push(block)
   }
-  return true
+  return blocks
 }
 
 /** Problems of the elements that claim to be content blocks; empty when none does. */
 function blockProblems(items: readonly unknown[]): string[] {
   const problems: string[] = []
   items.forEach((item, index) => {
-    if (!isRecord(item) || typeof item.type !== 'string' || !BLOCK_TYPES.has(item.type))
+    if (!isRecord(item))
       return
-    const problem = blockProblem(item)
-    if (problem !== undefined)
-      problems.push(`item ${index} (${item.type}) ${problem}`)
+    const type = item.type
+    if (typeof type !== 'string' || !BLOCK_TYPES.has(type))
+      return
+    const problem = readBlock(item)
+    if (typeof problem === 'string')
+      problems.push(`item ${index} (${type}) ${problem}`)
   })
   return problems
 }
@@ -106,40 +132,114 @@ function listProblems(problems: readonly string[]): string {
   return rest > 0 ? `${shown}; and ${rest} more` : shown
 }
 
-/** Why `item` is not a `ToolResultContent` block, or `undefined` when it is one. */
-function blockProblem(item: unknown): string | undefined {
+/** Standard base64 (what every provider's API decodes): the alphabet, then at most two `=` of padding. */
+const BASE64 = /^[A-Z0-9+/]*={0,2}$/i
+
+/** Why base64 `data` was refused: a provider's API rejects the whole request, and every later one of the session, over it. */
+const NOT_BASE64 = 'needs "data" as base64 (A-Z, a-z, 0-9, "+" and "/", "=" padding; no spaces, line breaks or "data:" prefix), which every provider decodes'
+
+/**
+ * `item` as a `ToolResultContent` block, or why it is not one. Each field is
+ * read once, and the block is a new object holding only the fields its type
+ * has: what the tool's object also carried (a cyclic or deeply nested
+ * property, a bigint, a getter) would otherwise be recorded with it and break
+ * writing the session and every later request; and a getter that answers
+ * differently on each read cannot pass the check with one value and be
+ * recorded with another.
+ */
+function readBlock(item: unknown): ToolResultContent | string {
   if (!isRecord(item))
     return 'is not an object'
-  if (item.name !== undefined && typeof item.name !== 'string')
+  const { type, name } = item
+  if (name !== undefined && typeof name !== 'string')
     return 'has a "name" that is not a string'
-  switch (item.type) {
-    case 'text':
-      return typeof item.text === 'string' ? undefined : 'needs "text" as a string'
+  const named = name === undefined ? {} : { name }
+  switch (type) {
+    case 'text': {
+      const text = item.text
+      return typeof text === 'string' ? { type, text } : 'needs "text" as a string'
+    }
     case 'audio':
-    case 'video':
-      return typeof item.mediaType !== 'string' ? 'needs "mediaType" as a string' : typeof item.data === 'string' ? undefined : 'needs "data" as a base64 string'
-    case 'image':
-      return typeof item.mediaType !== 'string' ? 'needs "mediaType" as a string' : sourceProblem(item)
-    case 'document':
-      if (typeof item.mediaType !== 'string')
+    case 'video': {
+      const { mediaType, data } = item
+      if (typeof mediaType !== 'string')
         return 'needs "mediaType" as a string'
-      if (item.encoding !== 'text' && item.encoding !== 'base64')
+      if (typeof data !== 'string')
+        return 'needs "data" as a base64 string'
+      return BASE64.test(data) ? { type, mediaType, data } : NOT_BASE64
+    }
+    case 'image': {
+      const mediaType = item.mediaType
+      if (typeof mediaType !== 'string')
+        return 'needs "mediaType" as a string'
+      const source = readSource(item, true)
+      return typeof source === 'string' ? source : { type, mediaType, ...source, ...named }
+    }
+    case 'document': {
+      const { mediaType, encoding } = item
+      if (typeof mediaType !== 'string')
+        return 'needs "mediaType" as a string'
+      if (encoding !== 'text' && encoding !== 'base64')
         return 'needs "encoding" as "text" or "base64"'
-      return sourceProblem(item)
+      const source = readSource(item, encoding === 'base64')
+      return typeof source === 'string' ? source : { type, mediaType, encoding, ...source, ...named }
+    }
     default:
       return 'has no known block "type" (text, image, audio, video or document)'
   }
 }
 
-/** Media carried inline (`data`) or by reference (`ref`): exactly one of them, as a string. */
-function sourceProblem(item: Record<string, unknown>): string | undefined {
-  const hasData = item.data !== undefined
-  const hasRef = item.ref !== undefined
-  if (hasData === hasRef)
+/** Media carried inline (`data`) or by reference (`ref`): exactly one of them, as a string; inline base64 must be base64. */
+function readSource(item: Record<string, unknown>, base64: boolean): { data: string } | { ref: string } | string {
+  const { data, ref } = item
+  const hasData = data !== undefined
+  if (hasData === (ref !== undefined))
     return 'needs exactly one of "data" and "ref"'
-  if (hasData ? typeof item.data !== 'string' : typeof item.ref !== 'string')
-    return `needs "${hasData ? 'data' : 'ref'}" as a string`
-  return undefined
+  if (hasData) {
+    if (typeof data !== 'string')
+      return 'needs "data" as a string'
+    return !base64 || BASE64.test(data) ? { data } : NOT_BASE64
+  }
+  return typeof ref === 'string' ? { ref } : 'needs "ref" as a string'
+}
+
+/** The characters a block holds: its text or payload, media type and name. */
+function blockChars(block: ToolResultContent): number {
+  if (block.type === 'text')
+    return block.text.length
+  const source = block.data ?? block.ref ?? ''
+  const name = 'name' in block && block.name !== undefined ? block.name.length : 0
+  return source.length + block.mediaType.length + name
+}
+
+/**
+ * Blocks cut to `TOOL_OUTPUT_LIMITS.maxChars` in all: blocks are kept in
+ * order while they fit, a text block that does not is cut, and a media block
+ * that does not is left out (half an image is no image); a text block at the
+ * end says what went.
+ */
+function capBlocks(blocks: ToolResultContent[]): ToolResultContent[] {
+  const max = TOOL_OUTPUT_LIMITS.maxChars
+  let total = 0
+  for (const block of blocks)
+    total += blockChars(block)
+  if (total <= max)
+    return blocks
+  const kept: ToolResultContent[] = []
+  let left = max
+  for (const block of blocks) {
+    const size = blockChars(block)
+    if (size <= left) {
+      kept.push(block)
+      left -= size
+      continue
+    }
+    if (block.type === 'text' && left > 0)
+      kept.push({ type: 'text', text: truncateText(block.text, left) })
+    break
+  }
+  kept.push({ type: 'text', text: `[Truncated: the result was ${total} characters in ${blocks.length} blocks; ${kept.length} blocks are kept, as a tool result holds at most ${max}.]` })
+  return kept
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

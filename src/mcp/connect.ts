@@ -136,6 +136,8 @@ class ServerRuntime {
       onStderr: this.onStderr,
       execution: this.options.execution,
       wrapFetch: this.oauth ? base => this.oauth!.wrapFetch(base) : undefined,
+      // An answer cut at `maxResponseBytes` fails its call; the host hears of it too, as of any server fault.
+      onResponseLimit: error => this.options.onServerError?.(this.config.name, error),
     })
     const client = createMcpClient(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, this.config.name, this.options.onElicitation)
     const live: Live = { client, transport }

@@ -15,6 +15,9 @@ export function validateServerConfig(config: McpServerConfig): void {
     throw new Error(`${where}: lazyConnect cannot be combined with OAuth`)
   if (oauth)
     validateOAuthConfig(config, where)
+  const { maxResponseBytes } = config
+  if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes > 0))
+    throw new Error(`${where}: maxResponseBytes must be a positive whole number of bytes (got ${String(maxResponseBytes)})`)
   if (config.transport === 'stdio') {
     if (!config.command)
       throw new Error(`${where}: stdio transport needs a command`)

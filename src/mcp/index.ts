@@ -6,6 +6,8 @@
 
 export { McpIdentityAssertionError } from '../errors'
 export type { McpIdentityAssertionStage } from '../errors'
+export { createCappedFetch, DEFAULT_MAX_RESPONSE_BYTES, McpResponseTooLargeError } from './capped-response'
+export type { CappedFetchOptions } from './capped-response'
 export { connectMcpServers, DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CLOSE_TIMEOUT_MS } from './connect'
 export { ContextStdioTransport } from './context-transport'
 export type { ContextStdioTransportOptions } from './context-transport'
@@ -28,7 +30,7 @@ export { MAX_TOKEN_EXCHANGE_RESPONSE_BYTES } from './oauth/identity-assertion'
 export { createPinnedFetch, MAX_PINNED_REDIRECTS } from './pinned-fetch'
 export type { PinnedFetchOptions } from './pinned-fetch'
 export { createMcpServerPool, isPoolableServer } from './pool'
-export { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS, mapCallResult, McpToolError, toToolOutput } from './tools'
+export { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS, mapCallResult, MAX_MCP_RESULT_DEPTH, McpToolError, toToolOutput } from './tools'
 export type { McpCallControl, McpCallFn, McpCallResult, McpToolDefOptions } from './tools'
 export type { McpPoolAcquireOptions, McpPooledServerInfo, McpPooledServerState, McpServerLease, McpServerPool, McpServerPoolOptions } from './types'
 export type {

@@ -2,11 +2,24 @@ import type { ToolResultContent } from '../core/content'
 import type { Timer } from '../core/timer'
 import type { ToolDef, ToolOutput } from '../tools/types'
 import type { McpToolSchema } from './types'
+import { nestsDeeperThan } from '../core/json-depth'
 import { startTimer } from '../core/timer'
 import { OperationTimeoutError } from '../errors'
 
 /** Default bound on one `tools/call`, in milliseconds. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
+
+/**
+ * How deeply a result's `structuredContent` (or a legacy `toolResult`) may
+ * nest to be written as JSON text. `JSON.stringify` recurses, and a value a
+ * few thousand levels deep overflows the stack; real results nest a few levels.
+ */
+export const MAX_MCP_RESULT_DEPTH = 200
+
+/** Schema problems of a result named in the error before the rest are counted. */
+const MAX_LISTED_ISSUES = 5
+/** Characters kept of each listed problem's path and of its message. */
+const MAX_ISSUE_CHARS = 200
 
 /** A `tools/call` whose result carried `isError: true`. Thrown so the loop records an error result. */
 export class McpToolError extends Error {
@@ -77,8 +90,19 @@ function mapBlock(block: Block): ToolResultContent | undefined {
       return { type: 'text', text: `Resource link: ${name} (${str(block.uri) ?? ''})${description ? ` - ${description}` : ''}` }
     }
     default:
-      return { type: 'text', text: JSON.stringify(block) }
+      return { type: 'text', text: jsonText(block, 'a content block') }
   }
+}
+
+/**
+ * `value` as JSON text, refused (a `TypeError`) when it nests past
+ * `MAX_MCP_RESULT_DEPTH`: the check walks it without recursion, so a value
+ * thousands of levels deep is refused before `JSON.stringify` could overflow.
+ */
+function jsonText(value: unknown, what: string): string {
+  if (nestsDeeperThan(value, MAX_MCP_RESULT_DEPTH))
+    throw new TypeError(`MCP tool result: ${what} nests more than ${MAX_MCP_RESULT_DEPTH} levels deep; it was not read`)
+  return JSON.stringify(value)
 }
 
 /** Map a `tools/call` result to zidane tool-result blocks. */
@@ -92,10 +116,10 @@ export function mapCallResult(result: McpCallResult): ToolResultContent[] {
     }
   }
   if (result.content === undefined && result.toolResult !== undefined)
-    blocks.push({ type: 'text', text: typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult) })
+    blocks.push({ type: 'text', text: typeof result.toolResult === 'string' ? result.toolResult : jsonText(result.toolResult, 'toolResult') })
   // Structured output is usually mirrored in text; only surface it when the text is missing.
   if (result.structuredContent !== undefined && !blocks.some(b => b.type === 'text'))
-    blocks.push({ type: 'text', text: JSON.stringify(result.structuredContent) })
+    blocks.push({ type: 'text', text: jsonText(result.structuredContent, 'structuredContent') })
   return blocks
 }
 
@@ -106,6 +130,35 @@ export function toToolOutput(blocks: ToolResultContent[]): ToolOutput {
   if (blocks.every(b => b.type === 'text'))
     return blocks.map(b => (b as { text: string }).text).join('\n')
   return blocks
+}
+
+/**
+ * The SDK checks every result against the MCP schema and rejects one that
+ * does not match with zod's error. That error's `message` is each problem as
+ * indented JSON, built when first read, and a union lists every alternative:
+ * a 4 MB result of 200,000 blocks of an unknown type makes a message of
+ * gigabytes, or a `RangeError` when it is read, which no error result can
+ * carry. So such an error is replaced by one naming the first few problems
+ * (path and message, each cut short) and counting the rest; its own `message`
+ * is never read. Any other error is returned as it is.
+ */
+function boundedCallError(error: unknown, server: string, tool: string): unknown {
+  const issues = typeof error === 'object' && error !== null ? (error as { issues?: unknown }).issues : undefined
+  if (!Array.isArray(issues))
+    return error
+  const listed: string[] = []
+  for (const issue of issues.slice(0, MAX_LISTED_ISSUES)) {
+    const { path, message } = (issue ?? {}) as { path?: unknown, message?: unknown }
+    const where = Array.isArray(path) && path.length > 0 ? path.slice(0, 20).map(part => String(part)).join('.') : '(result)'
+    listed.push(`${cut(where)}: ${cut(typeof message === 'string' ? message : 'invalid')}`)
+  }
+  const rest = issues.length - listed.length
+  const problems = `${listed.join('; ')}${rest > 0 ? `; and ${rest} more` : ''}`
+  return new TypeError(`MCP server "${server}" answered tools/call of "${tool}" with a result that does not match the MCP schema (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${problems}`)
+}
+
+function cut(text: string): string {
+  return text.length > MAX_ISSUE_CHARS ? `${text.slice(0, MAX_ISSUE_CHARS)}…` : text
 }
 
 function errorMessage(blocks: ToolResultContent[]): string {
@@ -192,7 +245,7 @@ export function createMcpToolDef(options: McpToolDefOptions): ToolDef<Record<str
           throw asError(timer.signal.reason)
         if (ctx.signal.aborted && ctx.signal.reason instanceof Error)
           throw ctx.signal.reason
-        throw error
+        throw boundedCallError(error, server, schema.name)
       }
       finally {
         clock.clear()

@@ -1,5 +1,7 @@
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { ExecutionContext } from '../contexts/types'
+import type { McpResponseTooLargeError } from './capped-response'
 import type { McpServerConfig } from './types'
 import { StringDecoder } from 'node:string_decoder'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
@@ -7,6 +9,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { mergeObjects } from '../core/merge-objects'
 import { truncateTextTail } from '../text/truncate'
+import { createCappedFetch, DEFAULT_MAX_RESPONSE_BYTES, requestIdsOf } from './capped-response'
 import { createContextTransport } from './context-transport'
 import { EventStreamGate, gateEventStream } from './event-stream-gate'
 import { pinnedTransportOptions } from './pinned-fetch'
@@ -22,6 +25,8 @@ export interface TransportOptions {
   execution?: ExecutionContext
   /** OAuth for sse / streamable-http servers: wraps the transport's fetch (see oauth/session.ts). */
   wrapFetch?: (base: FetchLike | undefined) => FetchLike
+  /** A sse / streamable-http answer went past `maxResponseBytes` and was cut (see capped-response.ts). */
+  onResponseLimit?: (error: McpResponseTooLargeError) => void
 }
 
 export interface CreatedTransport {
@@ -64,15 +69,96 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
     })
     return { transport, stderrTail: () => tail }
   }
+  return createRemoteTransport(config, options)
+}
+
+/** JSON-RPC "internal error": what a request whose answer was cut is failed with. */
+const INTERNAL_ERROR = -32603
+
+/** Fail the requests `ids` with `error`, as if the server had answered so: each call ends now, with the reason. */
+function failRequests(transport: Transport, ids: Iterable<string | number>, error: Error): void {
+  for (const id of ids)
+    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: error.message } })
+}
+
+/**
+ * The ids of the requests sent through `transport` that have no answer yet.
+ * The client sets `onmessage` when it connects, so the property is replaced
+ * by one that sees every answer on its way to the client's handler.
+ */
+function trackPending(transport: Transport): Set<string | number> {
+  const pending = new Set<string | number>()
+  const send = transport.send.bind(transport)
+  transport.send = async (message, options) => {
+    if ('method' in message && 'id' in message)
+      pending.add(message.id)
+    return send(message, options)
+  }
+  let handler: Transport['onmessage']
+  const deliver = (message: JSONRPCMessage, extra?: Parameters<NonNullable<Transport['onmessage']>>[1]) => {
+    if (!('method' in message) && 'id' in message && message.id !== undefined)
+      pending.delete(message.id)
+    handler?.(message, extra)
+  }
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () => handler && deliver,
+    set: (next: Transport['onmessage']) => {
+      handler = next
+    },
+  })
+  return pending
+}
+
+/**
+ * An `sse` or `streamable-http` transport. Every answer is read through a
+ * cap of `maxResponseBytes` (capped-response.ts); what happens to the calls
+ * when one is cut depends on where the answer was:
+ * - a JSON answer to a `POST`: the SDK's read of it fails, and so does that call;
+ * - an event of the event stream a `POST` opened (streamable HTTP): the stream
+ *   ends without an answer, which the SDK would wait for until `toolTimeout`, so
+ *   the requests of that `POST` are failed with the error at once;
+ * - an event of the streamable-HTTP `GET` stream: the SDK reconnects and resumes
+ *   from the last event id, as after any broken stream;
+ * - an event of a legacy SSE session: that stream is the session and cannot be
+ *   resumed, so every request in flight fails with the error and the transport
+ *   closes, as the SDK's stdio reader does past its cap.
+ * Each cut is also reported to `onResponseLimit`.
+ */
+function createRemoteTransport(config: McpServerConfig, options: TransportOptions): CreatedTransport {
   const url = new URL(config.url!)
   const requestInit: RequestInit | undefined = config.headers ? { headers: { ...config.headers } } : undefined
   const pinned = pinnedTransportOptions(config)
   const fetchOptions = options.wrapFetch ? mergeObjects(pinned, { fetch: options.wrapFetch(pinned?.fetch) }) : pinned
-  if (config.transport === 'sse')
-    return { transport: new SSEClientTransport(url, { requestInit, ...fetchOptions }), stderrTail: () => '' }
+  const limits = { server: config.name, maxBytes: config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }
+  if (config.transport === 'sse') {
+    // Set once the transport exists; an overflow can only happen after it has started.
+    let session: { transport: SSEClientTransport, pending: Set<string | number> } | undefined
+    const fetch = createCappedFetch(fetchOptions?.fetch, mergeObjects(limits, {
+      onOverflow: (error: McpResponseTooLargeError) => {
+        options.onResponseLimit?.(error)
+        if (error.part !== 'event' || !session)
+          return
+        failRequests(session.transport, Array.from(session.pending), error)
+        void session.transport.close().catch(() => {})
+      },
+    }))
+    const transport = new SSEClientTransport(url, { requestInit, ...fetchOptions, fetch })
+    session = { transport, pending: trackPending(transport) }
+    return { transport, stderrTail: () => '' }
+  }
+  let streamable: StreamableHTTPClientTransport | undefined
+  const fetch = createCappedFetch(fetchOptions?.fetch, mergeObjects(limits, {
+    onOverflow: (error: McpResponseTooLargeError, init: RequestInit | undefined) => {
+      options.onResponseLimit?.(error)
+      if (streamable && error.part === 'event' && (init?.method ?? 'GET').toUpperCase() === 'POST')
+        failRequests(streamable, requestIdsOf(init), error)
+    },
+  }))
   // The event stream is closed while the agent is idle, so it does not keep the program alive (event-stream-gate.ts).
   const gate = new EventStreamGate()
-  const transport = new StreamableHTTPClientTransport(url, { requestInit, ...fetchOptions, fetch: gate.wrap(fetchOptions?.fetch) })
+  const transport = new StreamableHTTPClientTransport(url, { requestInit, ...fetchOptions, fetch: gate.wrap(fetch) })
+  streamable = transport
   gateEventStream(transport, gate)
   return { transport, stderrTail: () => '' }
 }

@@ -110,6 +110,14 @@ export interface McpServerConfig {
   headers?: Record<string, string>
   /** Send `headers` only to the configured URL's origin; redirects are followed by zidane, which strips them from the hop that leaves it on. */
   pinHeaderOrigin?: boolean
+  /**
+   * For sse / streamable-http: most bytes zidane reads of one answer, or of
+   * one event of an event stream (a stream itself stays open as long as the
+   * session). Past it the read is cut, the request fails with
+   * `McpResponseTooLargeError`'s message, and `onServerError` gets the error.
+   * Default 10 MiB (`DEFAULT_MAX_RESPONSE_BYTES`), the SDK's stdio cap.
+   */
+  maxResponseBytes?: number
   /** OAuth 2.1 (sse / streamable-http only). */
   auth?: 'oauth'
   /** Cursor's spelling of `auth: 'oauth'` (mcp.json); mapped onto `auth` when configs are read. */
@@ -234,7 +242,11 @@ export interface ConnectMcpServersOptions {
   env?: Record<string, string | undefined>
   /** Name/version the client announces in `initialize`. */
   clientInfo?: { name: string, version: string }
-  /** Called when a server fails to bootstrap (it is then left out, the others still connect). */
+  /**
+   * Called when a server fails to bootstrap (it is then left out, the others
+   * still connect), and when a remote server's answer is cut at
+   * `maxResponseBytes` (`McpResponseTooLargeError`; the call it answered fails).
+   */
   onServerError?: (server: string, error: Error) => void
   /** Receives stdio servers' stderr output. Without it, only a short tail is kept for error messages. */
   onStderr?: (server: string, chunk: string) => void

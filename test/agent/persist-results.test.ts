@@ -256,14 +256,17 @@ describe('what a stub promises', () => {
   }
 
   it('a result over what read_file loads is cut to it, and the stub says how much was kept; read_file pages to the end of what was kept', async () => {
-    const line = `${'r'.repeat(1023)}\n`
+    // Lines of 1024 bytes in two-byte characters: past read_file's 32 MiB in bytes, while still under the
+    // 32 Mi UTF-16 units a tool result may hold (TOOL_OUTPUT_LIMITS), which would cut it first.
+    const body = `${'é'.repeat(511)}r`
+    const line = `${body}\n`
     const text = line.repeat(PERSIST_MAX_FILE_BYTES / 1024 + 100)
     const { stub, path, read } = await persistThenRead(text, PERSIST_MAX_FILE_BYTES / 1024 - 2)
     expect(statSync(path).size).toBe(PERSIST_MAX_FILE_BYTES)
     expect(stub).toContain(`This tool result was ${Buffer.byteLength(text)} bytes, too large to keep in the conversation. Its first ${PERSIST_MAX_FILE_BYTES} bytes are saved at: ${path} (the last ${100 * 1024} bytes were not kept`)
     expect(stub).toContain('Read it with read_file')
     expect(read.isError).not.toBe(true)
-    expect(String(read.output)).toContain(`${PERSIST_MAX_FILE_BYTES / 1024}\t${'r'.repeat(1023)}`)
+    expect(String(read.output)).toContain(`${PERSIST_MAX_FILE_BYTES / 1024}\t${body}`)
   }, 60_000)
 
   it('a result read_file would not show as text gets a stub that offers no paging, and read_file indeed refuses it', async () => {

@@ -192,6 +192,8 @@ async function readPage(response: IncomingMessage, url: URL, redirectedFrom: URL
   if (kind === 'unknown' && looksBinary(body))
     throw new Error(`${url.href} returned binary content (no content type); fetch_url only returns text`)
   const decoded = decode(body, contentType, truncated)
+  if (ok && kind !== 'unknown' && decodedLooksBinary(decoded))
+    throw new Error(`${url.href} returned binary content labelled ${mimeOf(contentType)}; fetch_url only returns text`)
   const html = kind === 'html' || (kind === 'unknown' && LOOKS_LIKE_HTML.test(decoded))
   const converted = html ? htmlToText(decoded, url.href) : { text: decoded, title: undefined }
   if (!ok) {
@@ -285,12 +287,49 @@ function contentKind(contentType: string): ContentKind {
 }
 
 /**
- * Decode the body in its charset. A body cut at the byte cap may end inside
- * a character: decoding it as an unfinished stream leaves that partial
- * character out instead of turning it into U+FFFD, in any charset.
+ * Decode the body in its charset. A byte order mark wins over the header, as
+ * in browsers: a UTF-16 body labelled UTF-8 would otherwise read as NULs and
+ * garbage. A body cut at the byte cap may end inside a character: decoding it
+ * as an unfinished stream leaves that partial character out instead of
+ * turning it into U+FFFD, in any charset.
  */
 function decode(body: Buffer, contentType: string, truncated: boolean): string {
-  return textDecoderFor(CHARSET_PARAM.exec(contentType)?.[1]).decode(body, { stream: truncated })
+  return textDecoderFor(bomCharset(body) ?? CHARSET_PARAM.exec(contentType)?.[1]).decode(body, { stream: truncated })
+}
+
+/** The charset a byte order mark names; the decoder drops the mark itself. */
+function bomCharset(body: Buffer): string | undefined {
+  if (body[0] === 0xEF && body[1] === 0xBB && body[2] === 0xBF)
+    return 'utf-8'
+  if (body[0] === 0xFF && body[1] === 0xFE)
+    return 'utf-16le'
+  if (body[0] === 0xFE && body[1] === 0xFF)
+    return 'utf-16be'
+  return undefined
+}
+
+const SNIFF_CHARS = 8192
+
+/**
+ * A body labelled as text that reads as binary once decoded: a NUL, or more
+ * than one in ten of the first 8 Ki characters a control character (the rule
+ * of `looksBinary`). An image or archive served as `text/html` would
+ * otherwise reach the model as a page of garbage. Judged after decoding, so
+ * UTF-16 text, whose bytes are half NULs, still passes; U+FFFD is not
+ * counted, so a Latin-1 page labelled UTF-8 still passes too.
+ */
+function decodedLooksBinary(text: string): boolean {
+  const end = Math.min(text.length, SNIFF_CHARS)
+  let control = 0
+  for (let i = 0; i < end; i++) {
+    const code = text.charCodeAt(i)
+    if (code === 0)
+      return true
+    // Tab, newline, form feed, carriage return and escape are normal in text, as in `looksBinary`.
+    if (code < 0x20 && code !== 0x09 && code !== 0x0A && code !== 0x0C && code !== 0x0D && code !== 0x1B)
+      control++
+  }
+  return end > 0 && control / end > 0.1
 }
 
 /** A decoder for the charset a response names; UTF-8 for none or one this runtime does not know. */

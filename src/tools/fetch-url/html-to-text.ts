@@ -47,7 +47,8 @@ const BLOCK = new Set([
   'ul',
 ])
 
-// Sentinels around <pre> content, so whitespace cleanup leaves it alone. Control characters never survive in text we emit.
+// Sentinels around <pre> content, so whitespace cleanup leaves it alone. They are removed from all page text
+// (raw or written as &#1; / &#2;) before it is emitted: a page could otherwise open a "<pre>" of its own.
 const PRE_START = '\u0001'
 const PRE_END = '\u0002'
 
@@ -60,13 +61,21 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
   const links: { href?: string, start: number }[] = []
   const lists: { ordered: boolean, next: number }[] = []
   let cellInRow = 0
+  /** Replace the text of the open link, if any, with `[text](url)`; at most one link is ever open. */
+  const closeLink = () => {
+    const link = links.pop()
+    if (link?.href) {
+      const text = collapse(out.splice(link.start).join('')).trim()
+      out.push(text === '' || text === link.href ? ` ${link.href} ` : `[${text}](${link.href})`)
+    }
+  }
 
   for (const token of htmlTokens(html)) {
     if (token.type === 'text') {
       if (inTitle)
         title ??= collapse(decodeEntities(token.text)).trim()
       else if (dropDepth === 0)
-        out.push(preDepth > 0 ? withoutSentinels(decodeEntities(token.text)) : collapse(decodeEntities(token.text)))
+        out.push(preDepth > 0 ? withoutSentinels(decodeEntities(token.text)) : collapse(withoutSentinels(decodeEntities(token.text))))
       continue
     }
     const name = token.name
@@ -87,10 +96,13 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
     if (token.type === 'open') {
       const attrs = token.attrs
       if (name === 'a' && !token.selfClosing) {
+        // Links never nest: a start tag ends the link still open, as in a browser. Nested, every close
+        // would wrap the text of all the links inside it once more: quadratic in the depth.
+        closeLink()
         links.push({ href: linkTarget(attrs.href, baseUrl), start: out.length })
       }
       else if (name === 'img' && attrs.alt?.trim()) {
-        out.push(` ${collapse(attrs.alt)} `)
+        out.push(` ${collapse(withoutSentinels(attrs.alt))} `)
       }
       else if (name === 'br') {
         out.push('\n')
@@ -133,11 +145,7 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
     }
 
     if (name === 'a') {
-      const link = links.pop()
-      if (link?.href) {
-        const text = collapse(out.splice(link.start).join('')).trim()
-        out.push(text === '' || text === link.href ? ` ${link.href} ` : `[${text}](${link.href})`)
-      }
+      closeLink()
     }
     else if (name === 'p' || HEADING.test(name)) {
       out.push('\n\n')

@@ -4,8 +4,6 @@ import type { WebSearchBackend } from './types'
 import { decodeEntities } from '../fetch-url/html-tokens'
 import { apiKeyFrom, parseJson, requestText, stringField, withSlash } from './http'
 
-const MARKUP_TAG = /<[^>]*>/g
-
 export const BRAVE_ENDPOINT = 'https://api.search.brave.com'
 
 /** Brave's `count` parameter tops out at 20. */
@@ -50,5 +48,24 @@ export function braveBackend(options: BraveBackendOptions = {}): WebSearchBacken
 
 /** Brave marks query terms with `<strong>` in titles and descriptions. */
 function plain(text: string): string {
-  return decodeEntities(text.replace(MARKUP_TAG, ''))
+  return decodeEntities(stripMarkup(text))
+}
+
+/**
+ * `text` without its tags: what `text.replace(/<[^>]*>/g, '')` gives, in one
+ * forward pass. The regex scans to the end of the text from every `<` that
+ * has no `>` after it, which is quadratic in a run of them; here the first
+ * such `<` ends the scan, since no later one can be closed either.
+ */
+export function stripMarkup(text: string): string {
+  let out = ''
+  let from = 0
+  for (;;) {
+    const open = text.indexOf('<', from)
+    const close = open === -1 ? -1 : text.indexOf('>', open + 1)
+    if (close === -1)
+      return out + text.slice(from)
+    out += text.slice(from, open)
+    from = close + 1
+  }
 }

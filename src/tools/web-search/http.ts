@@ -4,20 +4,92 @@
  * SSRF guard of `fetch_url` exists for model-chosen URLs.
  */
 
+import { mergeObjects } from '../../core/merge-objects'
 import { truncateText } from '../../text/truncate'
 
 const MAX_ERROR_EXCERPT = 200
 const WHITESPACE_RUN = /\s+/g
 
-/** Send `init` to `url` and return the body; a non-2xx answer throws with the backend's name and status. */
+/**
+ * Bytes of one backend answer read at most, after decompression. A results
+ * page is tens of KiB; `fetch` inflates gzip and brotli on the fly, so a few
+ * KiB on the wire can otherwise become gigabytes in `response.text()`, past
+ * what a string can hold, and end the process.
+ */
+export const MAX_SEARCH_RESPONSE_BYTES = 4 * 1024 * 1024
+/** Bytes of an error answer read for its excerpt. */
+const MAX_ERROR_BYTES = 16 * 1024
+/** Redirects followed within the endpoint's host before giving up. */
+const MAX_SEARCH_REDIRECTS = 5
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+const HTTP_SCHEME = /^https?:$/
+
+/**
+ * Send `init` to `url` and return the body; a non-2xx answer throws with the
+ * backend's name and status. Redirects are followed by hand, and only to the
+ * host (and port) of `url`: `fetchUrlAllowHosts` was checked against the
+ * endpoint, and `fetch` on its own would follow a redirect anywhere. A
+ * request with a body (POST) is never re-sent.
+ */
 export async function requestText(backend: string, url: URL, init: RequestInit & { signal: AbortSignal }): Promise<string> {
-  const response = await fetch(url, init)
-  const body = await response.text()
+  let target = url
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(target, mergeObjects(init, { redirect: 'manual' as const }))
+    const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null
+    if (location === null)
+      return readAnswer(backend, response)
+    await response.body?.cancel()
+    const next = URL.canParse(location, target.href) ? new URL(location, target) : undefined
+    if (!next || next.host !== url.host || !HTTP_SCHEME.test(next.protocol) || init.body != null)
+      throw new Error(`${backend} search failed: the service redirected to ${next?.href ?? `"${location}"`}; web_search follows redirects only within the endpoint's host, and never for a POST`)
+    if (hop >= MAX_SEARCH_REDIRECTS)
+      throw new Error(`${backend} search failed: too many redirects (more than ${MAX_SEARCH_REDIRECTS})`)
+    target = next
+  }
+}
+
+async function readAnswer(backend: string, response: Response): Promise<string> {
+  const { text, over } = await readCapped(response, response.ok ? MAX_SEARCH_RESPONSE_BYTES : MAX_ERROR_BYTES)
   if (!response.ok) {
-    const excerpt = truncateText(body.replace(WHITESPACE_RUN, ' ').trim(), MAX_ERROR_EXCERPT)
+    const excerpt = truncateText(text.replace(WHITESPACE_RUN, ' ').trim(), MAX_ERROR_EXCERPT)
     throw new Error(`${backend} search failed: HTTP ${response.status}${excerpt ? ` (${excerpt})` : ''}`)
   }
-  return body
+  if (over)
+    throw new Error(`${backend} search failed: the response is larger than ${MAX_SEARCH_RESPONSE_BYTES} bytes`)
+  return text
+}
+
+/**
+ * The body as UTF-8 text (what `response.text()` gives), read only up to
+ * `maxBytes`; the rest is never downloaded. `over` says bytes were left.
+ */
+async function readCapped(response: Response, maxBytes: number): Promise<{ text: string, over: boolean }> {
+  const reader = response.body?.getReader()
+  if (!reader)
+    return { text: '', over: false }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  let over = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done)
+        break
+      if (size + value.length > maxBytes) {
+        chunks.push(value.subarray(0, maxBytes - size))
+        size = maxBytes
+        over = true
+        break
+      }
+      chunks.push(value)
+      size += value.length
+    }
+  }
+  finally {
+    reader.cancel().catch(() => {})
+  }
+  // Streamed decoding leaves out a character the cut split, instead of a U+FFFD.
+  return { text: new TextDecoder().decode(Buffer.concat(chunks, size), { stream: over }), over }
 }
 
 /** Parse a JSON answer, naming the backend when it is not JSON. */
