@@ -10,7 +10,9 @@ import { startFakeAnthropic } from '../support/fake-anthropic'
  * Which build of the Anthropic SDK zidane loads (package.json "imports";
  * docs/decisions/2026-12-04-anthropic-sdk-build-by-condition.md): Node gets
  * the CommonJS build, whose 300-odd modules load faster than the ES modules,
- * and a bundler the ES modules, which it can tree-shake.
+ * required by the small files in shims/ so that Node's import never scans the
+ * SDK's own large files (docs/decisions/2026-12-04-anthropic-sdk-through-shims.md);
+ * a bundler gets the ES modules, which it can tree-shake.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -25,7 +27,7 @@ afterEach(async () => {
 })
 
 describe('the Anthropic SDK build zidane loads', () => {
-  it('is the CommonJS build under Node, and a run through it answers and classifies failures', async () => {
+  it('is the CommonJS build under Node, required through the shims, and a run through it answers and classifies failures', async () => {
     fake.enqueue({ type: 'turn', turn: { text: 'hi there' } })
     fake.enqueue({ type: 'error', status: 401 })
     const script = `
@@ -35,15 +37,23 @@ describe('the Anthropic SDK build zidane loads', () => {
       const agent = createAgent({ provider: anthropic({ baseURL: process.env.FAKE_URL, apiKey: 'test-key' }), behavior: { retry: { maxAttempts: 1 } } })
       const first = await agent.run({ prompt: 'hello' })
       const second = await agent.run({ prompt: 'again' }).then(() => 'completed', error => error.name + ':' + error.cause?.kind)
-      const loaded = Object.keys(createRequire(import.meta.url).cache).filter(path => path.includes('@anthropic-ai/sdk/'))
-      console.log(JSON.stringify({ first: first.text, second, client: loaded.some(path => path.endsWith('/client.js')) }))
+      const cache = createRequire(import.meta.url).cache
+      const loaded = Object.keys(cache).filter(path => path.includes('@anthropic-ai/sdk/'))
+      // Who required each entry module: a module Node's import made itself has no parent.
+      const requiredBy = name => cache[loaded.find(path => path.endsWith(name))]?.parent?.filename.split('/').slice(-3).join('/')
+      console.log(JSON.stringify({ first: first.text, second, client: requiredBy('/sdk/client.js'), error: requiredBy('/core/error.js') }))
     `
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: root,
       env: { ...process.env, FAKE_URL: fake.url, NODE_OPTIONS: '' },
       timeout: 30_000,
     })
-    expect(JSON.parse(stdout)).toEqual({ first: 'hi there', second: 'AgentProviderError:auth', client: true })
+    expect(JSON.parse(stdout)).toEqual({
+      first: 'hi there',
+      second: 'AgentProviderError:auth',
+      client: 'shims/anthropic-sdk/client.cjs',
+      error: 'shims/anthropic-sdk/error.cjs',
+    })
   }, 30_000)
 
   it('is the ES modules build for a bundler, which leaves out what the client does not use', async () => {
