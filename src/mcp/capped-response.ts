@@ -98,17 +98,34 @@ function mediaType(contentType: string | null): string {
 }
 
 /**
+ * Largest piece of an event stream handed on to the SDK's event parser. That
+ * parser looks for the next LF from each line start to the end of the piece
+ * it was given, so a piece of many CR-ended lines costs the square of its
+ * length: a 64 KiB chunk of bare CRs took about 25 ms, a 512 KiB one 1.3 s.
+ * In pieces of 4 KiB, 2 MiB of bare CRs took 74 ms instead of 590 ms (in
+ * 64 KiB chunks), and ordinary events read as fast as before.
+ */
+export const EVENT_STREAM_PIECE_BYTES = 4096
+
+/**
  * `body` passed on chunk by chunk while `fits` accepts each chunk; the first
  * chunk it refuses errors the stream with `fail()`, which cancels `body`
- * (and with it the connection) instead of reading on.
+ * (and with it the connection) instead of reading on. With `pieceBytes`,
+ * each chunk is handed on in views of at most that many bytes (no copy).
  */
-function guardBody(body: ReadableStream<Uint8Array>, fits: (chunk: Uint8Array) => boolean, fail: () => Error): ReadableStream<Uint8Array> {
+function guardBody(body: ReadableStream<Uint8Array>, fits: (chunk: Uint8Array) => boolean, fail: () => Error, pieceBytes?: number): ReadableStream<Uint8Array> {
   return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      if (fits(chunk))
-        controller.enqueue(chunk)
-      else
+      if (!fits(chunk)) {
         controller.error(fail())
+        return
+      }
+      if (pieceBytes === undefined || chunk.byteLength <= pieceBytes) {
+        controller.enqueue(chunk)
+        return
+      }
+      for (let start = 0; start < chunk.byteLength; start += pieceBytes)
+        controller.enqueue(chunk.subarray(start, start + pieceBytes))
     },
   }))
 }
@@ -152,7 +169,7 @@ export async function capResponse(response: Response, options: CappedFetchOption
       return size <= maxBytes
     }
   }
-  const capped = new Response(guardBody(response.body, fits, fail), { status: response.status, statusText: response.statusText, headers: response.headers })
+  const capped = new Response(guardBody(response.body, fits, fail, eventStream ? EVENT_STREAM_PIECE_BYTES : undefined), { status: response.status, statusText: response.statusText, headers: response.headers })
   // The SDK and the EventSource read where a response came from (redirects), which a new Response would forget.
   Object.defineProperties(capped, {
     url: { value: response.url },

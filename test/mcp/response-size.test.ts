@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { OperationTimeoutError } from '../../src/errors'
 import { connectMcpServers, DEFAULT_MAX_RESPONSE_BYTES, McpResponseTooLargeError } from '../../src/mcp'
-import { capResponse } from '../../src/mcp/capped-response'
+import { capResponse, EVENT_STREAM_PIECE_BYTES } from '../../src/mcp/capped-response'
 import { scriptedProvider } from '../../src/testing'
 import { startOversizedServer } from './oversized-server'
 import { toolContext } from './support'
@@ -202,6 +202,25 @@ describe('capResponse', () => {
     // Counted: the event's lines and their line ends, not the blank line that ends it.
     expect(await read(['data: 12345\n\n', 'data: 12345\n\n'], 12)).toBeTypeOf('string')
     expect(await read(['data: 123456\n\n'], 12)).toBeInstanceOf(McpResponseTooLargeError)
+  })
+
+  it('hands an event stream on in pieces of at most 4 KiB, byte for byte, and any other body as it came', async () => {
+    // The SDK's event parser costs the square of the piece it is given when the lines end in bare CRs.
+    const chunk = '\r'.repeat(64 * 1024 + 5)
+    const pieces: Uint8Array[] = []
+    const reader = (await capResponse(eventStream([chunk]), { server: 's', maxBytes: 1024 })).body!.getReader()
+    for (let next = await reader.read(); !next.done; next = await reader.read())
+      pieces.push(next.value)
+    expect(pieces).toHaveLength(17)
+    expect(Math.max(...pieces.map(piece => piece.byteLength))).toBe(EVENT_STREAM_PIECE_BYTES)
+    expect(new TextDecoder().decode(Buffer.concat(pieces))).toBe(chunk)
+
+    const json = new Response(JSON.stringify({ text: 'x'.repeat(64 * 1024) }), { headers: { 'content-type': 'application/json' } })
+    const whole: Uint8Array[] = []
+    const jsonReader = (await capResponse(json, { server: 's', maxBytes: 1024 * 1024 })).body!.getReader()
+    for (let next = await jsonReader.read(); !next.done; next = await jsonReader.read())
+      whole.push(next.value)
+    expect(whole).toHaveLength(1)
   })
 
   it('keeps where the response came from', async () => {
