@@ -50,6 +50,13 @@ export const TOOL_OUTPUT_LIMITS = Object.freeze({
    * (32 Mi: a 20 MiB PDF as base64 fits). The rest is cut, with a note.
    */
   maxChars: 32 * 1024 * 1024,
+  /**
+   * UTF-16 units in all the results of one turn (64 Mi). A turn's results are
+   * stored together, and in JSON a control character takes six: past this,
+   * later results are cut, then replaced by an error result saying they did
+   * not fit, so the turn can still be written.
+   */
+  maxTurnChars: 64 * 1024 * 1024,
 })
 
 /** What a tool passes to `ctx.progress`: a report, or plain text (kind `'message'`). */

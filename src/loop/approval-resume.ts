@@ -6,6 +6,7 @@ import { askApproval } from './approval'
 import { answerCall } from './call-pipeline'
 import { prepareCall } from './call-resolve'
 import { NestedCallLog } from './nested-call-log'
+import { fitTurnResults } from './result-size'
 
 /**
  * A run suspended for approval, continued (docs/approval.md): every pending
@@ -62,7 +63,7 @@ async function supersedeResultsTurn(run: RunContext, results: ReadonlyMap<string
   const turn: SessionTurn = {
     id: run.clock.randomUUID(),
     role: 'user',
-    content: old.content.map(block => block.type === 'tool_result' ? results.get(block.callId) ?? block : block),
+    content: fitTurnResults(old.content.map(block => block.type === 'tool_result' ? results.get(block.callId) ?? block : block)),
     createdAt: await run.clock.now(),
     runId: run.runId,
     supersedes: old.id,

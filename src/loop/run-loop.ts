@@ -17,6 +17,7 @@ import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
 import { adjustPrompt, adjustRequest, decideAfterTurn, decideProviderError, isProviderFailure, PhaseInterruptedError } from './policy-runner'
+import { fitTurnResults } from './result-size'
 import { hookTimeout, runIds } from './stream-turn'
 import { sendableMessages, wireView } from './wire-pipeline'
 
@@ -196,7 +197,7 @@ async function prepareRequest(run: RunContext, turnId: string) {
 async function answerToolCalls(run: RunContext, turnId: string, calls: readonly ToolCall[]): Promise<ToolResult[]> {
   if (calls.length === 0)
     return []
-  const blocks: ToolResultBlock[] = await dispatchToolCalls(run, turnId, calls)
+  const blocks: ToolResultBlock[] = fitTurnResults(await dispatchToolCalls(run, turnId, calls))
   await appendTurn(run, run.clock.randomUUID(), 'user', blocks)
   const results = blocks.map(block => ({ callId: block.callId, output: block.output, isError: block.isError }))
   if (hasHookHandlers(run.hooks, 'tool-results:after'))

@@ -1,8 +1,8 @@
 import type { ToolResultContent } from '../core/content'
 import type { ToolOutput } from '../tools/types'
 import { TOOL_OUTPUT_LIMITS } from '../core/tool-io'
-import { truncateText } from '../text/truncate'
 import { capResultText, errorMessage } from './call-answer'
+import { cutBlocks } from './result-size'
 
 /** A tool's (or a hook's) return value made into something every wire can carry. */
 export interface CheckedToolOutput {
@@ -203,43 +203,10 @@ function readSource(item: Record<string, unknown>, base64: boolean): { data: str
   return typeof ref === 'string' ? { ref } : 'needs "ref" as a string'
 }
 
-/** The characters a block holds: its text or payload, media type and name. */
-function blockChars(block: ToolResultContent): number {
-  if (block.type === 'text')
-    return block.text.length
-  const source = block.data ?? block.ref ?? ''
-  const name = 'name' in block && block.name !== undefined ? block.name.length : 0
-  return source.length + block.mediaType.length + name
-}
-
-/**
- * Blocks cut to `TOOL_OUTPUT_LIMITS.maxChars` in all: blocks are kept in
- * order while they fit, a text block that does not is cut, and a media block
- * that does not is left out (half an image is no image); a text block at the
- * end says what went.
- */
+/** Blocks cut to `TOOL_OUTPUT_LIMITS.maxChars` in all (`cutBlocks`), with a note saying what went. */
 function capBlocks(blocks: ToolResultContent[]): ToolResultContent[] {
   const max = TOOL_OUTPUT_LIMITS.maxChars
-  let total = 0
-  for (const block of blocks)
-    total += blockChars(block)
-  if (total <= max)
-    return blocks
-  const kept: ToolResultContent[] = []
-  let left = max
-  for (const block of blocks) {
-    const size = blockChars(block)
-    if (size <= left) {
-      kept.push(block)
-      left -= size
-      continue
-    }
-    if (block.type === 'text' && left > 0)
-      kept.push({ type: 'text', text: truncateText(block.text, left) })
-    break
-  }
-  kept.push({ type: 'text', text: `[Truncated: the result was ${total} characters in ${blocks.length} blocks; ${kept.length} blocks are kept, as a tool result holds at most ${max}.]` })
-  return kept
+  return cutBlocks(blocks, max, (total, kept) => `[Truncated: the result was ${total} characters in ${blocks.length} blocks; ${kept} blocks are kept, as a tool result holds at most ${max}.]`)
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -376,3 +376,63 @@ describe('a hostile call among others', () => {
     ])
   })
 })
+
+describe('the results of one turn together', () => {
+  const TURN = TOOL_OUTPUT_LIMITS.maxTurnChars
+
+  it('stay writable as one JSON line even when every character takes six', () => {
+    // The longest string V8 builds is 2^29 - 24 units; the turn's other fields are a few hundred.
+    expect(6 * (TURN + 3 * NOTE)).toBeLessThan(2 ** 29 - 24)
+    expect(TURN).toBeGreaterThanOrEqual(2 * MAX)
+  })
+
+  it('keep results while they fit, cut the one that crosses the budget, and answer the rest with an error', async () => {
+    const dir = freshDir()
+    const session = await createSession({ store: createFileStore({ dir }) })
+    const calls = ['a', 'b', 'c', 'd'].map(id => ({ id, name: 'big', input: {} }))
+    const provider = scriptedProvider([{ toolCalls: calls }, { text: 'ok' }])
+    let served = 0
+    // Each result just under the cap of one result: 3 of them cross the turn's budget.
+    const sizes = [MAX - 10, MAX / 2, MAX, 5]
+    const big: ToolDef = { spec: { name: 'big', description: 'big', inputSchema: { type: 'object' } }, execute: async () => 'x'.repeat(sizes[served++]) }
+    const stats = await createAgent({ provider, session, tools: { big } }).run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    const results = provider.requests[1].messages.at(-1)!.content as ToolResultBlock[]
+    expect(results.map(result => result.callId)).toEqual(['a', 'b', 'c', 'd'])
+    expect(results[0].output).toHaveLength(MAX - 10)
+    expect(results[1].output).toHaveLength(MAX / 2)
+    const room = TURN - (MAX - 10) - MAX / 2
+    const why = `this turn's tool results came to ${MAX - 10 + MAX / 2 + MAX + 5} characters, and one turn holds at most ${TURN}`
+    expect(results[2].output).toBe(`${'x'.repeat(room)}\n\n[Truncated: ${why}; the first ${room} characters of this result are kept.]`)
+    expect(results[2].isError).not.toBe(true)
+    expect(results[3]).toMatchObject({ isError: true, output: `[Omitted: ${why}; this result did not fit.]` })
+
+    await session.save()
+    const reloaded = await loadSession(session.id, { store: createFileStore({ dir }) })
+    const stored = reloaded.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result') as ToolResultBlock[]
+    expect(stored.map(result => [result.callId, outputLength(result.output)])).toEqual(results.map(result => [result.callId, outputLength(result.output)]))
+  }, 60_000)
+
+  it('cut a result of blocks like a result of its own, leaving out media that does not fit', async () => {
+    const calls = ['a', 'b', 'c'].map(id => ({ id, name: 'mixed', input: {} }))
+    const provider = scriptedProvider([{ toolCalls: calls }, { text: 'ok' }])
+    // Each result within the cap of one result; the last one crosses the turn's budget (MAX / 2 left).
+    const outputs = [
+      'y'.repeat(MAX),
+      'w'.repeat(MAX / 2),
+      [{ type: 'text', text: 'z'.repeat(MAX / 2 - 20) }, { type: 'image', mediaType: 'image/png', data: 'A'.repeat(1000) }],
+    ]
+    let served = 0
+    const mixed: ToolDef = { spec: { name: 'mixed', description: 'mixed', inputSchema: { type: 'object' } }, execute: async () => outputs[served++] as never }
+    await createAgent({ provider, tools: { mixed } }).run({ prompt: 'go' })
+    const results = provider.requests[1].messages.at(-1)!.content as ToolResultBlock[]
+    const third = results[2].output as { type: string, text?: string }[]
+    expect(third.map(block => block.type)).toEqual(['text', 'text'])
+    expect(third[0].text).toHaveLength(MAX / 2 - 20)
+    expect(third[1].text).toMatch(/^\[Truncated: this turn's tool results came to \d+ characters, and one turn holds at most \d+; 1 blocks of this result are kept\.\]$/)
+  }, 60_000)
+})
+
+function outputLength(output: ToolResultBlock['output']): number {
+  return typeof output === 'string' ? output.length : output.length
+}
