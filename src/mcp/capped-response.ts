@@ -51,8 +51,8 @@ export interface CappedFetchOptions {
   server: string
   /** Most bytes of one non-stream answer, or of one event of an event stream. */
   maxBytes: number
-  /** Called once per answer that was cut, with the request it answered. */
-  onOverflow?: (error: McpResponseTooLargeError, init: RequestInit | undefined) => void
+  /** Called once per answer that was cut, with the request it answered and whether its status was a success. */
+  onOverflow?: (error: McpResponseTooLargeError, init: RequestInit | undefined, ok: boolean) => void
 }
 
 /**
@@ -149,7 +149,7 @@ export async function capResponse(response: Response, options: CappedFetchOption
   const fail = () => {
     if (!error) {
       error = new McpResponseTooLargeError(server, maxBytes, eventStream ? 'event' : 'response', refused ? declared : undefined)
-      options.onOverflow?.(error, init)
+      options.onOverflow?.(error, init, response.ok)
     }
     return error
   }

@@ -115,6 +115,9 @@ function trackPending(transport: Transport): Set<string | number> {
  * cap of `maxResponseBytes` (capped-response.ts); what happens to the calls
  * when one is cut depends on where the answer was:
  * - a JSON answer to a `POST`: the SDK's read of it fails, and so does that call;
+ * - an answer with an error status: the SDK would report only "Error POSTing
+ *   to endpoint" without the reason, so the requests of that `POST` are failed
+ *   with the error at once;
  * - an event of the event stream a `POST` opened (streamable HTTP): the stream
  *   ends without an answer, which the SDK would wait for until `toolTimeout`, so
  *   the requests of that `POST` are failed with the error at once;
@@ -149,9 +152,9 @@ function createRemoteTransport(config: McpServerConfig, options: TransportOption
   }
   let streamable: StreamableHTTPClientTransport | undefined
   const fetch = createCappedFetch(fetchOptions?.fetch, mergeObjects(limits, {
-    onOverflow: (error: McpResponseTooLargeError, init: RequestInit | undefined) => {
+    onOverflow: (error: McpResponseTooLargeError, init: RequestInit | undefined, ok: boolean) => {
       options.onResponseLimit?.(error)
-      if (streamable && error.part === 'event' && (init?.method ?? 'GET').toUpperCase() === 'POST')
+      if (streamable && (error.part === 'event' || !ok) && (init?.method ?? 'GET').toUpperCase() === 'POST')
         failRequests(streamable, requestIdsOf(init), error)
     },
   }))

@@ -15,6 +15,7 @@ import { createServer } from 'node:http'
  * - `many_events`: `count` progress-free events of `bytes` each (comments), then the answer.
  * - `lying_short`: `content-length: 100`, then a `bytes`-long answer.
  * - `lying_long`: `content-length` of 64 GiB, a small answer, then nothing.
+ * - `big_error`: status 500 with a `bytes`-long plain-text body (streamable HTTP).
  */
 export interface OversizedServer {
   origin: string
@@ -29,7 +30,7 @@ const CHUNK = Buffer.alloc(64 * 1024, 'a')
 
 interface Rpc { id?: number | string, method?: string, params?: Record<string, any> }
 
-const TOOLS = ['small', 'big_json', 'endless_event', 'many_events', 'lying_short', 'lying_long']
+const TOOLS = ['small', 'big_json', 'endless_event', 'many_events', 'lying_short', 'lying_long', 'big_error']
   .map(name => ({ name, inputSchema: { type: 'object' } }))
 
 /** Resolves when `res` can take more, or is gone. */
@@ -134,6 +135,12 @@ export async function startOversizedServer(): Promise<OversizedServer> {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
       res.write(head)
       if (await stream(res, bytes, tail))
+        res.end()
+      return
+    }
+    if (name === 'big_error' && !sse) {
+      res.writeHead(500, { 'content-type': 'text/plain' })
+      if (await stream(res, bytes))
         res.end()
       return
     }

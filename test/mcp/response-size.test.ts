@@ -70,6 +70,16 @@ describe('streamable-http answers over maxResponseBytes', () => {
     expect(mcp.servers[0].status).toBe('connected')
   })
 
+  it('fails the call with the cap when an error status comes with a body over it', async () => {
+    const { mcp, errors } = await connect({ transport: 'streamable-http' })
+    const error = await call(mcp, 'big_error', { bytes: 64 * MiB })
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toContain('larger than 10 MiB (maxResponseBytes)')
+    expect(server.sent).toBeLessThan(24 * MiB)
+    expect(errors).toHaveLength(1)
+    expect(await call(mcp, 'small')).toBe('small ok')
+  })
+
   it('fails the call at once when one event of its event stream never ends', async () => {
     const { mcp, errors } = await connect({ transport: 'streamable-http' })
     const started = Date.now()
