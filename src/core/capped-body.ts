@@ -14,19 +14,41 @@ export async function readTextCapped(response: Response, maxBytes: number): Prom
     await response.body.cancel().catch(() => {})
     return undefined
   }
-  const reader = response.body.getReader()
+  const { text, over } = await readTextPrefix(response, maxBytes)
+  return over ? undefined : text
+}
+
+/**
+ * The first `maxBytes` of a response body as UTF-8 text, and whether bytes
+ * were left (`over`); the body is cancelled after the cut, so the rest is
+ * never downloaded. A character the cut split is left out rather than
+ * decoded as U+FFFD. For when the start of an oversized answer is still of
+ * use (an error page's excerpt, say).
+ */
+export async function readTextPrefix(response: Response, maxBytes: number): Promise<{ text: string, over: boolean }> {
+  const reader = response.body?.getReader()
+  if (!reader)
+    return { text: '', over: false }
   const chunks: Uint8Array[] = []
   let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done)
-      break
-    size += value.byteLength
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {})
-      return undefined
+  let over = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done)
+        break
+      if (size + value.byteLength > maxBytes) {
+        chunks.push(value.subarray(0, maxBytes - size))
+        size = maxBytes
+        over = true
+        break
+      }
+      chunks.push(value)
+      size += value.byteLength
     }
-    chunks.push(value)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  finally {
+    reader.cancel().catch(() => {})
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(chunks, size), { stream: over }), over }
 }

@@ -2,8 +2,7 @@ import type { ToolResultBlock, ToolResultMetadata } from '../core/content'
 import type { CallAnswer } from '../policies/policy'
 import type { ToolOutcome, ToolOutput } from '../tools/types'
 import type { RunContext } from './run-context'
-import { TOOL_OUTPUT_LIMITS } from '../core/tool-io'
-import { truncateText } from '../text/truncate'
+import { capResultText } from './result-size'
 import { wallThatEnded } from './wall-deadline'
 
 /**
@@ -84,18 +83,4 @@ export function errorMessage(error: unknown): string {
     return UNREADABLE_THROWN
   }
   return capResultText(text, 'message')
-}
-
-/**
- * `text` cut to `TOOL_OUTPUT_LIMITS.maxChars` on a code point boundary, with
- * a note saying how much went; `text` itself when it fits. The cut is made
- * before anything else reads the text, so the hooks, the session and every
- * later request see at most the limit.
- */
-export function capResultText(text: string, what: 'output' | 'message' = 'output'): string {
-  const max = TOOL_OUTPUT_LIMITS.maxChars
-  if (text.length <= max)
-    return text
-  const kept = truncateText(text, max)
-  return `${kept}\n\n[Truncated: the ${what} was ${text.length} characters; the first ${kept.length} are kept, as a tool result holds at most ${max}.]`
 }

@@ -9,8 +9,22 @@ import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '..
 import { TOOL_OUTPUT_LIMITS } from '../core/tool-io'
 import { truncateText } from '../text/truncate'
 
+/**
+ * `text` cut to `TOOL_OUTPUT_LIMITS.maxChars` on a code point boundary, with
+ * a note saying how much went; `text` itself when it fits. The cut is made
+ * before anything else reads the text, so the hooks, the session and every
+ * later request see at most the limit.
+ */
+export function capResultText(text: string, what: 'output' | 'message' = 'output'): string {
+  const max = TOOL_OUTPUT_LIMITS.maxChars
+  if (text.length <= max)
+    return text
+  const kept = truncateText(text, max)
+  return `${kept}\n\n[Truncated: the ${what} was ${text.length} characters; the first ${kept.length} are kept, as a tool result holds at most ${max}.]`
+}
+
 /** The characters a block holds: its text or payload, media type and name. */
-export function blockChars(block: ToolResultContent): number {
+function blockChars(block: ToolResultContent): number {
   if (block.type === 'text')
     return block.text.length
   const source = block.data ?? block.ref ?? ''
@@ -19,7 +33,7 @@ export function blockChars(block: ToolResultContent): number {
 }
 
 /** The characters a result's output holds. */
-export function outputChars(output: string | readonly ToolResultContent[]): number {
+function outputChars(output: string | readonly ToolResultContent[]): number {
   if (typeof output === 'string')
     return output.length
   let total = 0

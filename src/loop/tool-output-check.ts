@@ -1,8 +1,8 @@
 import type { ToolResultContent } from '../core/content'
 import type { ToolOutput } from '../tools/types'
 import { TOOL_OUTPUT_LIMITS } from '../core/tool-io'
-import { capResultText, errorMessage } from './call-answer'
-import { cutBlocks } from './result-size'
+import { errorMessage } from './call-answer'
+import { capResultText, cutBlocks } from './result-size'
 
 /** A tool's (or a hook's) return value made into something every wire can carry. */
 export interface CheckedToolOutput {

@@ -44,14 +44,28 @@ export function sniffFile(bytes: Uint8Array): FileKind {
 
 /** NUL bytes, or more than one control character in ten, within the first 8 KiB. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, SNIFF_BYTES)
+  return controlsSayBinary(bytes.length, i => bytes[i])
+}
+
+/**
+ * The same rule for text already decoded, over its first 8 Ki UTF-16 units:
+ * UTF-16 text, whose bytes are half NULs, passes here, and U+FFFD is not a
+ * control character, so a page decoded in the wrong charset passes too.
+ */
+export function decodedLooksBinary(text: string): boolean {
+  return controlsSayBinary(text.length, i => text.charCodeAt(i))
+}
+
+/** The rule both apply, to `length` units (bytes or UTF-16 code units) read through `unitAt`. */
+function controlsSayBinary(length: number, unitAt: (index: number) => number): boolean {
+  const end = Math.min(length, SNIFF_BYTES)
   let control = 0
   for (let i = 0; i < end; i++) {
-    const byte = bytes[i]
-    if (byte === 0)
+    const unit = unitAt(i)
+    if (unit === 0)
       return true
     // Tab, newline, form feed, carriage return and escape are normal in text files and logs.
-    if (byte < 0x20 && byte !== 0x09 && byte !== 0x0A && byte !== 0x0C && byte !== 0x0D && byte !== 0x1B)
+    if (unit < 0x20 && unit !== 0x09 && unit !== 0x0A && unit !== 0x0C && unit !== 0x0D && unit !== 0x1B)
       control++
   }
   return end > 0 && control / end > 0.1

@@ -12,7 +12,7 @@ import type { HostResolver, TargetPolicy } from './target-guard'
 import { z } from 'zod'
 import { startTimer } from '../../core/timer'
 import { truncateText } from '../../text/truncate'
-import { looksBinary } from '../file-content'
+import { decodedLooksBinary, looksBinary } from '../file-content'
 import { tool } from '../tool'
 import { createFetchCache } from './cache'
 import { htmlToText } from './html-to-text'
@@ -306,30 +306,6 @@ function bomCharset(body: Buffer): string | undefined {
   if (body[0] === 0xFE && body[1] === 0xFF)
     return 'utf-16be'
   return undefined
-}
-
-const SNIFF_CHARS = 8192
-
-/**
- * A body labelled as text that reads as binary once decoded: a NUL, or more
- * than one in ten of the first 8 Ki characters a control character (the rule
- * of `looksBinary`). An image or archive served as `text/html` would
- * otherwise reach the model as a page of garbage. Judged after decoding, so
- * UTF-16 text, whose bytes are half NULs, still passes; U+FFFD is not
- * counted, so a Latin-1 page labelled UTF-8 still passes too.
- */
-function decodedLooksBinary(text: string): boolean {
-  const end = Math.min(text.length, SNIFF_CHARS)
-  let control = 0
-  for (let i = 0; i < end; i++) {
-    const code = text.charCodeAt(i)
-    if (code === 0)
-      return true
-    // Tab, newline, form feed, carriage return and escape are normal in text, as in `looksBinary`.
-    if (code < 0x20 && code !== 0x09 && code !== 0x0A && code !== 0x0C && code !== 0x0D && code !== 0x1B)
-      control++
-  }
-  return end > 0 && control / end > 0.1
 }
 
 /** A decoder for the charset a response names; UTF-8 for none or one this runtime does not know. */

@@ -4,6 +4,7 @@
  * SSRF guard of `fetch_url` exists for model-chosen URLs.
  */
 
+import { readTextPrefix } from '../../core/capped-body'
 import { mergeObjects } from '../../core/merge-objects'
 import { truncateText } from '../../text/truncate'
 
@@ -49,7 +50,7 @@ export async function requestText(backend: string, url: URL, init: RequestInit &
 }
 
 async function readAnswer(backend: string, response: Response): Promise<string> {
-  const { text, over } = await readCapped(response, response.ok ? MAX_SEARCH_RESPONSE_BYTES : MAX_ERROR_BYTES)
+  const { text, over } = await readTextPrefix(response, response.ok ? MAX_SEARCH_RESPONSE_BYTES : MAX_ERROR_BYTES)
   if (!response.ok) {
     const excerpt = truncateText(text.replace(WHITESPACE_RUN, ' ').trim(), MAX_ERROR_EXCERPT)
     throw new Error(`${backend} search failed: HTTP ${response.status}${excerpt ? ` (${excerpt})` : ''}`)
@@ -57,39 +58,6 @@ async function readAnswer(backend: string, response: Response): Promise<string> 
   if (over)
     throw new Error(`${backend} search failed: the response is larger than ${MAX_SEARCH_RESPONSE_BYTES} bytes`)
   return text
-}
-
-/**
- * The body as UTF-8 text (what `response.text()` gives), read only up to
- * `maxBytes`; the rest is never downloaded. `over` says bytes were left.
- */
-async function readCapped(response: Response, maxBytes: number): Promise<{ text: string, over: boolean }> {
-  const reader = response.body?.getReader()
-  if (!reader)
-    return { text: '', over: false }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  let over = false
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done)
-        break
-      if (size + value.length > maxBytes) {
-        chunks.push(value.subarray(0, maxBytes - size))
-        size = maxBytes
-        over = true
-        break
-      }
-      chunks.push(value)
-      size += value.length
-    }
-  }
-  finally {
-    reader.cancel().catch(() => {})
-  }
-  // Streamed decoding leaves out a character the cut split, instead of a U+FFFD.
-  return { text: new TextDecoder().decode(Buffer.concat(chunks, size), { stream: over }), over }
 }
 
 /** Parse a JSON answer, naming the backend when it is not JSON. */
