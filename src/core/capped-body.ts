@@ -14,8 +14,9 @@ export async function readTextCapped(response: Response, maxBytes: number): Prom
     await response.body.cancel().catch(() => {})
     return undefined
   }
-  const { text, over } = await readTextPrefix(response, maxBytes)
-  return over ? undefined : text
+  // Over the cap, the bytes read so far are dropped undecoded.
+  const prefix = await readBytesPrefix(response, maxBytes)
+  return prefix.over ? undefined : decodePrefix(prefix)
 }
 
 /**
@@ -26,29 +27,44 @@ export async function readTextCapped(response: Response, maxBytes: number): Prom
  * use (an error page's excerpt, say).
  */
 export async function readTextPrefix(response: Response, maxBytes: number): Promise<{ text: string, over: boolean }> {
+  const prefix = await readBytesPrefix(response, maxBytes)
+  return { text: decodePrefix(prefix), over: prefix.over }
+}
+
+interface BytesPrefix {
+  chunks: Uint8Array[]
+  size: number
+  over: boolean
+}
+
+/** The first `maxBytes` of a body as the chunks that came, and whether bytes were left; the body is cancelled after. */
+async function readBytesPrefix(response: Response, maxBytes: number): Promise<BytesPrefix> {
   const reader = response.body?.getReader()
+  const prefix: BytesPrefix = { chunks: [], size: 0, over: false }
   if (!reader)
-    return { text: '', over: false }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  let over = false
+    return prefix
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done)
         break
-      if (size + value.byteLength > maxBytes) {
-        chunks.push(value.subarray(0, maxBytes - size))
-        size = maxBytes
-        over = true
+      if (prefix.size + value.byteLength > maxBytes) {
+        prefix.chunks.push(value.subarray(0, maxBytes - prefix.size))
+        prefix.size = maxBytes
+        prefix.over = true
         break
       }
-      chunks.push(value)
-      size += value.byteLength
+      prefix.chunks.push(value)
+      prefix.size += value.byteLength
     }
   }
   finally {
     reader.cancel().catch(() => {})
   }
-  return { text: new TextDecoder().decode(Buffer.concat(chunks, size), { stream: over }), over }
+  return prefix
+}
+
+/** The prefix as text; a character its cut split is left out. */
+function decodePrefix(prefix: BytesPrefix): string {
+  return new TextDecoder().decode(Buffer.concat(prefix.chunks, prefix.size), { stream: prefix.over })
 }

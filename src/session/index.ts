@@ -16,7 +16,7 @@ export { filterUnresolvedToolUses } from '../wire/pairing'
  */
 export { createSession, loadSession } from './session'
 export type { CreateSessionOptions, LoadSessionOptions, Session } from './session'
-export { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler } from './stores'
+export { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler, DEFAULT_REMOTE_MAX_RESPONSE_BYTES } from './stores'
 export type * from './stores'
 export { catalogChangeNotes, latestSystemSnapshot, systemSnapshotTurn } from './system-freeze'
 export type { FrozenPromptSections, SystemFreezeOptions, SystemPromptSnapshot } from './system-freeze'

@@ -11,11 +11,13 @@ import type { LocalServer } from '../support/local-http'
 import { createGzip, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { braveBackend, createWebSearchTool, duckDuckGoBackend, tavilyBackend } from '../../src/tools/web-search'
+import { braveBackend, createWebSearchTool, duckDuckGoBackend, formatSearchResults, tavilyBackend } from '../../src/tools/web-search'
 import { stripMarkup } from '../../src/tools/web-search/brave'
 import { MAX_SEARCH_RESPONSE_BYTES } from '../../src/tools/web-search/http'
+import { MAX_SEARCH_SNIPPET_CHARS, MAX_SEARCH_TITLE_CHARS } from '../../src/tools/web-search/web-search'
 import { deferred } from '../support/helpers'
 import { bareToolContext, callTool, startLocalServer } from '../support/local-http'
+import { isWellFormed } from '../support/unicode'
 
 const MiB = 1024 * 1024
 const SPACES = Buffer.alloc(MiB, ' ')
@@ -108,8 +110,28 @@ describe('web_search: answers too large to hold', () => {
 describe('web_search: hostile content', () => {
   it('strips Brave highlight markup in one pass, even with 300,000 unclosed `<`', async () => {
     const output = await search(braveBackend({ apiKey: 'k', endpoint: server.url('/brave') }))
-    expect(output).toContain(`1. A${'<'.repeat(1000)}`)
+    // The title is stripped whole, then cut to MAX_SEARCH_TITLE_CHARS.
+    expect(output).toContain(`1. A${'<'.repeat(MAX_SEARCH_TITLE_CHARS - 2)}…\n`)
     expect(output).toContain('   de')
+  })
+
+  it('cuts a title and a snippet of megabytes to a line each, never inside a character', () => {
+    const emoji = '\u{1F600}'
+    const title = `${'t'.repeat(MAX_SEARCH_TITLE_CHARS - 2)}${emoji.repeat(MiB)}`
+    const snippet = `${'s '.repeat(MiB)}`
+    const output = formatSearchResults('q', 'X', [{ title, url: 'https://x.example/', snippet }])
+    const [, , first, url, third] = output.split('\n')
+    expect(first).toBe(`1. ${'t'.repeat(MAX_SEARCH_TITLE_CHARS - 2)}…`)
+    expect(url).toBe('   https://x.example/')
+    expect(third.length).toBe(3 + MAX_SEARCH_SNIPPET_CHARS)
+    expect(third.endsWith('s…')).toBe(true)
+    expect(isWellFormed(output)).toBe(true)
+  })
+
+  it('keeps a title or snippet within the limits as it came', () => {
+    const title = 'x'.repeat(MAX_SEARCH_TITLE_CHARS)
+    const snippet = 'y'.repeat(MAX_SEARCH_SNIPPET_CHARS)
+    expect(formatSearchResults('q', 'X', [{ title, url: 'https://x.example/', snippet }])).toBe(`Results for "q" (X):\n\n1. ${title}\n   https://x.example/\n   ${snippet}`)
   })
 
   it('strips exactly what /<[^>]*>/g strips', () => {

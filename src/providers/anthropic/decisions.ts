@@ -12,14 +12,17 @@ import type { AnthropicClient } from './client'
 import { clientBuilds } from '../shared/decision-reply'
 import { invalidToolInput } from '../tool-json'
 import { endpointUrl } from '../transport-errors'
+import { readAnthropicBody } from './body-events'
 import { classifyAnthropicError } from './errors'
-import { consumeAnthropicStream } from './stream'
+import { AnthropicTurnReader } from './stream'
 import { buildAnthropicRequest } from './wire'
 
 /** The tool whose input is the answer object. */
 export const ANTHROPIC_DECISION_TOOL = 'record_answers'
 
 function IGNORE() {}
+
+const encoder = new TextEncoder()
 
 /** How `anthropic()` builds its client: the settings at once (they throw when a client cannot be built), the client itself on first use. */
 export interface AnthropicClientSource {
@@ -53,11 +56,12 @@ async function decideOnAnthropic(getClient: () => Promise<AnthropicClient>, call
   let api: AnthropicClient | undefined
   try {
     api = await getClient()
-    const events = await api.messages.create(
-      Object.assign({}, body, { tool_choice: { type: 'tool' as const, name: ANTHROPIC_DECISION_TOOL, disable_parallel_tool_use: true }, stream: true as const }),
-      api.requestOptions(call.signal, allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined),
-    )
-    const turn = await consumeAnthropicStream(events, { onText: IGNORE, onThinking: IGNORE }, { model: call.model, cacheTtl: '5m' })
+    // Sent and read as a turn is (`index.ts`): the body is read by zidane's event-stream parser, under its size caps.
+    const request = Object.assign({}, body, { tool_choice: { type: 'tool' as const, name: ANTHROPIC_DECISION_TOOL, disable_parallel_tool_use: true }, stream: true as const })
+    const response = await api.streamMessages(encoder.encode(JSON.stringify(request)), call.signal, allBetas.length > 0 ? { 'anthropic-beta': allBetas.join(',') } : undefined)
+    const reader = new AnthropicTurnReader({ onText: IGNORE, onThinking: IGNORE }, { model: call.model, cacheTtl: '5m' })
+    await readAnthropicBody(response, reader)
+    const turn = reader.finish()
     const usage = { input: turn.usage.input + (turn.usage.cacheRead ?? 0) + (turn.usage.cacheCreation ?? 0), output: turn.usage.output, ...(turn.usage.cost === undefined ? {} : { cost: turn.usage.cost }) }
     const model = turn.usage.modelId ?? call.model
     const id = turn.responseId === undefined ? {} : { id: turn.responseId }

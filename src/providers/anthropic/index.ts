@@ -19,6 +19,7 @@ import { mergeObjects } from '../../core/merge-objects'
 import { pushAll } from '../../core/push-all'
 import { clampTimerDelay } from '../../core/timer'
 import { requestBodyBytes } from '../shared/body-json'
+import { fetchWithCappedErrorBodies } from '../shared/capped-error-body'
 import { STREAM_OPTION_DEFAULTS } from '../shared/stream-defaults'
 import { endpointUrl } from '../transport-errors'
 import { readAnthropicBody } from './body-events'
@@ -118,6 +119,7 @@ export function anthropic(params: AnthropicParams = {}): Provider {
       maxRetries: params.maxRetries ?? 0,
       timeout: params.timeoutMs === undefined ? undefined : clampTimerDelay(params.timeoutMs),
       defaultHeaders: userHeaders,
+      fetch: fetchWithCappedErrorBodies,
     }
   }
   const getClient = (): Promise<AnthropicClient> => {

@@ -11,6 +11,7 @@ import type { ChatDialect } from './dialect'
 import OpenAI from 'openai'
 import { clampTimerDelay } from '../../core/timer'
 import { JSON_BODY_HEADERS, requestBodyBytes } from '../shared/body-json'
+import { fetchWithCappedErrorBodies } from '../shared/capped-error-body'
 import { endpointUrl } from '../transport-errors'
 import { chatDecisions } from './decisions'
 import { classifyChatError, missingApiKeyError } from './errors'
@@ -67,6 +68,7 @@ export function lazyChatClient(settings: ChatClientSettings): () => OpenAI {
       maxRetries: 0,
       timeout: settings.timeoutMs === undefined ? undefined : clampTimerDelay(settings.timeoutMs),
       defaultHeaders: apiKey ? settings.headers : { Authorization: null, ...settings.headers },
+      fetch: fetchWithCappedErrorBodies,
     })
     return client
   }

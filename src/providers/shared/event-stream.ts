@@ -44,6 +44,15 @@ const SPACE = 0x20
  */
 export const MAX_EVENT_STREAM_LINE_CHARS = 64 * 1024 * 1024
 
+/**
+ * The most bytes one response body may send (256 MiB). The longest real turn
+ * (128k output tokens, one small event per token, a few hundred bytes of
+ * framing each) is a few tens of MiB; what a turn keeps of a body is at most
+ * its size, so this also bounds the turn's text well below the longest string
+ * JavaScript can build.
+ */
+export const MAX_EVENT_STREAM_BODY_BYTES = 256 * 1024 * 1024
+
 /** Called once per message, with its `event:` name (`''` when it had none) and its data. */
 export type EventStreamHandler = (event: string, data: string) => void
 
@@ -52,6 +61,8 @@ export interface EventStreamOptions {
   provider?: string
   /** Default: `MAX_EVENT_STREAM_LINE_CHARS`. */
   maxLineChars?: number
+  /** Default: `MAX_EVENT_STREAM_BODY_BYTES`. */
+  maxBodyBytes?: number
   /** Sees each comment line's text. */
   onComment?: EventStreamCommentHandler
 }
@@ -60,7 +71,7 @@ export interface EventStreamOptions {
  * Read `body` to its end (none reads as an empty stream), calling `onMessage`
  * for each message as soon as its closing empty line arrives. A throw from
  * `onMessage` stops the read, lets the connection go, and rejects; so does a
- * line or a message over the size limit.
+ * line, a message or the whole body over its size limit.
  */
 export async function readEventStream(body: ReadableStream<Uint8Array> | null, onMessage: EventStreamHandler, options: EventStreamOptions = {}): Promise<void> {
   const parser = new EventStreamParser(onMessage, options)
@@ -119,6 +130,8 @@ async function* readsOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator
 class EventStreamParser {
   private readonly decoder = new TextDecoder()
   private readonly maxChars: number
+  /** Bytes the body may still send before it passes `maxBodyBytes`. */
+  private bodyBytesLeft: number
   /** The pieces of a line begun in earlier reads (no line end in them), joined once the line ends. */
   private readonly pending: string[] = []
   private pendingChars = 0
@@ -134,6 +147,7 @@ class EventStreamParser {
 
   constructor(private readonly onMessage: EventStreamHandler, private readonly options: EventStreamOptions) {
     this.maxChars = options.maxLineChars ?? MAX_EVENT_STREAM_LINE_CHARS
+    this.bodyBytesLeft = options.maxBodyBytes ?? MAX_EVENT_STREAM_BODY_BYTES
   }
 
   /** Take the bytes of one read; `undefined` once the body is over. */
@@ -142,6 +156,9 @@ class EventStreamParser {
     // with the rest of that line.
     if (bytes === undefined)
       return
+    this.bodyBytesLeft -= bytes.length
+    if (this.bodyBytesLeft < 0)
+      throw this.bodyTooLarge()
     const text = this.decoder.decode(bytes, { stream: true })
     if (text.length === 0)
       return
@@ -230,6 +247,15 @@ class EventStreamParser {
     const limit = `${Math.round(this.maxChars / (1024 * 1024) * 100) / 100} Mi characters`
     return new ClassifiedError(
       `${provider ?? 'the server'} streamed an event-stream ${what} longer than ${limit}; the response was not read further`,
+      { kind: 'server', retryable: false, provider },
+    )
+  }
+
+  private bodyTooLarge(): ClassifiedError {
+    const provider = this.options.provider
+    const limit = this.options.maxBodyBytes ?? MAX_EVENT_STREAM_BODY_BYTES
+    return new ClassifiedError(
+      `${provider ?? 'the server'} streamed a response body longer than ${Math.round(limit / (1024 * 1024) * 100) / 100} MiB; the response was not read further`,
       { kind: 'server', retryable: false, provider },
     )
   }

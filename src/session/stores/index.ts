@@ -1,7 +1,7 @@
 export { createFileStore } from './file'
 export type { FileStoreOptions } from './file'
 export { createMemoryStore } from './memory'
-export { createRemoteStore } from './remote'
+export { createRemoteStore, DEFAULT_REMOTE_MAX_RESPONSE_BYTES } from './remote'
 export type { RemoteStoreHeaders, RemoteStoreOptions } from './remote'
 export { createSessionStoreHandler } from './remote-server'
 export type { SessionStoreHandlerOptions } from './remote-server'

@@ -10,6 +10,10 @@
  * else fails at once with the server's `SessionStoreError` code, or `http`;
  * a refusal by the session's lease (409 `leased`) is a `SessionLeaseError`.
  * The lease itself is kept by the server's store: its clock decides expiry.
+ *
+ * No answer is read past `maxResponseBytes`: a body that goes on longer (or
+ * announces a longer `content-length`) is cut off there and fails its call
+ * with `http`, without a retry, since the server would send it again.
  */
 
 import type { SessionTurn } from '../../core/content'
@@ -17,6 +21,7 @@ import type { SessionLease, SessionLeaseError } from '../../errors'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import type { ErrorBody } from './remote-protocol'
 import { randomUUID } from 'node:crypto'
+import { readTextCapped } from '../../core/capped-body'
 import { delay, timeoutSignal } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
 import { checkSessionData } from './corrupt-records'
@@ -40,9 +45,19 @@ export interface RemoteStoreOptions {
   retries?: number
   /** Backoff before the first retry, in ms, doubling each time (capped at 30 s). Default 250. */
   retryDelayMs?: number
+  /**
+   * Largest body, in bytes, the client reads from one answer; a longer one
+   * (or a `content-length` above it) fails the call with `http` and is not
+   * retried. It bounds the memory a faulty server or proxy can make the
+   * client use. Raise it for sessions larger than the default 256 MiB.
+   */
+  maxResponseBytes?: number
   /** The `fetch` to use. Default: the global one. */
   fetch?: typeof fetch
 }
+
+/** Default `maxResponseBytes` of `createRemoteStore`: 256 MiB. */
+export const DEFAULT_REMOTE_MAX_RESPONSE_BYTES = 256 * 1024 * 1024
 
 const MAX_DELAY_MS = 30_000
 const TRAILING_SLASHES = /\/+$/
@@ -67,6 +82,10 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
   const timeoutMs = options.timeoutMs ?? 30_000
   const retries = Math.max(0, Math.floor(options.retries ?? 3))
   const retryDelayMs = Math.max(0, options.retryDelayMs ?? 250)
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_REMOTE_MAX_RESPONSE_BYTES
+  // A cap of 0, a fraction or NaN would fail every call later on, far from the mistake.
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0)
+    throw new TypeError(`createRemoteStore: maxResponseBytes must be a positive whole number of bytes (got ${String(options.maxResponseBytes)})`)
   const doFetch = options.fetch ?? globalThis.fetch
 
   /** One call: its attempts share the idempotency key of a write. */
@@ -97,7 +116,12 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
     const deadline = timeoutSignal(timeoutMs)
     try {
       const response = await doFetch(`${base}${path}`, { method, headers, body: payload, signal: deadline.signal })
-      const text = await response.text()
+      const text = await readTextCapped(response, maxResponseBytes)
+      if (text === undefined) {
+        // Not retried: the server would most likely send the same answer again.
+        const message = `${label} answered ${response.status} with a body over ${describeBytes(maxResponseBytes)} (maxResponseBytes); the rest was not read. Raise maxResponseBytes if the store's sessions are that large.`
+        return { error: new SessionStoreError(message, 'http', { sessionId }), retryable: false }
+      }
       const parsed = parseBody(text)
       if (response.ok || accept.includes(response.status))
         return { status: response.status, body: parsed }
@@ -250,6 +274,11 @@ function retryAfterMs(header: string | null): number | undefined {
 
 function isTimeout(error: unknown): boolean {
   return error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')
+}
+
+function describeBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024)
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`
 }
 
 function describe(error: unknown): string {

@@ -9,6 +9,7 @@ import type { ToolDef } from '../types'
 import type { WebSearchBackend, WebSearchResult } from './types'
 import { z } from 'zod'
 import { startTimer } from '../../core/timer'
+import { truncateText } from '../../text/truncate'
 import { hostAllowed, webToolBehaviorOf } from '../fetch-url/settings'
 import { tool } from '../tool'
 import { duckDuckGoBackend } from './duckduckgo'
@@ -20,6 +21,13 @@ export const DEFAULT_WEB_SEARCH_LIMIT = 5
 /** The most results one call may ask for. */
 export const MAX_WEB_SEARCH_LIMIT = 20
 export const DEFAULT_WEB_SEARCH_TIMEOUT_MS = 20_000
+/**
+ * The longest title and snippet a result shows, in UTF-16 units; longer ones
+ * are cut with `…`. Real ones are a line or two: a backend that sends
+ * megabytes in one field would otherwise fill the model's context with it.
+ */
+export const MAX_SEARCH_TITLE_CHARS = 300
+export const MAX_SEARCH_SNIPPET_CHARS = 1_000
 
 /** The arguments of the `web_search` tool. */
 export interface WebSearchInput {
@@ -90,8 +98,8 @@ export function formatSearchResults(query: string, backendName: string, results:
   if (results.length === 0)
     return `No results for "${query}" (${backendName}).`
   const items = results.map((result, i) => {
-    const lines = [`${i + 1}. ${oneLine(result.title) || result.url}`, `   ${result.url}`]
-    const snippet = oneLine(result.snippet)
+    const lines = [`${i + 1}. ${oneLine(result.title, MAX_SEARCH_TITLE_CHARS) || result.url}`, `   ${result.url}`]
+    const snippet = oneLine(result.snippet, MAX_SEARCH_SNIPPET_CHARS)
     if (snippet)
       lines.push(`   ${snippet}`)
     return lines.join('\n')
@@ -99,8 +107,10 @@ export function formatSearchResults(query: string, backendName: string, results:
   return `Results for "${query}" (${backendName}):\n\n${items.join('\n\n')}`
 }
 
-function oneLine(text: string): string {
-  return text.replace(WHITESPACE_RUN, ' ').trim()
+/** `text` on one line, cut to `maxChars` (the `…` included) without splitting a character. */
+function oneLine(text: string, maxChars: number): string {
+  const line = text.replace(WHITESPACE_RUN, ' ').trim()
+  return line.length <= maxChars ? line : `${truncateText(line, maxChars - 1).trimEnd()}…`
 }
 
 function endpointHost(backend: WebSearchBackend): string {
