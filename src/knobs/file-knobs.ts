@@ -4,6 +4,8 @@
  * code that consumes it.
  */
 
+import type { KnobCheck } from './define'
+import { globMatcher } from '../text/glob-match'
 import { defineFields, defineKnobs, either, isBoolean, isStringList, oneOf, shape, wholeAtLeast } from './define'
 
 /** Slice limits `read_file` applies when a call omits them. */
@@ -59,10 +61,30 @@ const READ_FILE_FIELDS = defineFields<ReadFileDefaults>('readFileDefaults', {}, 
 
 const WRITE_MODE = oneOf('allow', 'block-with-edit-recipe')
 
+/**
+ * An array of globs that all compile. Checked when the knob is set: a glob
+ * that does not compile never matches, so a bad `denyPaths` entry would
+ * otherwise let through the writes it was meant to stop.
+ */
+const isGlobList: KnobCheck = (value) => {
+  const strings = isStringList(value)
+  if (strings)
+    return strings
+  for (const pattern of value as string[]) {
+    try {
+      globMatcher(pattern)
+    }
+    catch {
+      return { path: '', expected: 'an array of valid globs' }
+    }
+  }
+  return undefined
+}
+
 const WRITE_POLICY_FIELDS = defineFields<Exclude<WriteFileExistingPolicy, string>>('writeFileExistingPolicy', {}, {
   mode: { doc: 'What happens to a path no list names.', defaultLabel: '\'allow\'', check: WRITE_MODE },
-  allowPaths: { doc: 'Globs that may be overwritten.', defaultLabel: 'none', check: isStringList },
-  denyPaths: { doc: 'Globs that may not be overwritten; wins over `allowPaths`.', defaultLabel: 'none', check: isStringList },
+  allowPaths: { doc: 'Globs that may be overwritten.', defaultLabel: 'none', check: isGlobList },
+  denyPaths: { doc: 'Globs that may not be overwritten; wins over `allowPaths`.', defaultLabel: 'none', check: isGlobList },
 })
 
 /** The file-tool slice. */

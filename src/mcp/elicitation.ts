@@ -11,19 +11,48 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import type { McpElicitationContext, McpElicitationHandler, Schema } from './elicitation-form'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { mergeObjects } from '../core/merge-objects'
 import { OperationTimeoutError } from '../errors'
 import { elicitationDefaults } from './elicitation-form'
+import { serverSchemaValidator } from './schema-validator'
 
 const ACTIONS = new Set(['accept', 'decline', 'cancel'])
-let validator: AjvJsonSchemaValidator | undefined
 
 /** Problems of `content` against the requested schema (empty when it matches). */
 function check(schema: Schema, content: Record<string, unknown>): string | undefined {
-  validator ??= new AjvJsonSchemaValidator()
-  const result = validator.getValidator<Record<string, unknown>>(schema)(content)
-  return result.valid ? undefined : result.errorMessage ?? 'invalid'
+  const result = serverSchemaValidator.getValidator<Record<string, unknown>>(schema as never)(content)
+  if (!result.valid)
+    return result.errorMessage ?? 'invalid'
+  return formatProblem(schema, content)
+}
+
+// Fixed patterns whose parts cannot overlap, so V8 runs them in linear time; an email is also capped in length.
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:z|[+-]\d{2}:\d{2})$/i
+/**
+ * The string formats an elicitation form may ask for (the MCP spec names these four), checked on the
+ * form's top-level fields, which is all a form has. Each test is linear in the value.
+ */
+const FORMATS: Record<string, (value: string) => boolean> = {
+  'email': value => value.length <= 320 && EMAIL.test(value),
+  'uri': value => URL.canParse(value),
+  'date': value => DATE.test(value) && !Number.isNaN(Date.parse(value)),
+  'date-time': value => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
+}
+
+function formatProblem(schema: Schema, content: Record<string, unknown>): string | undefined {
+  const properties = (schema as { properties?: unknown }).properties
+  if (!properties || typeof properties !== 'object')
+    return undefined
+  for (const [name, field] of Object.entries(properties as Record<string, unknown>)) {
+    const format = (field as { format?: unknown } | null)?.format
+    const value = content[name]
+    const test = typeof format === 'string' && Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined
+    if (test && typeof value === 'string' && !test(value))
+      return `${name}: must be a valid ${format}`
+  }
+  return undefined
 }
 
 /**
@@ -74,7 +103,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * no capabilities and declines an elicitation a server sends anyway.
  */
 export function createMcpClient(info: { name: string, version: string }, server: string, onElicitation?: McpElicitationHandler): Client {
-  const client = new Client(info, { capabilities: onElicitation ? { elicitation: { form: {} } } : {} })
+  // The server's schemas are checked by zidane's linear-time checker, not Ajv (see `schema-validator.ts`).
+  const client = new Client(info, { capabilities: onElicitation ? { elicitation: { form: {} } } : {}, jsonSchemaValidator: serverSchemaValidator })
   if (onElicitation) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = request.params as { message: string, requestedSchema?: Schema }

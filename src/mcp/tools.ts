@@ -5,6 +5,7 @@ import type { McpToolSchema } from './types'
 import { nestsDeeperThan } from '../core/json-depth'
 import { startTimer } from '../core/timer'
 import { OperationTimeoutError } from '../errors'
+import { untrustedSchema } from '../tools/json-schema'
 
 /** Default bound on one `tools/call`, in milliseconds. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
@@ -226,7 +227,8 @@ export function createMcpToolDef(options: McpToolDefOptions): ToolDef<Record<str
     spec: {
       name: options.canonicalName,
       description: schema.description ?? schema.title ?? '',
-      inputSchema: toInputSchema(schema.inputSchema),
+      // The server wrote it: its patterns never run on V8's backtracking engine (src/tools/json-schema.ts).
+      inputSchema: untrustedSchema(toInputSchema(schema.inputSchema)),
     },
     // Read-only tools touch no shared state, so the loop may run them side by side.
     isConcurrencySafe: readOnly,

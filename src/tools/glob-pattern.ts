@@ -1,97 +1,20 @@
 /**
- * Glob patterns compiled to regular expressions, so `glob`, `grep` and the
- * write policy match paths in TypeScript over the context's file API with no
- * native dependency. Paths are POSIX, relative, without a leading `./`.
+ * Glob patterns for `glob`, `grep` and the write policy, matched in TypeScript
+ * over the context's file API with no native dependency. Paths are POSIX,
+ * relative, without a leading `./`.
  *
  * `*` and `?` stay within one segment, `**` spans segments (`**\/` may match
  * no directory at all), `[…]` is a set (`[!…]` negated), `{a,b}` picks one of
- * the alternatives. Leading dots are matched like any other character.
+ * the alternatives. Leading dots are matched like any other character. The
+ * matching itself lives in `../text/glob-match.ts`, in time linear in path × pattern.
  */
 
-const REGEX_SPECIAL = /[$()*+.?[\\\]^{|}]/
+import { globMatcher } from '../text/glob-match'
+
+export { globMatcher, GlobSyntaxError } from '../text/glob-match'
+
 const MAGIC = /[*?[{]/
 const LEADING_DOT_SLASH = /^\.\//
-
-export class GlobSyntaxError extends Error {
-  override name = 'GlobSyntaxError'
-}
-
-export function globToRegExp(pattern: string): RegExp {
-  let source = ''
-  let braces = 0
-  let i = 0
-  while (i < pattern.length) {
-    const char = pattern[i]
-    if (char === '*') {
-      if (pattern[i + 1] === '*') {
-        const atSegmentStart = i === 0 || pattern[i - 1] === '/'
-        const next = i + 2
-        if (atSegmentStart && pattern[next] === '/') {
-          source += '(?:[^/]*/)*'
-          i = next + 1
-          continue
-        }
-        if (atSegmentStart && next === pattern.length) {
-          source += '.*'
-          i = next
-          continue
-        }
-        // `a**b` inside a segment means no more than `a*b`.
-        source += '[^/]*'
-        i = next
-        continue
-      }
-      source += '[^/]*'
-    }
-    else if (char === '?') {
-      source += '[^/]'
-    }
-    else if (char === '[') {
-      const close = pattern.indexOf(']', i + 2)
-      if (close === -1) {
-        source += '\\['
-      }
-      else {
-        let body = pattern.slice(i + 1, close)
-        if (body.startsWith('!'))
-          body = `^${body.slice(1)}`
-        source += `[${body.replaceAll('\\', '\\\\')}]`
-        i = close
-      }
-    }
-    else if (char === '{') {
-      braces++
-      source += '(?:'
-    }
-    else if (char === '}' && braces > 0) {
-      braces--
-      source += ')'
-    }
-    else if (char === ',' && braces > 0) {
-      source += '|'
-    }
-    else if (char === '\\' && i + 1 < pattern.length) {
-      i++
-      source += escapeChar(pattern[i])
-    }
-    else {
-      source += escapeChar(char)
-    }
-    i++
-  }
-  if (braces > 0)
-    throw new GlobSyntaxError(`Invalid glob "${pattern}": a "{" is never closed.`)
-  try {
-    return new RegExp(`^${source}$`)
-  }
-  catch (error) {
-    throw new GlobSyntaxError(`Invalid glob "${pattern}": ${error instanceof Error ? error.message : String(error)}`)
-  }
-}
-
-function escapeChar(char: string): string {
-  return REGEX_SPECIAL.test(char) ? `\\${char}` : char
-}
 
 function isMagic(segment: string): boolean {
   return MAGIC.test(segment)
@@ -129,8 +52,8 @@ export function stripDotSlash(pattern: string): string {
 
 /** A test for relative paths. A pattern without `/` is matched against the file name alone, like `rg --glob`. */
 export function pathMatcher(pattern: string): (relative: string) => boolean {
-  const regex = globToRegExp(stripDotSlash(pattern))
+  const matches = globMatcher(stripDotSlash(pattern))
   if (!pattern.includes('/'))
-    return relative => regex.test(relative.slice(relative.lastIndexOf('/') + 1))
-  return relative => regex.test(relative)
+    return relative => matches(relative.slice(relative.lastIndexOf('/') + 1))
+  return matches
 }

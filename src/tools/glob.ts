@@ -7,7 +7,7 @@ import { executionContextOf } from '../contexts/from-tool-context'
 import { describeDir, describeFileError, displayPath, joinPath } from './file-content'
 import { DEFAULT_GLOB_LIMIT, IGNORED_DIRECTORIES } from './file-limits'
 import { compareTreePaths, walkTree } from './file-walk'
-import { globParts, globToRegExp, stripDotSlash } from './glob-pattern'
+import { globMatcher, globParts, stripDotSlash } from './glob-pattern'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
 
@@ -46,7 +46,7 @@ export function createGlobTool(options: GlobToolOptions = {}): ToolDef<GlobInput
 async function globFiles(ctx: ToolContext, root: string, pattern: string, options: { limit: number, ignore: ReadonlySet<string> }): Promise<{ paths: string[], more: boolean }> {
   const context = executionContextOf(ctx)
   const cleaned = stripDotSlash(pattern)
-  const regex = globToRegExp(cleaned)
+  const matches = globMatcher(cleaned)
   const parts = globParts(cleaned)
   const start = parts.base === '' ? root : joinPath(root, parts.base)
   // The walk starts at the pattern's literal prefix; paths are matched as seen from `root`.
@@ -63,7 +63,7 @@ async function globFiles(ctx: ToolContext, root: string, pattern: string, option
     if (entry.type === 'directory')
       continue
     const relative = parts.base === '' ? entry.relative : `${prefix}/${entry.relative}`
-    if (!regex.test(relative))
+    if (!matches(relative))
       continue
     if (paths.length === options.limit)
       return { paths, more: true }

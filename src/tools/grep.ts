@@ -13,6 +13,7 @@ import { decodeText, describeDir, describeFileError, displayPath, formatBytes, l
 import { DEFAULT_GREP_LIMIT, DEFAULT_GREP_MAX_FILE_BYTES, GREP_LINE_CHARS, IGNORED_DIRECTORIES } from './file-limits'
 import { walkTree } from './file-walk'
 import { pathMatcher } from './glob-pattern'
+import { compileGrepPattern } from './grep-pattern'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
 
@@ -35,7 +36,7 @@ export interface GrepToolOptions {
 }
 
 const input = z.object({
-  pattern: z.string().min(1).describe('Regular expression (JavaScript syntax) to look for in each line.'),
+  pattern: z.string().min(1).describe('Regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences) to look for in each line.'),
   path: z.string().optional().describe('File or directory to search. Default: the working directory.'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.js".'),
 })
@@ -54,15 +55,6 @@ export function createGrepTool(options: GrepToolOptions = {}): ToolDef<GrepInput
   })
 }
 
-function compile(pattern: string): RegExp {
-  try {
-    return new RegExp(pattern)
-  }
-  catch (error) {
-    throw new Error(`Invalid regular expression /${pattern}/: ${error instanceof Error ? error.message : String(error)}`)
-  }
-}
-
 function clip(line: string): string {
   return line.length > GREP_LINE_CHARS ? `${truncateText(line, GREP_LINE_CHARS)}…` : line
 }
@@ -75,7 +67,7 @@ interface Counts {
 
 async function runGrep(args: GrepInput, ctx: ToolContext, options: GrepToolOptions): Promise<string> {
   const context = executionContextOf(ctx)
-  const regex = compile(args.pattern)
+  const matchesLine = compileGrepPattern(args.pattern)
   const root = context.resolvePath(args.path || '.')
   const shownRoot = displayPath(context, root)
   const info = await context.stat(root).catch((error: unknown) => {
@@ -112,7 +104,7 @@ async function runGrep(args: GrepInput, ctx: ToolContext, options: GrepToolOptio
     const lines = decodeText(bytes).split('\n')
     for (let i = 0; i < lines.length && found.length <= limit; i++) {
       const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i]
-      if (regex.test(line))
+      if (matchesLine(line))
         found.push(`${shown}:${i + 1}: ${clip(line)}`)
     }
     return found

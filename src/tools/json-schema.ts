@@ -11,16 +11,27 @@
  * every lookup is an own-property lookup: a key named `constructor` or
  * `__proto__` is an ordinary key, never something inherited from
  * `Object.prototype`.
+ *
+ * For the same reason `pattern` and `patternProperties` run on a linear-time
+ * engine (RE2, see `schema-pattern.ts`): a pattern like `^(a+)+$` against a
+ * string the model sent cannot freeze the process. A pattern RE2 cannot run
+ * (lookaround, backreferences) is run by V8 only for a schema the host wrote;
+ * in a schema marked with `untrustedSchema` (every MCP tool's) it is ignored
+ * like an unknown keyword.
  */
 
+import type { SchemaPattern } from './schema-pattern'
 import { resolveLocalRef } from '../schema/refs'
 import { listOptions } from '../text/problem-list'
+import { compileSchemaPattern } from './schema-pattern'
 
 type Schema = Record<string, unknown>
 
 interface Walk {
   /** The schema `$ref`s resolve against. */
   readonly root: Schema
+  /** Whether the host wrote the schema: only then may a pattern RE2 cannot run use V8's backtracking engine. */
+  readonly trusted: boolean
   readonly problems: string[]
 }
 
@@ -29,10 +40,26 @@ const NO_REFS: ReadonlySet<string> = new Set()
 
 /**
  * Each pattern compiled once, not on every call that checks it. Sharing is
- * safe: the patterns have no `g` or `y` flag, so `test` keeps no state.
+ * safe: the patterns have no `g` or `y` flag, so `test` keeps no state, and
+ * an entry holds both engines, so schemas of either origin share it.
  */
-const compiledPatterns = new Map<string, RegExp | undefined>()
+const compiledPatterns = new Map<string, SchemaPattern | undefined>()
 const MAX_COMPILED_PATTERNS = 512
+
+/** Root schemas the host did not write: see `untrustedSchema`. */
+const untrustedSchemas = new WeakSet<object>()
+
+/**
+ * Marks `schema` (a root schema, as later passed to `checkJsonSchema`) as
+ * written by someone other than the host, such as an MCP server, and returns
+ * it. Its patterns then never run on V8's backtracking engine: one that RE2
+ * cannot run is ignored. The mark belongs to this object: a copy of it is a
+ * schema the host wrote.
+ */
+export function untrustedSchema<T extends Schema>(schema: T): T {
+  untrustedSchemas.add(schema)
+  return schema
+}
 
 /**
  * The keywords of one schema object that the checker reads, looked up once
@@ -61,15 +88,20 @@ interface Keywords {
   /** `items` when it is one schema for every item (a tuple form is not checked). */
   readonly items: unknown
   readonly properties: Readonly<Record<string, unknown>> | undefined
-  readonly patternProperties: readonly { pattern: RegExp, schema: unknown }[]
+  readonly patternProperties: readonly PatternSchema[]
   readonly additional: unknown
   readonly required: readonly unknown[] | undefined
 }
 
+interface PatternSchema {
+  readonly pattern: SchemaPattern
+  readonly schema: unknown
+}
+
 const keywordsBySchema = new WeakMap<Schema, Keywords>()
 
-/** No `patternProperties`, or no pattern a key matches: shared, never edited. */
-const NO_PATTERNS: readonly { pattern: RegExp, schema: unknown }[] = []
+/** No pattern a key matches: shared, never edited. */
+const NO_PATTERNS: readonly PatternSchema[] = []
 
 function keywordsOf(schema: Schema): Keywords {
   let keywords = keywordsBySchema.get(schema)
@@ -122,7 +154,7 @@ function readKeywords(schema: Schema): Keywords {
 
 /** Check a value against the JSON Schema subset tools use; each problem comes back as one readable line. */
 export function checkJsonSchema(schema: Schema, value: unknown): string[] {
-  const walk: Walk = { root: schema, problems: [] }
+  const walk: Walk = { root: schema, trusted: !untrustedSchemas.has(schema), problems: [] }
   visit(walk, schema, value, '', NO_REFS)
   // Two subschemas applied to one value (`allOf` and a `$ref`) may find the same fault.
   return walk.problems.length < 2 ? walk.problems : [...new Set(walk.problems)]
@@ -174,7 +206,7 @@ function visit(walk: Walk, schema: Schema, value: unknown, path: string, followe
   }
 
   if (typeof value === 'string')
-    checkString(keywords, value, at, problems)
+    checkString(walk, keywords, value, at)
   else if (typeof value === 'number')
     checkNumber(keywords, value, at, problems)
   else if (Array.isArray(value))
@@ -192,12 +224,13 @@ function apply(walk: Walk, schema: unknown, value: unknown, path: string, follow
 }
 
 function matches(walk: Walk, schema: unknown, value: unknown, followed: ReadonlySet<string>): boolean {
-  const trial: Walk = { root: walk.root, problems: [] }
+  const trial: Walk = { root: walk.root, trusted: walk.trusted, problems: [] }
   apply(trial, schema, value, '', followed)
   return trial.problems.length === 0
 }
 
-function checkString(keywords: Keywords, value: string, at: string, problems: string[]): void {
+function checkString(walk: Walk, keywords: Keywords, value: string, at: string): void {
+  const { problems } = walk
   const { minLength, maxLength } = keywords
   if (minLength !== undefined || maxLength !== undefined) {
     // JSON Schema counts characters (code points), not UTF-16 units.
@@ -210,7 +243,7 @@ function checkString(keywords: Keywords, value: string, at: string, problems: st
   const source = keywords.pattern
   if (source !== undefined) {
     const pattern = compilePattern(source)
-    if (pattern && !pattern.test(value))
+    if (pattern && patternMatches(pattern, value, walk.trusted) === false)
       problems.push(`${at}: must match /${source}/`)
   }
 }
@@ -223,27 +256,31 @@ function codePointLength(value: string): number {
 }
 
 /**
- * Unicode mode first; many real schemas use escapes (`\:`, `\@`) that only
- * the legacy mode accepts. A pattern neither mode compiles is ignored like an
- * unknown keyword rather than failing the tool call.
+ * The pattern for `source`, cached. A pattern JavaScript rejects in both
+ * modes (Unicode first, then legacy, as `compileSchemaPattern` tries them)
+ * is ignored like an unknown keyword rather than failing the tool call.
  */
-function compilePattern(source: string): RegExp | undefined {
+function compilePattern(source: string): SchemaPattern | undefined {
   const known = compiledPatterns.get(source)
   if (known !== undefined || compiledPatterns.has(source))
     return known
-  let pattern: RegExp | undefined
-  for (const flags of ['u', '']) {
-    try {
-      pattern = new RegExp(source, flags)
-      break
-    }
-    catch {}
-  }
+  const pattern = compileSchemaPattern(source)
   // Patterns come from tool schemas, a fixed set per agent; the cap only stops a server that sends new ones forever.
   if (compiledPatterns.size >= MAX_COMPILED_PATTERNS)
     compiledPatterns.clear()
   compiledPatterns.set(source, pattern)
   return pattern
+}
+
+/**
+ * Whether `text` matches, in linear time whenever RE2 can run the pattern.
+ * One it cannot runs on V8 only in the host's own schema; otherwise the
+ * answer is `undefined`: not known, so the pattern decides nothing.
+ */
+function patternMatches(pattern: SchemaPattern, text: string, trusted: boolean): boolean | undefined {
+  if (pattern.linear !== undefined)
+    return pattern.linear(text)
+  return trusted ? pattern.backtracking.test(text) : undefined
 }
 
 function checkNumber(keywords: Keywords, value: number, at: string, problems: string[]): void {
@@ -282,12 +319,21 @@ function checkObject(walk: Walk, keywords: Keywords, value: Record<string, unkno
     const child = value[key]
     const childPath = `${prefix}${key}`
     const named = properties !== undefined ? own(properties, key) : undefined
-    const patterned = patternProperties.length === 0 ? NO_PATTERNS : patternProperties.filter(entry => entry.pattern.test(key))
+    let patterned: PatternSchema[] | undefined
+    // A pattern that cannot be run here might have matched the key, so `additionalProperties` cannot judge it.
+    let undecided = false
+    for (const entry of patternProperties) {
+      const matched = patternMatches(entry.pattern, key, walk.trusted)
+      if (matched === undefined)
+        undecided = true
+      else if (matched)
+        (patterned ??= []).push(entry)
+    }
     if (named !== undefined && child !== undefined)
       apply(walk, named, child, childPath, NO_REFS)
-    for (const entry of patterned)
+    for (const entry of patterned ?? NO_PATTERNS)
       apply(walk, entry.schema, child, childPath, NO_REFS)
-    if (named !== undefined || patterned.length > 0)
+    if (named !== undefined || patterned !== undefined || undecided)
       continue
     if (additional === false)
       walk.problems.push(`${childPath}: is not an allowed property`)
@@ -296,10 +342,10 @@ function checkObject(walk: Walk, keywords: Keywords, value: Record<string, unkno
   }
 }
 
-function patternSchemas(patternProperties: unknown): { pattern: RegExp, schema: unknown }[] {
+function patternSchemas(patternProperties: unknown): PatternSchema[] {
   if (!isPlainObject(patternProperties))
     return []
-  const compiled: { pattern: RegExp, schema: unknown }[] = []
+  const compiled: PatternSchema[] = []
   for (const [source, schema] of Object.entries(patternProperties)) {
     const pattern = compilePattern(source)
     if (pattern)

@@ -67,6 +67,44 @@ describe('elicitation answers (property)', () => {
   })
 })
 
+describe('elicitation answers against a server\'s formats and patterns', () => {
+  const FORM = {
+    type: 'object',
+    properties: {
+      email: { type: 'string', format: 'email' },
+      site: { type: 'string', format: 'uri' },
+      day: { type: 'string', format: 'date' },
+      at: { type: 'string', format: 'date-time' },
+      code: { type: 'string', pattern: '^(a+)+$' },
+    },
+  }
+  const answer = (content: Record<string, unknown>) => answerElicitation('s', { message: 'm', requestedSchema: FORM }, new AbortController().signal, (ctx) => {
+    ctx.action = 'accept'
+    ctx.content = content
+  }).catch((error: unknown) => error as Error)
+
+  it('accepts well-formed values of the four formats the MCP spec names', async () => {
+    const content = { email: 'ada@example.org', site: 'https://example.org/x', day: '2026-12-04', at: '2026-12-04T19:30:00Z', code: 'aaa' }
+    expect(await answer(content)).toEqual({ action: 'accept', content })
+  })
+
+  it.each([
+    [{ email: 'ada at example.org' }, 'email: must be a valid email'],
+    [{ site: 'not a url' }, 'site: must be a valid uri'],
+    [{ day: '04/12/2026' }, 'day: must be a valid date'],
+    [{ at: '2026-12-04 noon' }, 'at: must be a valid date-time'],
+  ])('refuses %j', async (content, problem) => {
+    const error = await answer(content)
+    expect(error).toBeInstanceOf(McpError)
+    expect((error as McpError).message).toContain(problem)
+  })
+
+  it('answers an explosive pattern against a long value at once (the server wrote the pattern)', async () => {
+    const error = await answer({ code: `${'a'.repeat(5000)}!` })
+    expect((error as McpError).message).toContain('code: must match /^(a+)+$/')
+  })
+})
+
 describe('mergeScopes (property)', () => {
   const scope = fc.array(fc.stringMatching(/^[a-z:]{1,6}$/), { maxLength: 5 }).map(items => items.join(' '))
   it('is the set union, keeps first-seen order, and never repeats a scope', () => {

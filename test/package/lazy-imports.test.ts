@@ -41,6 +41,8 @@ const HEAVY = {
   'the model catalog data': /\/src\/providers\/catalog\/models\.generated\.ts$/,
   'zidane\'s MCP runtime': /\/src\/mcp\/(connect|elicitation|transports|pool)\.ts$|\/src\/mcp\/oauth\//,
   'zod': /\/node_modules\/zod\//,
+  // An ES import of it would show here; `text/re2.ts` requires it (CommonJS) on the first pattern that needs it.
+  're2js': /\/node_modules\/re2js\//,
   'the Anthropic SDK client': /\/node_modules\/@anthropic-ai\/sdk\/(index|client)\.mjs$/,
 }
 

@@ -132,13 +132,13 @@ describe('fetch_url: servers that stall or break framing', () => {
     await expect(pending).rejects.toThrow(/was aborted/)
   })
 
-  it('fails on oversized headers instead of buffering them', async () => {
-    await expect(get('/cookies')).rejects.toThrow(/Header overflow/)
-    await expect(get('/big-header')).rejects.toThrow(/Header overflow/)
+  it('fails on oversized headers instead of buffering them, naming the URL', async () => {
+    await expect(get('/cookies')).rejects.toThrow(/^fetch of http:\/\/127\.0\.0\.1:\d+\/cookies failed: .*Header overflow/)
+    await expect(get('/big-header')).rejects.toThrow(/^fetch of http:\/\/127\.0\.0\.1:\d+\/big-header failed: .*Header overflow/)
   })
 
-  it('fails on a negative, garbage or overflowing content-length', async () => {
-    await expect(getRaw('/negative-length')).rejects.toThrow(/Content-Length/)
+  it('fails on a negative, garbage or overflowing content-length, naming the URL', async () => {
+    await expect(getRaw('/negative-length')).rejects.toThrow(/^fetch of http:\/\/127\.0\.0\.1:\d+\/negative-length failed: .*Content-Length/)
     await expect(getRaw('/garbage-length')).rejects.toThrow(/Content-Length/)
     await expect(getRaw('/overflow-length')).rejects.toThrow(/Content-Length/)
   })

@@ -124,6 +124,9 @@ export function createFetchUrlTool(options: FetchUrlToolOptions = {}): ToolDef<F
           throw new Error(`fetch of ${url.href} was aborted`)
         if (timedOut)
           throw new Error(`fetch of ${url.href} timed out after ${timeoutMs} ms`)
+        // Node's HTTP layer names no URL ("Parse Error: Header overflow", "socket hang up"); the model needs one.
+        if (error instanceof Error && !error.message.includes('://'))
+          throw new Error(`fetch of ${url.href} failed: ${error.message}`, { cause: error })
         throw error
       }
       finally {

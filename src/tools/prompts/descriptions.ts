@@ -59,7 +59,7 @@ export const GLOB_DESCRIPTION = [
 
 /** What the model reads about `grep`. */
 export const GREP_DESCRIPTION = [
-  'Search file contents with a regular expression (JavaScript syntax) and get `path:line: text` for each matching line.',
+  'Search file contents with a regular expression (RE2 syntax, as in ripgrep) and get `path:line: text` for each matching line.',
   '`path` is a file or directory to search (default: the working directory); `glob` limits the files searched, '
   + 'matched against the file name (`*.ts`) or, when it contains a slash, the path (`src/**/*.ts`).',
   `Binary files and directories such as .git and node_modules are skipped. At most ${DEFAULT_GREP_LIMIT} matches are returned.`,

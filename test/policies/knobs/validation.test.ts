@@ -55,6 +55,9 @@ describe('invalid knob values', () => {
     [{ maxTokens: 0 }, 'maxTokens', 'a finite number > 0'],
     [{ writeFileExistingPolicy: { mode: 'nope' as never } }, 'writeFileExistingPolicy.mode', '\'allow\' or \'block-with-edit-recipe\''],
     [{ writeFileExistingPolicy: { denyPaths: 'src/**' as never } }, 'writeFileExistingPolicy.denyPaths', 'an array of strings'],
+    // A glob that does not compile would never match: as a deny entry it would let every write through.
+    [{ writeFileExistingPolicy: { denyPaths: ['src/{a,b'] } }, 'writeFileExistingPolicy.denyPaths', 'an array of valid globs'],
+    [{ writeFileExistingPolicy: { allowPaths: ['x'.repeat(5000)] } }, 'writeFileExistingPolicy.allowPaths', 'an array of valid globs'],
     [{ disableBackgroundTasks: 'always' as never }, 'disableBackgroundTasks', 'a boolean, or \'non-durable\''],
     [{ fetchUrlAllowHosts: 'example.com' as never }, 'fetchUrlAllowHosts', 'an array of strings'],
     [{ maxCostUsd: '5' as never }, 'maxCostUsd', 'a number (0 or less turns it off)'],
