@@ -8,8 +8,8 @@ import type { ChildProcess } from 'node:child_process'
 import type { LogSink } from './tasks'
 import type { DirEntry, ExecOptions, ExecResult, ExecStreamOptions, ExecutionContext, ExecutionHandle, FileStat, FileType, SpawnConfig } from './types'
 import { randomUUID } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { constants, createWriteStream } from 'node:fs'
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { mergeObjects } from '../core/merge-objects'
 import { WorkingDirectoryError } from '../errors'
@@ -178,7 +178,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
     execStream,
     tasks,
     resolvePath,
-    readFile: async path => new Uint8Array(await readFile(resolvePath(path))),
+    readFile: path => readRegularFile(resolvePath(path)),
     writeFile: writeFileAtomic,
     stat: async (path) => {
       try {
@@ -257,5 +257,27 @@ async function openFileLog(path: string): Promise<LogSink> {
   return {
     write: bytes => void stream.write(bytes),
     close: () => new Promise<void>(resolvePromise => stream.end(() => resolvePromise())),
+  }
+}
+
+/**
+ * The bytes of a regular file. Anything else is refused before a byte is
+ * read: the path comes from the model, and a FIFO would block the read until
+ * some writer came (forever, with no way to abort it), while `/dev/zero` or
+ * `/dev/urandom` never end and fill memory. The open does not block either
+ * (`O_NONBLOCK`, which changes nothing for a regular file).
+ */
+async function readRegularFile(path: string): Promise<Uint8Array> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const info = await handle.stat()
+    if (info.isDirectory())
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR' })
+    if (!info.isFile())
+      throw new Error('it is not a regular file (a device, a FIFO or a socket); only regular files are read')
+    return new Uint8Array(await handle.readFile())
+  }
+  finally {
+    await handle.close()
   }
 }

@@ -81,6 +81,9 @@ async function runReadFile(args: ReadFileInput, ctx: ToolContext, options: ReadF
     throw new Error(await notFoundMessage(ctx, resolved, shown))
   if (info.type === 'directory')
     throw new Error(`${shown} is a directory, not a file; use list_files to see what it holds.`)
+  // A device or a FIFO: reading one never ends (`/dev/zero`) or waits for a writer that may never come.
+  if (info.type === 'other')
+    throw new Error(`${shown} is not a regular file (a device, a FIFO or a socket); read_file reads regular files only.`)
 
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_READ_MAX_FILE_BYTES
   const tooLarge = (size: number) => new Error(`${shown} is too large to read (${formatBytes(size)}, limit ${formatBytes(maxFileBytes)}). `
