@@ -36,7 +36,7 @@ import { dirname } from 'node:path'
 import { MissingPeerDependencyError, SessionStoreError } from '../errors'
 import { corruptRecords } from './stores/corrupt-records'
 import { assertLeaseRequest, checkWriter, deadOnThisHost, extendLease, grantLease, releasedLease, thisProcess } from './stores/lease'
-import { metadataProblem, runProblem, turnProblem } from './stores/record-checks'
+import { metadataProblem, nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './stores/record-checks'
 import { assertReadableVersion, ioError } from './stores/records'
 import { assertSessionId, sessionIdFor } from './stores/session-id'
 import { SESSION_FORMAT_VERSION } from './types'
@@ -361,7 +361,7 @@ function soundRows<T>(rows: readonly RecordRow[], table: 'turns' | 'runs', kind:
   return sound
 }
 
-/** A row's JSON as a value, or what is wrong with it. */
+/** A row's JSON as a value, or what is wrong with it (nested past `MAX_RECORD_DEPTH` included). */
 function parseRow(json: string, problemOf: (value: unknown) => string | undefined): { value: unknown } | string {
   let value: unknown
   try {
@@ -370,7 +370,7 @@ function parseRow(json: string, problemOf: (value: unknown) => string | undefine
   catch {
     return 'is not valid JSON'
   }
-  return problemOf(value) ?? { value }
+  return problemOf(value) ?? (nestsTooDeep(value, 0, true) ? TOO_DEEP : { value })
 }
 
 function notFound(id: string): SessionStoreError {

@@ -2,13 +2,21 @@
  * What a load does with a broken record, shared by every store: under
  * `onCorrupt: 'throw'` the first one becomes a `SessionStoreError('corrupt')`
  * naming the session and the record's place; under `'skip'` it is collected,
- * with its stored text, into `SessionData.skipped`.
+ * with its stored text, into `SessionData.skipped`, up to `MAX_SKIPPED_RECORDS`.
  */
 
 import type { SessionRecordLocation } from '../../errors'
 import type { SessionData, SessionLoadOptions, SkippedSessionRecord } from '../types'
 import { SessionStoreError } from '../../errors'
-import { metadataProblem, runProblem, turnProblem } from './record-checks'
+import { metadataProblem, nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './record-checks'
+
+/**
+ * The most broken records one `onCorrupt: 'skip'` load lists. Each costs a
+ * listed record, while its stored text can be two bytes (`0,` in a line of
+ * turns): a skip without a bound would turn a 20 MB file into gigabytes of
+ * listed records. Past it the load fails as a strict one does.
+ */
+export const MAX_SKIPPED_RECORDS = 10_000
 
 export interface CorruptRecords {
   /** Throw for a broken record, or set it aside when skipping. `raw` is only called when skipping. */
@@ -30,6 +38,14 @@ export function corruptRecords(sessionId: string, subject: string, options: Sess
           { sessionId, record: location },
         )
       }
+      if (skipped.length === MAX_SKIPPED_RECORDS) {
+        throw new SessionStoreError(
+          `${subject} has more than ${MAX_SKIPPED_RECORDS.toLocaleString('en-US')} broken records, more than a skip lists `
+          + `(the next: ${place} ${location.problem}); set the session aside, or repair it by hand`,
+          'corrupt',
+          { sessionId, record: location },
+        )
+      }
       skipped.push({ kind, ...location, raw: raw() })
     },
     attach(data) {
@@ -43,8 +59,8 @@ export function corruptRecords(sessionId: string, subject: string, options: Sess
 /**
  * Check a whole session as a store without record-level access returns it
  * (memory, remote, any custom store): broken turns and runs are named by their
- * position. One pass of `typeof` tests; arrays are copied only when a record
- * is left out.
+ * position. One pass of `typeof` tests and a walk of each record for its depth
+ * (`MAX_RECORD_DEPTH`); arrays are copied only when a record is left out.
  */
 export function checkSessionData(data: SessionData, options: SessionLoadOptions | undefined, subject = `Session "${data.id}"`): SessionData {
   if (!Array.isArray(data.turns) || !Array.isArray(data.runs))
@@ -52,16 +68,30 @@ export function checkSessionData(data: SessionData, options: SessionLoadOptions 
   const records = corruptRecords(data.id, subject, options)
   // A shallow copy: a custom store may hand out its own object, which a skip must not change.
   const checked: SessionData = { ...data }
-  const metadata = metadataProblem(data.metadata)
+  const metadata = metadataProblem(data.metadata) ?? (nestsTooDeep(data.metadata) ? `has metadata that ${TOO_DEEP}` : undefined)
   if (metadata !== undefined) {
-    records.report('metadata', 'its header', { problem: metadata }, () => JSON.stringify(data.metadata))
+    records.report('metadata', 'its header', { problem: metadata }, () => rawText(data.metadata))
     delete checked.metadata
   }
-  checked.turns = soundOnly(data.turns, turnProblem, (turn, index, problem) =>
-    records.report('turn', `turn ${index}`, { index, problem }, () => JSON.stringify(turn) ?? String(turn)))
-  checked.runs = soundOnly(data.runs, runProblem, (run, index, problem) =>
-    records.report('run', `run ${index}`, { index, problem }, () => JSON.stringify(run) ?? String(run)))
+  checked.turns = soundOnly(data.turns, withDepth(turnProblem), (turn, index, problem) =>
+    records.report('turn', `turn ${index}`, { index, problem }, () => rawText(turn)))
+  checked.runs = soundOnly(data.runs, withDepth(runProblem), (run, index, problem) =>
+    records.report('run', `run ${index}`, { index, problem }, () => rawText(run)))
   return records.attach(checked)
+}
+
+function withDepth(problemOf: (item: unknown) => string | undefined): (item: unknown) => string | undefined {
+  return item => problemOf(item) ?? (nestsTooDeep(item) ? TOO_DEEP : undefined)
+}
+
+/** A skipped record's JSON, or, when it has none (too deep for `JSON.stringify`, cyclic), a note saying why. */
+function rawText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  }
+  catch (error) {
+    return `(not serializable: ${error instanceof Error ? error.message : String(error)})`
+  }
 }
 
 function soundOnly<T>(items: T[], problemOf: (item: unknown) => string | undefined, report: (item: T, index: number, problem: string) => void): T[] {

@@ -17,6 +17,12 @@
  * when a log is opened, before a run keeps it open: in one process the
  * store's own writes cannot leave one behind (a failed write drops the handle).
  *
+ * A load reads the log line by line (`forEachLine`), never more than one
+ * piece and one line in memory at a time, and refuses before reading a log
+ * over `maxLogBytes` or anything that is not a regular file (a FIFO would
+ * wait for ever). A line over `LOG_LINE_MAX_BYTES` is a broken record, and
+ * the store refuses to write one.
+ *
  * Durability: by default a write returns once the line is in the operating
  * system's page cache. That survives a crash of this process (the usual
  * failure) but not a power loss or kernel crash, which can drop the last few
@@ -30,14 +36,14 @@ import type { FileHandle } from 'node:fs/promises'
 import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import fs from 'node:fs'
-import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, open, readdir, rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
 import { createFileLeases, syncDirectory } from './file-lease'
-import { checkHeaderLine, headerLine, replayLog, runLine, turnsLine } from './jsonl-log'
+import { assertWritableLine, checkHeaderLine, headerLine, logReplay, runLine, turnsLine } from './jsonl-log'
 import { createKeyedQueue } from './keyed-queue'
 import { assertLeaseRequest } from './lease'
-import { appendAll, closeFd, committedEnd, openForAppend, readFirstLine, syncData, writeAt } from './log-file'
+import { appendAll, closeFd, committedEnd, forEachLine, openForAppend, readFirstLine, syncData, writeAt } from './log-file'
 import { ioError } from './records'
 import { assertSessionId, isValidSessionId, sessionFileNamer, sessionIdFor } from './session-id'
 
@@ -51,9 +57,18 @@ export interface FileStoreOptions {
    * power loss, slower.
    */
   durability?: 'buffered' | 'fsync'
+  /**
+   * Largest log `load` reads, in bytes; a larger one fails with
+   * `SessionStoreError` code `io` before any of it is read. Default 512 MiB.
+   */
+  maxLogBytes?: number
 }
 
 const LOG_SUFFIX = '.jsonl'
+/** Default `maxLogBytes`: a session this large takes gigabytes of heap once loaded. */
+const DEFAULT_MAX_LOG_BYTES = 512 * 1024 * 1024
+/** A load opens a log without blocking, so a FIFO dropped in its place is refused rather than waited on. */
+const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0)
 /** Logs one store keeps open at most (runs recording at once); past it the least recently used is closed. */
 const MAX_OPEN_LOGS = 16
 
@@ -83,6 +98,9 @@ const dropped = new FinalizationRegistry<Map<string, OpenLog>>((logs) => {
 export function createFileStore(options: FileStoreOptions): SessionStore {
   const dir = resolve(options.dir)
   const fsync = options.durability === 'fsync'
+  const maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES
+  if (typeof maxLogBytes !== 'number' || !(maxLogBytes > 0))
+    throw new TypeError(`createFileStore: maxLogBytes must be a positive number of bytes, not ${String(maxLogBytes)}`)
   // Sessions whose header this store has already read (version checked).
   const checkedHeaders = new Set<string>()
   // Logs a run is recording into, kept open between its writes; least recently used first.
@@ -101,7 +119,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
    * both). A log created but never written to is closed like any kept log
    * (evicted past `MAX_OPEN_LOGS`, or with the store).
    */
-  async function createLog(id: string, line: string): Promise<void> {
+  async function createLog(id: string, line: Buffer): Promise<void> {
     const path = logPath(id)
     let fd: number
     try {
@@ -115,7 +133,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     }
     directoryReady = true
     try {
-      await appendAll(fd, Buffer.from(line))
+      await appendAll(fd, line)
       if (fsync)
         await syncData(fd)
     }
@@ -125,7 +143,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     }
     if (fsync)
       await syncDirectory(dir)
-    keepLog(id, { fd, runs: new Set(), createdSize: Buffer.byteLength(line) })
+    keepLog(id, { fd, runs: new Set(), createdSize: line.length })
   }
 
   /** Open a new log (`O_EXCL`) for appending, making the directory first unless it is known to exist (or has gone since). */
@@ -144,10 +162,10 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   }
 
   /** The log exists: a create that crashed before its header is started again; a real session is refused. */
-  async function createOverAbortedLog(path: string, id: string, line: string): Promise<void> {
+  async function createOverAbortedLog(path: string, id: string, line: Buffer): Promise<void> {
     const handle = await reclaimAbortedCreate(path, id)
     try {
-      await writeAt(handle, Buffer.from(line), 0)
+      await writeAt(handle, line, 0)
       if (fsync)
         await handle.sync()
     }
@@ -162,7 +180,8 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   async function reclaimAbortedCreate(path: string, id: string): Promise<FileHandle> {
     const handle = await open(path, 'r+')
     try {
-      if (await readFirstLine(handle) !== undefined)
+      const size = await regularFileSize(handle, id)
+      if (await readFirstLine(handle, size) !== undefined)
         throw new SessionStoreError(`Session "${id}" already exists`, 'exists', { sessionId: id })
       await handle.truncate(0)
       return handle
@@ -181,7 +200,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
    * A log not kept open takes the full path: open, check the header once,
    * find the committed end (cutting a torn tail), write there, close.
    */
-  async function appendLine(id: string, line: string | undefined, run?: SessionRun): Promise<void> {
+  async function appendLine(id: string, line: Buffer | undefined, run?: SessionRun): Promise<void> {
     const kept = openLogs.get(id)
     if (kept) {
       // Out of the map while in use, so an eviction never closes a handle mid-write.
@@ -193,13 +212,13 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       }
       await closeFd(kept.fd).catch(() => {})
     }
-    const handle = await openLog(id)
+    const { handle, size } = await openLog(id)
     try {
-      const end = await committedEnd(handle)
+      const end = await committedEnd(handle, size)
       if (end === undefined)
         throw notFound(id)
       if (line !== undefined) {
-        await writeAt(handle, Buffer.from(line), end)
+        await writeAt(handle, line, end)
         if (fsync)
           await handle.datasync()
       }
@@ -211,10 +230,10 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       await keepOpen(id, run.id)
   }
 
-  async function appendKept(id: string, kept: OpenLog, line: string | undefined, run: SessionRun | undefined): Promise<void> {
+  async function appendKept(id: string, kept: OpenLog, line: Buffer | undefined, run: SessionRun | undefined): Promise<void> {
     try {
       if (line !== undefined) {
-        await appendAll(kept.fd, Buffer.from(line))
+        await appendAll(kept.fd, line)
         if (fsync)
           await syncData(kept.fd)
       }
@@ -246,8 +265,8 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     keepLog(id, { fd, runs: new Set([runId]) })
   }
 
-  /** Open a session's log for writing, checking its header the first time this store writes to it. */
-  async function openLog(id: string): Promise<FileHandle> {
+  /** Open a session's log for writing, with its size, checking its header the first time this store writes to it. */
+  async function openLog(id: string): Promise<{ handle: FileHandle, size: number }> {
     let handle: FileHandle
     try {
       handle = await open(logPath(id), 'r+')
@@ -256,14 +275,15 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       throw errorCode(error) === 'ENOENT' ? notFound(id) : error
     }
     try {
+      const size = await regularFileSize(handle, id)
       if (!checkedHeaders.has(id)) {
-        const header = await readFirstLine(handle)
+        const header = await readFirstLine(handle, size)
         if (header === undefined)
           throw notFound(id)
         checkHeaderLine(header, id)
         checkedHeaders.add(id)
       }
-      return handle
+      return { handle, size }
     }
     catch (error) {
       await handle.close()
@@ -315,7 +335,8 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       const id = sessionIdFor(record.id)
       // Serialized now, so a caller changing `metadata` afterwards changes nothing.
       const line = headerLine(id, record.createdAt, record.metadata, Date.now())
-      await queued(id, 'create', () => createLog(id, line))
+      const bytes = lineBytes(line, id)
+      await queued(id, 'create', () => createLog(id, bytes))
       checkedHeaders.add(id)
       const header = JSON.parse(line) as { createdAt: number, metadata?: Record<string, unknown>, at: number, v: number }
       const data: SessionData = { version: header.v, id, createdAt: header.createdAt, updatedAt: header.at, turns: [], runs: [] }
@@ -326,27 +347,48 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
 
     async load(id: string, loadOptions?: SessionLoadOptions) {
       assertSessionId(id)
-      let bytes: Buffer
+      const path = logPath(id)
+      let handle: FileHandle
       try {
-        bytes = await readFile(logPath(id))
+        handle = await open(path, READ_FLAGS)
       }
       catch (error) {
         if (errorCode(error) === 'ENOENT')
           return undefined
         throw ioError('read', id, error)
       }
-      return replayLog(bytes, id, loadOptions)
+      try {
+        const size = await regularFileSize(handle, id)
+        if (size > maxLogBytes) {
+          throw new SessionStoreError(
+            `Session log "${id}" (${path}) is ${size.toLocaleString('en-US')} bytes, over the ${maxLogBytes.toLocaleString('en-US')} a load reads (maxLogBytes); `
+            + 'raise maxLogBytes of createFileStore if the session is meant to be this large, '
+            + 'else move the log out of the store\'s directory (it is plain JSONL: its first line is the header, each later line a record)',
+            'io',
+            { sessionId: id },
+          )
+        }
+        const replay = logReplay(id, loadOptions)
+        await forEachLine(handle, size, replay.line)
+        return replay.result()
+      }
+      catch (error) {
+        throw ioError('read', id, error)
+      }
+      finally {
+        await handle.close().catch(() => {})
+      }
     },
 
     async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       assertSessionId(id)
-      const line = turns.length === 0 ? undefined : turnsLine(turns, Date.now())
+      const line = turns.length === 0 ? undefined : lineBytes(turnsLine(turns, Date.now()), id)
       await fenced(id, 'append to', write?.owner, () => appendLine(id, line))
     },
 
     async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       assertSessionId(id)
-      const line = runLine(run, Date.now())
+      const line = lineBytes(runLine(run, Date.now()), id)
       await fenced(id, 'save a run on', write?.owner, () => appendLine(id, line, run))
     },
 
@@ -354,7 +396,8 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       assertSessionId(id)
       const at = Date.now()
       // Two records, one write, turns first: a torn tail never keeps the record without its turns.
-      const lines = turns.length === 0 ? runLine(run, at) : turnsLine(turns, at) + runLine(run, at)
+      const runBytes = lineBytes(runLine(run, at), id)
+      const lines = turns.length === 0 ? runBytes : Buffer.concat([lineBytes(turnsLine(turns, at), id), runBytes])
       await fenced(id, 'append to', write?.owner, () => appendLine(id, lines, run))
     },
 
@@ -417,6 +460,30 @@ function unchangedSince(fd: number, size: number): boolean {
   catch {
     return false
   }
+}
+
+/** A line's bytes, once checked to be loadable again (`assertWritableLine`). */
+function lineBytes(line: string, id: string): Buffer {
+  const bytes = Buffer.from(line)
+  assertWritableLine(bytes, id)
+  return bytes
+}
+
+/**
+ * The size of an open log, which must be a regular file: reading a FIFO, a
+ * socket or a device put where a log belongs (by hand, or by someone who may
+ * write to the directory) could wait for ever or never end.
+ */
+async function regularFileSize(handle: FileHandle, id: string): Promise<number> {
+  const stats = await handle.stat()
+  if (stats.isFile())
+    return stats.size
+  const kind = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : stats.isSocket() ? 'a socket' : 'a device'
+  throw new SessionStoreError(
+    `Session log "${id}" is ${kind}, not a regular file; a file store reads only regular files: move it out of the store's directory`,
+    'io',
+    { sessionId: id },
+  )
 }
 
 function notFound(id: string): SessionStoreError {

@@ -15,21 +15,24 @@
  * Blank lines are skipped so hand-edited logs stay loadable. Every record is
  * checked (`record-checks.ts`): a complete line that is not a record, or a
  * broken turn or run in one, fails the load unless it skips broken records
- * (then a bad turn costs only itself, not its line's other turns). The header
- * is never skipped: without it the log is not this session's. Every later
- * format version must still load `test/fixtures/sessions/v1/`.
+ * (then a bad turn costs only itself, not its line's other turns). So does a
+ * line over `LOG_LINE_MAX_BYTES` (never held in memory), and one whose turn or
+ * run nests past `MAX_RECORD_DEPTH` (the whole line: its turns' own JSON could
+ * not be written out). The header is never skipped, only its broken metadata:
+ * without a header the log is not this session's. Every later format version
+ * must still load `test/fixtures/sessions/v1/`.
  */
 
 import type { SessionTurn } from '../../core/content'
 import type { SessionData, SessionLoadOptions, SessionRun } from '../types'
 import type { CorruptRecords } from './corrupt-records'
+import type { LogLine } from './log-file'
 import { SessionStoreError } from '../../errors'
 import { SESSION_FORMAT_VERSION } from '../types'
 import { corruptRecords } from './corrupt-records'
-import { runProblem, turnProblem } from './record-checks'
+import { LOG_LINE_MAX_BYTES } from './log-file'
+import { metadataProblem, nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './record-checks'
 import { assertReadableVersion, upsertRun } from './records'
-
-const NEWLINE = 0x0A
 
 export function headerLine(id: string, createdAt: number, metadata: Record<string, unknown> | undefined, at: number): string {
   return `${JSON.stringify({ v: SESSION_FORMAT_VERSION, type: 'session', id, createdAt, metadata, at })}\n`
@@ -43,42 +46,77 @@ export function runLine(run: SessionRun, at: number): string {
   return `${JSON.stringify({ type: 'run', at, run })}\n`
 }
 
+/** Rebuilds a session from its log's lines, fed in order by `forEachLine`. */
+export interface LogReplay {
+  line: (line: LogLine) => void
+  /** The session, or `undefined` when the log held no complete line (a create that crashed before its header was written). */
+  result: () => SessionData | undefined
+}
+
 /**
- * Rebuild a session from the bytes of its log. `undefined` when the log holds
- * no complete line (a create that crashed before its header was written).
- * Throws `corrupt` for a complete line that is not a valid record (unless
- * `options.onCorrupt` skips it) and `unsupported_version` for a log written
- * by a newer format.
+ * Replay a log line by line. Throws `corrupt` for a complete line that is not
+ * a valid record (unless `options.onCorrupt` skips it) and
+ * `unsupported_version` for a log written by a newer format.
  */
-export function replayLog(bytes: Uint8Array, id: string, options?: SessionLoadOptions): SessionData | undefined {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+export function logReplay(id: string, options?: SessionLoadOptions): LogReplay {
   const records = corruptRecords(id, `Session log "${id}"`, options)
   let data: SessionData | undefined
   const runPositions = new Map<string, number>()
-  let lineNumber = 0
-  let start = 0
-  for (let end = buffer.indexOf(NEWLINE, start); end !== -1; start = end + 1, end = buffer.indexOf(NEWLINE, start)) {
-    lineNumber++
-    const text = buffer.toString('utf8', start, end)
-    if (text.trim() === '')
-      continue
-    if (data === undefined) {
-      data = sessionFromHeader(parseRecord(text, id, lineNumber), id, lineNumber)
-      continue
-    }
-    const record = parseLine(text, lineNumber, records)
-    if (record !== undefined)
-      applyRecord(data, runPositions, record, text, lineNumber, records)
+  return {
+    line(line) {
+      if (!('bytes' in line)) {
+        const problem = tooLong(line.length)
+        if (data === undefined)
+          throw corrupt(id, line.number, problem)
+        records.report('line', `line ${line.number}`, { line: line.number, problem }, () => line.head.toString('utf8'))
+        return
+      }
+      const text = line.bytes.toString('utf8')
+      if (text.trim() === '')
+        return
+      if (data === undefined) {
+        data = sessionFromHeader(parseRecord(text, id, line.number), id, line.number, text, records)
+        return
+      }
+      const record = parseLine(text, line.number, records)
+      if (record !== undefined)
+        applyRecord(data, runPositions, record, text, line.number, records)
+    },
+    result: () => data && records.attach(data),
   }
-  return data && records.attach(data)
 }
 
 /**
  * Check a log's first line (its header) before writing to it: `corrupt` when
- * it is not a header for `id`, `unsupported_version` when a newer format wrote it.
+ * it is not a header for `id`, `unsupported_version` when a newer format
+ * wrote it. Its metadata is not looked at: appending needs none of it, and a
+ * load that skipped broken metadata can still be written to.
  */
-export function checkHeaderLine(text: string, id: string): void {
-  sessionFromHeader(parseRecord(text, id, 1), id, 1)
+export function checkHeaderLine(line: LogLine, id: string): void {
+  if (!('bytes' in line))
+    throw corrupt(id, line.number, tooLong(line.length))
+  const text = line.bytes.toString('utf8')
+  sessionFromHeader(parseRecord(text, id, line.number), id, line.number, text)
+}
+
+/**
+ * Check that a line the store is about to write can be loaded back: one over
+ * `LOG_LINE_MAX_BYTES` could not be, and would cost a skip on every load, so
+ * the write fails instead (`io`, naming its size).
+ */
+export function assertWritableLine(bytes: Buffer, id: string): void {
+  if (bytes.length > LOG_LINE_MAX_BYTES) {
+    throw new SessionStoreError(
+      `Could not write to session "${id}": the record is ${bytes.length.toLocaleString('en-US')} bytes of JSON, `
+      + `over the ${LOG_LINE_MAX_BYTES.toLocaleString('en-US')} one log line may hold (a load could not read it back)`,
+      'io',
+      { sessionId: id },
+    )
+  }
+}
+
+function tooLong(length: number): string {
+  return `is ${length.toLocaleString('en-US')} bytes long, over the ${LOG_LINE_MAX_BYTES.toLocaleString('en-US')} a log line may hold`
 }
 
 function parseRecord(text: string, id: string, lineNumber: number): Record<string, unknown> {
@@ -111,7 +149,11 @@ function parseLine(text: string, lineNumber: number, records: CorruptRecords): R
   return value as Record<string, unknown>
 }
 
-function sessionFromHeader(header: Record<string, unknown>, id: string, lineNumber: number): SessionData {
+/**
+ * The session a header starts. Broken metadata is reported to `records` (a
+ * skip drops just the metadata); without `records` it is not looked at.
+ */
+function sessionFromHeader(header: Record<string, unknown>, id: string, lineNumber: number, text: string, records?: CorruptRecords): SessionData {
   if (header.type !== 'session')
     throw corrupt(id, lineNumber, 'should be the session header')
   // Version first: a newer writer may have changed every other field.
@@ -120,9 +162,14 @@ function sessionFromHeader(header: Record<string, unknown>, id: string, lineNumb
     throw corrupt(id, lineNumber, `names session ${JSON.stringify(header.id)}`)
   if (typeof header.createdAt !== 'number')
     throw corrupt(id, lineNumber, 'has no numeric createdAt')
-  const metadata = header.metadata
-  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)))
-    throw corrupt(id, lineNumber, 'has metadata that is not an object')
+  let metadata = header.metadata
+  if (records && metadata !== undefined) {
+    const problem = metadataProblem(metadata) ?? (nestsTooDeep(metadata, 0, true) ? `has metadata that ${TOO_DEEP}` : undefined)
+    if (problem !== undefined) {
+      records.report('metadata', `line ${lineNumber}`, { line: lineNumber, problem }, () => text)
+      metadata = undefined
+    }
+  }
   return {
     version: header.v as number,
     id,
@@ -140,6 +187,9 @@ function applyRecord(data: SessionData, runPositions: Map<string, number>, recor
   if (record.type === 'turns') {
     if (!Array.isArray(record.turns))
       return rejectLine('has no turns array')
+    // The line, its turns array, then each turn: two levels above a turn.
+    if (nestsTooDeep(record.turns, 1, true))
+      return rejectLine(`has a turn that ${TOO_DEEP}`)
     const turns = record.turns as unknown[]
     for (let index = 0; index < turns.length; index++) {
       const problem = turnProblem(turns[index])
@@ -150,7 +200,7 @@ function applyRecord(data: SessionData, runPositions: Map<string, number>, recor
     }
   }
   else if (record.type === 'run') {
-    const problem = runProblem(record.run)
+    const problem = runProblem(record.run) ?? (nestsTooDeep(record.run, 0, true) ? TOO_DEEP : undefined)
     if (problem !== undefined)
       return rejectLine(`has a run that ${problem}`)
     upsertRun(data.runs, runPositions, record.run as SessionRun)

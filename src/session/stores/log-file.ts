@@ -3,22 +3,105 @@
  * end (cutting a torn tail a crash left), read its header line, write a
  * whole buffer at a position or at the end. Each costs O(1) in the length of
  * the log, apart from a torn tail, which is read once, backwards, and then cut.
+ * A load reads the log's lines in order (`forEachLine`), in pieces, with no
+ * line held past `LOG_LINE_MAX_BYTES`.
  */
 
 import type { FileHandle } from 'node:fs/promises'
+import { constants } from 'node:buffer'
 import fs from 'node:fs'
 
 const NEWLINE = 0x0A
 const CHUNK = 64 * 1024
 
 /**
+ * The longest line a log may hold, in bytes: V8's longest string (about 512
+ * MiB), so any line up to it decodes. The store refuses to write a longer one,
+ * and a load reports one as a broken line without reading it into memory.
+ */
+export const LOG_LINE_MAX_BYTES: number = constants.MAX_STRING_LENGTH
+
+/** How much of a line over `LOG_LINE_MAX_BYTES` a load keeps, to show what it was. */
+export const LINE_HEAD_BYTES = 1024
+
+/** A load reads a log in pieces of this size (a smaller log in one piece). */
+const READ_CHUNK = 8 * 1024 * 1024
+
+/** A complete line of a log: its 1-based number and bytes, or, past `LOG_LINE_MAX_BYTES`, its length and first bytes. */
+export type LogLine = WholeLine | OverlongLine
+
+interface WholeLine {
+  number: number
+  bytes: Buffer
+}
+
+interface OverlongLine {
+  number: number
+  length: number
+  /** Its first `LINE_HEAD_BYTES`, to show what it was. */
+  head: Buffer
+}
+
+/**
+ * Hand the complete lines among a log's first `size` bytes to `onLine`, in
+ * order (a last line without its newline is not complete, and left out);
+ * `onLine` may return `false` to stop. A line's `bytes` may be a view of a
+ * buffer read into again afterwards: use them before returning. Memory stays
+ * at one piece plus the longest line within `LOG_LINE_MAX_BYTES`: a longer
+ * line is scanned to its end and never held. Work is linear in the bytes: a
+ * line crossing from one piece into the next is read again as a whole.
+ */
+export async function forEachLine(handle: FileHandle, size: number, onLine: (line: LogLine) => boolean | void, chunkBytes = READ_CHUNK): Promise<void> {
+  if (size <= 0)
+    return
+  const chunk = Buffer.allocUnsafe(Math.min(size, chunkBytes))
+  let number = 0
+  let lineStart = 0
+  for (let position = 0; position < size;) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - position), position)
+    // The log shrank since its size was taken: what was read is all there is.
+    if (bytesRead === 0)
+      return
+    const view = chunk.subarray(0, bytesRead)
+    const chunkStart = position
+    position += bytesRead
+    for (let at = view.indexOf(NEWLINE, Math.max(0, lineStart - chunkStart)); at !== -1; at = view.indexOf(NEWLINE, at + 1)) {
+      const end = chunkStart + at
+      const length = end - lineStart
+      number++
+      let line: LogLine
+      if (length > LOG_LINE_MAX_BYTES)
+        line = { number, length, head: await readAt(handle, lineStart, LINE_HEAD_BYTES) }
+      else if (lineStart >= chunkStart)
+        line = { number, bytes: view.subarray(lineStart - chunkStart, at) }
+      else
+        line = { number, bytes: await readAt(handle, lineStart, length) }
+      lineStart = end + 1
+      if (onLine(line) === false)
+        return
+    }
+  }
+}
+
+/** `length` bytes at `position`, in a buffer of their own. */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(length)
+  for (let offset = 0; offset < length;) {
+    const { bytesRead } = await handle.read(bytes, offset, length - offset, position + offset)
+    if (bytesRead === 0)
+      throw new Error('the log was cut short while it was read')
+    offset += bytesRead
+  }
+  return bytes
+}
+
+/**
  * Where the next line goes: just past the log's last newline. A last line
  * without its newline is the remains of a write a crash cut short; it was
  * never acknowledged, so it is truncated away. `undefined` when the log has
- * no complete line at all (not even its header).
+ * no complete line at all (not even its header). `size` is the log's size.
  */
-export async function committedEnd(handle: FileHandle): Promise<number | undefined> {
-  const { size } = await handle.stat()
+export async function committedEnd(handle: FileHandle, size: number): Promise<number | undefined> {
   if (size === 0)
     return undefined
   const last = Buffer.alloc(1)
@@ -44,21 +127,17 @@ async function lastNewlineBefore(handle: FileHandle, size: number): Promise<numb
   return undefined
 }
 
-/** The log's first line without its newline, or `undefined` when it has no complete line. */
-export async function readFirstLine(handle: FileHandle): Promise<string | undefined> {
-  const parts: Buffer[] = []
-  const chunk = Buffer.alloc(CHUNK)
-  for (let position = 0; ; position += CHUNK) {
-    const { bytesRead } = await handle.read(chunk, 0, CHUNK, position)
-    if (bytesRead === 0)
-      return undefined
-    const at = chunk.subarray(0, bytesRead).indexOf(NEWLINE)
-    if (at !== -1) {
-      parts.push(Buffer.from(chunk.subarray(0, at)))
-      return Buffer.concat(parts).toString('utf8')
-    }
-    parts.push(Buffer.from(chunk.subarray(0, bytesRead)))
-  }
+/**
+ * The log's first line (its header), or `undefined` when the first `size`
+ * bytes hold no complete line. Read in small pieces: only the header is wanted.
+ */
+export async function readFirstLine(handle: FileHandle, size: number): Promise<LogLine | undefined> {
+  let first: LogLine | undefined
+  await forEachLine(handle, size, (line) => {
+    first = 'bytes' in line ? { number: line.number, bytes: Buffer.from(line.bytes) } : line
+    return false
+  }, CHUNK)
+  return first
 }
 
 /** Write all of `bytes` at `position` (a single write may write less). */

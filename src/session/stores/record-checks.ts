@@ -8,8 +8,12 @@
  *
  * Each check answers `undefined` for a sound record, else what is wrong with
  * it, phrased to follow "turn 3 …" in an error message.
+ *
+ * How deep a record nests is checked apart (`nestsTooDeep`), once per stored
+ * unit (a log line, a row), since it walks the whole record.
  */
 
+import { nestsDeeperThan } from '../../core/json-depth'
 import { truncateText } from '../../text/truncate'
 
 const TURN_ROLES = new Set(['system', 'user', 'assistant', 'command'])
@@ -145,4 +149,62 @@ export function runOriginProblem(origin: unknown): string | undefined {
 /** What is wrong with stored session metadata (absent is fine), or `undefined`. */
 export function metadataProblem(metadata: unknown): string | undefined {
   return metadata === undefined || isRecord(metadata) ? undefined : `has metadata that is ${describeValue(metadata)}, not an object`
+}
+
+/**
+ * How many levels of objects and arrays a stored turn, run or metadata may
+ * nest. Far past what a run writes (tool inputs and values kept from a
+ * provider stop at 100 levels), and far inside what `JSON.stringify` and
+ * `structuredClone` recurse through before the stack runs out (3,000 to 4,000
+ * levels): a deeper record would load, then overflow the stack on its next
+ * save or request.
+ */
+export const MAX_RECORD_DEPTH = 1000
+
+/** The problem of a record past `MAX_RECORD_DEPTH`, phrased like the checks above. */
+export const TOO_DEEP = `is nested more than ${MAX_RECORD_DEPTH.toLocaleString('en-US')} levels deep`
+
+/** Containers the fast walk visits before it hands over to `nestsDeeperThan`, which is safe on shared values. */
+const WALK_BUDGET = 1_000_000
+
+/**
+ * Whether `value` nests past `MAX_RECORD_DEPTH` (plus `levelsAbove`, for a
+ * record inside a wrapper such as a log line), without recursion. A value
+ * `parsed` from JSON text is a tree, walked once. Any other value (from a
+ * custom store) may share objects, which a tree walk would visit again and
+ * again: past `WALK_BUDGET` containers the check goes on with
+ * `nestsDeeperThan`, which remembers what it has seen. Linear either way.
+ */
+export function nestsTooDeep(value: unknown, levelsAbove = 0, parsed = false): boolean {
+  if (typeof value !== 'object' || value === null)
+    return false
+  const max = MAX_RECORD_DEPTH + levelsAbove
+  const pending: object[] = [value]
+  const levels: number[] = [1]
+  for (let visits = 0; pending.length > 0; visits++) {
+    if (visits === WALK_BUDGET && !parsed)
+      return nestsDeeperThan(value, max)
+    const container = pending.pop()!
+    const level = levels.pop()!
+    if (level > max)
+      return true
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) {
+        const member: unknown = container[i]
+        if (typeof member === 'object' && member !== null) {
+          pending.push(member)
+          levels.push(level + 1)
+        }
+      }
+      continue
+    }
+    for (const key in container) {
+      const member: unknown = (container as Fields)[key]
+      if (typeof member === 'object' && member !== null) {
+        pending.push(member)
+        levels.push(level + 1)
+      }
+    }
+  }
+  return false
 }

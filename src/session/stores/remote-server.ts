@@ -14,8 +14,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import type { ErrorBody, ProtocolErrorCode } from './remote-protocol'
+import { constants } from 'node:buffer'
 import { mergeObjects } from '../../core/merge-objects'
 import { assertLeaseRequest } from './lease'
+import { nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './record-checks'
 import { errorBody, IDEMPOTENCY_HEADER, statusOfCode } from './remote-protocol'
 import { withLeases } from './with-leases'
 
@@ -27,7 +29,11 @@ export interface SessionStoreHandlerOptions {
   basePath?: string
   /** Decide whether a request may use the store (check its credentials); `false` answers 401. Default: allow all. */
   authorize?: (req: IncomingMessage) => boolean | Promise<boolean>
-  /** Largest request body accepted, in bytes; larger ones answer 413. Default 64 MiB. */
+  /**
+   * Largest request body accepted, in bytes; larger ones answer 413 and the
+   * connection is closed. Default 64 MiB. Bodies larger than a string can
+   * hold (about 512 MiB) answer 413 whatever this says.
+   */
   maxBodyBytes?: number
   /** How many recent idempotency keys are remembered for deduplicating retried writes. Default 10,000. */
   idempotencyKeys?: number
@@ -57,7 +63,11 @@ export function createSessionStoreHandler(backend: SessionStore, options: Sessio
   // A store with no leases of its own gets them here, for every client of this handler.
   const store = withLeases(backend)
   const basePath = (options.basePath ?? '').replace(TRAILING_SLASHES, '')
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024
+  const bodyLimit = options.maxBodyBytes ?? 64 * 1024 * 1024
+  if (typeof bodyLimit !== 'number' || !(bodyLimit > 0))
+    throw new TypeError(`createSessionStoreHandler: maxBodyBytes must be a positive number of bytes, not ${String(bodyLimit)}`)
+  // A body is decoded into one string: past the longest one it could not be.
+  const maxBodyBytes = Math.min(bodyLimit, constants.MAX_STRING_LENGTH)
   const keyLimit = Math.max(0, options.idempotencyKeys ?? 10_000)
   // First outcome per idempotency key, oldest first (a Map keeps insertion order).
   const outcomes = new Map<string, Promise<Reply>>()
@@ -83,7 +93,7 @@ export function createSessionStoreHandler(backend: SessionStore, options: Sessio
     const body = operation.writes ? await readJson(req, maxBodyBytes) : undefined
     const key = req.headers[IDEMPOTENCY_HEADER]
     if (!operation.writes || typeof key !== 'string' || key === '' || keyLimit === 0) {
-      send(res, await answer(operation, body))
+      send(req, res, await answer(operation, body))
       return
     }
     const slot = `${req.method} ${url.pathname} ${key}`
@@ -92,7 +102,7 @@ export function createSessionStoreHandler(backend: SessionStore, options: Sessio
       outcome = answer(operation, body)
       remember(slot, outcome)
     }
-    send(res, await outcome)
+    send(req, res, await outcome)
   }
 
   return (req, res) => {
@@ -100,7 +110,7 @@ export function createSessionStoreHandler(backend: SessionStore, options: Sessio
       if (res.headersSent)
         res.destroy()
       else
-        send(res, errorReply(error))
+        send(req, res, errorReply(error))
     })
   }
 }
@@ -254,13 +264,25 @@ function createRecord(body: unknown): CreateSessionRecord {
     throw new ProtocolError('bad_request', 'A session id is a string')
   if (record.metadata !== undefined && !isObject(record.metadata))
     throw new ProtocolError('bad_request', 'Session metadata is an object')
+  if (nestsTooDeep(record.metadata, 0, true))
+    throw new ProtocolError('bad_request', `Session metadata ${TOO_DEEP}`)
   return { id: record.id, createdAt: record.createdAt, metadata: record.metadata }
 }
 
+/**
+ * The turns of an append, each checked as a load checks it: a turn the store
+ * would refuse on the next load (no content, nested past `MAX_RECORD_DEPTH`,
+ * whose JSON the store could not even write) is a 400 now, not a broken session later.
+ */
 function turnsOf(body: unknown): SessionTurn[] {
   const turns = (body as { turns?: unknown } | undefined)?.turns
   if (!Array.isArray(turns) || !turns.every(isObject))
     throw new ProtocolError('bad_request', 'Appending needs { turns: [...] } with an object per turn')
+  for (let i = 0; i < turns.length; i++) {
+    const problem = recordProblem(turns[i], turnProblem)
+    if (problem !== undefined)
+      throw new ProtocolError('bad_request', `Turn ${i} ${problem}`)
+  }
   return turns as unknown as SessionTurn[]
 }
 
@@ -268,7 +290,15 @@ function runOf(body: unknown, runId: string): SessionRun {
   const run = (body as { run?: unknown } | undefined)?.run
   if (!isObject(run) || (run as { id?: unknown }).id !== runId)
     throw new ProtocolError('bad_request', `Saving a run needs { run } whose id is "${runId}"`)
+  const problem = recordProblem(run, runProblem)
+  if (problem !== undefined)
+    throw new ProtocolError('bad_request', `The run ${problem}`)
   return run as unknown as SessionRun
+}
+
+/** What a load would find wrong with a record of a request body (parsed JSON, so a tree), or `undefined`. */
+function recordProblem(record: unknown, problemOf: (value: unknown) => string | undefined): string | undefined {
+  return problemOf(record) ?? (nestsTooDeep(record, 0, true) ? TOO_DEEP : undefined)
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -305,7 +335,15 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
         reject(new Error('The client went away before sending the whole body'))
     })
     req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
+      let text: string
+      try {
+        text = Buffer.concat(chunks).toString('utf8')
+      }
+      catch {
+        // Thrown here, in an event listener, it would be an uncaught exception (bodies are capped below the longest string, so this is a last guard).
+        reject(new ProtocolError('too_large', 'Request body is larger than a string can hold'))
+        return
+      }
       if (text === '') {
         resolve(undefined)
         return
@@ -320,16 +358,23 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   })
 }
 
-function send(res: ServerResponse, reply: Reply): void {
+/**
+ * Answer. A request whose body was not read to its end (refused before it was
+ * read: 401, 404, 405, 413, …) closes the connection once answered: Node
+ * would otherwise read and drop the rest to reuse the connection, and a body
+ * that never ends would be read for ever.
+ */
+function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string | number> = {}
+  if (!req.complete || reply.status === 413)
+    headers.connection = 'close'
   if (reply.body === undefined) {
-    res.writeHead(reply.status).end()
+    res.writeHead(reply.status, headers).end()
     return
   }
   const text = JSON.stringify(reply.body)
-  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }
-  // Do not keep reading an oversized upload just to reuse the connection.
-  if (reply.status === 413)
-    headers.connection = 'close'
+  headers['content-type'] = 'application/json; charset=utf-8'
+  headers['content-length'] = Buffer.byteLength(text)
   res.writeHead(reply.status, headers)
   res.end(text)
 }
