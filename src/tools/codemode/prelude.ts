@@ -20,8 +20,12 @@ export function wrapScript(code: string): string {
 
 /**
  * An expression evaluating to `(host, namesJson) => internals`. `host` holds
- * `call(kind, name, argsJson, stack)` (returns a promise the host settles),
- * `print(text, stack)`, `done(kind, text)` and `fail(name, message, stack)`.
+ * `call(kind, name, argsJson, stack)` (returns a promise the host settles,
+ * or the text of a refusal the host made without sending the call),
+ * `print(text, stack)`, `done(kind, text)` and `fail(name, message, stack)`;
+ * `internals` holds `start(script)`, `parse(json)`, `makeError(message,
+ * tool, blocked)` and `slice(text, end)` (the host's way to copy out only the
+ * start of a long string).
  */
 export const PRELUDE = String.raw`(function (host, namesJson) {
   'use strict'
@@ -31,6 +35,7 @@ export const PRELUDE = String.raw`(function (host, namesJson) {
   const promiseReject = PromiseCtor.reject
   const ErrorCtor = Error
   const StringCtor = String
+  const stringSlice = StringCtor.prototype.slice
   const stringify = JSON.stringify
   const parse = JSON.parse
   const defineProperty = Object.defineProperty
@@ -42,6 +47,9 @@ export const PRELUDE = String.raw`(function (host, namesJson) {
   const hostDone = host.done
   const hostFail = host.fail
   const global = globalThis
+  // QuickJS's V8-style stack API would hand a script's prepareStackTrace the frames' functions (the prelude's own
+  // among them) and let it replace the stacks the prelude reads lines from: it stays unset.
+  defineProperty(ErrorCtor, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false })
 
   function here() {
     try { return StringCtor(new ErrorCtor().stack) } catch (error) { return '' }
@@ -68,14 +76,18 @@ export const PRELUDE = String.raw`(function (host, namesJson) {
     }
   }
   // Returns the host's promise itself (never through an async function, which would look up a patchable then).
+  // A string instead is a refusal the host made without sending the call (past a script's limits).
   function invoke(kind, name, args, stack) {
     try {
+      const nameText = StringCtor(name)
       let text = ''
       if (args !== undefined) {
         const json = stringify(args)
         if (json !== undefined) text = json
       }
-      return hostCall(kind, StringCtor(name), text, stack)
+      const answer = hostCall(kind, nameText, text, stack)
+      if (typeof answer === 'string') return apply(promiseReject, PromiseCtor, [makeError(answer, nameText, true)])
+      return answer
     }
     catch (error) {
       return apply(promiseReject, PromiseCtor, [error])
@@ -106,10 +118,21 @@ export const PRELUDE = String.raw`(function (host, namesJson) {
   const fixed = { tools, callTool, searchTools, describeTool, console }
   for (const key in fixed) defineProperty(global, key, { value: fixed[key], writable: false, enumerable: false, configurable: false })
 
+  // A value with no JSON form (cyclic, a BigInt inside, a getter or toJSON that throws) fails the script, saying why;
+  // a function, a symbol or a BigInt returned itself is its string form.
   function finish(value) {
     if (value === undefined) { hostDone('undefined', ''); return }
+    if (typeof value === 'bigint') { hostDone('text', show(value)); return }
     let json
-    try { json = stringify(value) } catch (error) { json = undefined }
+    try { json = stringify(value) }
+    catch (error) {
+      let reason = ''
+      let stack = ''
+      try { reason = ': ' + show(error) } catch (unreadable) {}
+      try { if (error !== null && typeof error === 'object') stack = StringCtor(error.stack) } catch (unreadable) {}
+      hostFail('TypeError', 'the return value cannot be written as JSON' + reason, stack)
+      return
+    }
     if (json === undefined) hostDone('text', show(value))
     else hostDone('json', json)
   }
@@ -138,10 +161,11 @@ export const PRELUDE = String.raw`(function (host, namesJson) {
     defineProperty(error, 'blocked', { value: blocked, writable: true, enumerable: true, configurable: true })
     return error
   }
+  function slice(text, end) { return apply(stringSlice, text, [0, end]) }
   function start(script) {
     let promise
     try { promise = script() } catch (error) { failWith(error); return }
     apply(then, promise, [finish, failWith])
   }
-  return { start, parse, makeError }
+  return { start, parse, makeError, slice }
 })`

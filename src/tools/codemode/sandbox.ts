@@ -24,6 +24,13 @@ export const SANDBOX_LIMITS = Object.freeze({
   maxCalls: 1000,
   /** Nested calls of one script answered at the same time; the rest wait their turn. */
   maxCallsInFlight: 16,
+  /**
+   * Native stack of a worker thread, in MiB. QuickJS's own guard
+   * (`MAX_STACK_SIZE`) must trip before the thread's stack runs out: with
+   * Node's default (4 MiB), a deep `JSON.stringify`, `JSON.parse` or source
+   * overflowed the thread first, an error no script could catch.
+   */
+  workerStackMb: 16,
   /** How long a stopped worker has to confirm before it is terminated. */
   stopGraceMs: 1000,
   /** Idle workers kept for the next script. */
@@ -34,6 +41,8 @@ export const SANDBOX_LIMITS = Object.freeze({
     maxPrintChars: 40_000,
     maxValueChars: 40_000,
     maxArgumentChars: 1_000_000,
+    // Every call is recorded with its arguments in the session: without this, 1000 calls of 1 MB each made one turn too large to write.
+    maxArgumentTotalChars: 4_000_000,
     maxProgressEvents: 1000,
     maxProgressChars: 2000,
   } satisfies ScriptLimits,
@@ -101,7 +110,11 @@ function spawn(engine: QuickJsEngine): PooledWorker {
     `;(${sandboxWorkerMain.toString()})({ port: parentPort, quickjs, wasm: workerData.wasm })`,
   ].join('\n')
   // No inherited flags: a loader the host runs under (`--import tsx`) or an inspector port is not the sandbox's.
-  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), { workerData: { wasm: engine.wasm }, execArgv: [] })
+  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), {
+    workerData: { wasm: engine.wasm },
+    execArgv: [],
+    resourceLimits: { stackSizeMb: SANDBOX_LIMITS.workerStackMb },
+  })
   let markReady: () => void = () => {}
   let markFailed: (error: Error) => void = () => {}
   const ready = new Promise<void>((resolve, reject) => {
@@ -139,6 +152,8 @@ function spawn(engine: QuickJsEngine): PooledWorker {
 async function acquire(signal: AbortSignal): Promise<PooledWorker> {
   const engine = await loadQuickJs()
   for (;;) {
+    if (signal.aborted)
+      throw signal.reason
     const reused = idle.pop()
     if (reused)
       return reused
@@ -154,12 +169,21 @@ async function acquire(signal: AbortSignal): Promise<PooledWorker> {
       return spawned
     }
     await new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason)
-      signal.addEventListener('abort', onAbort, { once: true })
-      waiting.push(() => {
-        signal.removeEventListener('abort', onAbort)
-        resolve()
-      })
+      const waiter = {
+        wake: () => {
+          signal.removeEventListener('abort', waiter.abort)
+          resolve()
+        },
+        // An aborted waiter leaves the queue: left in it, it would take the wake-up of the next worker freed.
+        abort: () => {
+          const index = waiting.indexOf(waiter.wake)
+          if (index >= 0)
+            waiting.splice(index, 1)
+          reject(signal.reason)
+        },
+      }
+      waiting.push(waiter.wake)
+      signal.addEventListener('abort', waiter.abort, { once: true })
     })
   }
 }
@@ -193,6 +217,11 @@ export async function runScript(request: ScriptRequest): Promise<ScriptOutcome> 
       return stoppedEnd(2)
     throw error
   }
+  // Aborted while a worker started (not abortable itself): the abort listener below would never hear of it.
+  if (request.signal.aborted) {
+    release(pooled, true)
+    return stoppedEnd(2)
+  }
   return new Promise<ScriptOutcome>((resolve) => {
     const id = ++nextScriptId
     const flag = new SharedArrayBuffer(4)
@@ -201,6 +230,7 @@ export async function runScript(request: ScriptRequest): Promise<ScriptOutcome> 
     const queue: CallMessage[] = []
     let inFlight = 0
     let calls = 0
+    let argumentChars = 0
     let settled = false
     let backstop: { clear: () => void } | undefined
     let timer: { clear: () => void } | undefined
@@ -245,10 +275,12 @@ export async function runScript(request: ScriptRequest): Promise<ScriptOutcome> 
       if (next)
         void answer(next)
     }
+    // The worker refuses calls past these limits before sending them; this is the host's own check.
     const onCall = (call: CallMessage) => {
       calls++
-      if (calls > SANDBOX_LIMITS.maxCalls) {
-        post({ type: 'reply', id, seq: call.seq, ok: false, message: `A script may make at most ${SANDBOX_LIMITS.maxCalls} calls.`, tool: call.name, blocked: true })
+      argumentChars += call.input.length
+      if (calls > SANDBOX_LIMITS.maxCalls || argumentChars > SANDBOX_LIMITS.script.maxArgumentTotalChars) {
+        post({ type: 'reply', id, seq: call.seq, ok: false, message: `A script may make at most ${SANDBOX_LIMITS.maxCalls} calls, passing at most ${SANDBOX_LIMITS.script.maxArgumentTotalChars} characters of arguments in all.`, tool: call.name, blocked: true })
         return
       }
       if (inFlight >= SANDBOX_LIMITS.maxCallsInFlight)
@@ -281,6 +313,7 @@ export async function runScript(request: ScriptRequest): Promise<ScriptOutcome> 
       flag,
       deadline: timerNow() + request.timeoutMs,
       memoryLimit: request.memoryLimitBytes,
+      maxCalls: SANDBOX_LIMITS.maxCalls,
       limits: SANDBOX_LIMITS.script,
       progress: request.onPrint !== undefined,
     })

@@ -62,21 +62,24 @@ export function sandboxWorkerMain(boot: WorkerBoot): void {
     return line > 0 ? line : undefined
   }
 
+  /** A string the guest passed, refused when longer than `max` before a character of it is copied out of the VM. */
   function readString(handle: JSValueHandle | undefined, max: number, what: string): string {
     if (!handle || !handle.isString)
       throw new TypeError(`${what} must be a string`)
-    const text = handle.toString()
-    if (text.length > max)
+    if (handle.length > max)
       throw new RangeError(`${what} is longer than ${max} characters`)
-    return text
+    return handle.toString()
   }
 
   class ScriptRun {
     readonly id: number
     private vm: QuickJS | undefined
-    private internals: { start: JSValueHandle, parse: JSValueHandle, makeError: JSValueHandle } | undefined
+    private internals: { start: JSValueHandle, parse: JSValueHandle, makeError: JSValueHandle, slice: JSValueHandle } | undefined
     private readonly pending = new Map<number, Deferred>()
     private seq = 0
+    /** Nested requests sent to the host, and the characters of their arguments. */
+    private calls = 0
+    private argumentChars = 0
     private readonly printed: string[] = []
     private printedChars = 0
     private droppedLines = 0
@@ -156,39 +159,54 @@ export function sandboxWorkerMain(boot: WorkerBoot): void {
         if (kindText !== 'tool' && kindText !== 'search' && kindText !== 'describe')
           throw new TypeError('unknown call kind')
         const nameText = readString(name, 256, 'A tool name')
-        const inputText = readString(input, message.limits.maxArgumentChars, 'A call\'s arguments as JSON')
-        const line = lineOf(readString(stack, 1 << 16, 'stack'), message.scriptFile)
+        if (!input || !input.isString)
+          throw new TypeError('A call\'s arguments must be JSON text')
+        const line = lineOf(this.readUpTo(stack, 1 << 16).text, message.scriptFile)
+        // Refused here, before anything is sent, so a script looping on calls past its limits costs the host
+        // nothing. The refusal is a string the prelude turns into the rejection (no guest code runs under this function).
+        const inputChars = input.length
+        if (inputChars > message.limits.maxArgumentChars)
+          return vm.newString(`The arguments of ${nameText} are ${inputChars} characters of JSON; a call's arguments may be at most ${message.limits.maxArgumentChars}.`)
+        const inputText = input.toString()
+        if (this.calls >= message.maxCalls)
+          return vm.newString(`A script may make at most ${message.maxCalls} calls.`)
+        if (this.argumentChars + inputText.length > message.limits.maxArgumentTotalChars)
+          return vm.newString(`A script's calls may pass at most ${message.limits.maxArgumentTotalChars} characters of arguments in all; this call's ${inputText.length} do not fit.`)
         const deferred = vm.newPromise()
+        this.calls++
+        this.argumentChars += inputText.length
         const seq = ++this.seq
         this.pending.set(seq, deferred)
         port.postMessage({ type: 'call', id: this.id, seq, kind: kindText, name: nameText, input: inputText, ...(line === undefined ? {} : { line }) })
         return deferred.handle
       })
       add('print', (text, stack) => {
-        const line = lineOf(readString(stack, 1 << 16, 'stack'), message.scriptFile)
-        const value = text && text.isString ? text.toString() : ''
-        this.print(value, line)
+        const line = lineOf(this.readUpTo(stack, 1 << 16).text, message.scriptFile)
+        // Only what can still be kept or sent live is copied out: past the print budget, a line is only counted.
+        const room = this.printRoom()
+        this.print(this.readUpTo(text, room === 0 ? 0 : room + 1).text, line)
         return vm.undefined
       })
       add('done', (kind, text) => {
         const kindText = readString(kind, 16, 'kind')
-        const value = text && text.isString ? text.toString() : ''
         if (kindText === 'undefined') {
           this.outcome ??= { kind: 'value' }
         }
-        else {
+        else if (!this.outcome) {
+          const value = this.readUpTo(text, message.limits.maxValueChars + 1)
           this.valueCut = value.length > message.limits.maxValueChars
-          this.outcome ??= { kind: 'value', value: { json: kindText === 'json', text: cut(value, message.limits.maxValueChars) } }
+          this.outcome = { kind: 'value', value: { json: kindText === 'json', text: cut(value.text, message.limits.maxValueChars) } }
         }
         return vm.undefined
       })
       add('fail', (name, text, stack) => {
-        const stackText = stack && stack.isString ? stack.toString() : ''
-        const line = lineOf(stackText, message.scriptFile)
-        this.outcome ??= {
+        if (this.outcome)
+          return vm.undefined
+        const line = lineOf(this.readUpTo(stack, 1 << 16).text, message.scriptFile)
+        this.outcome = {
           kind: 'error',
-          name: cut(name && name.isString ? name.toString() : 'Error', 200),
-          message: cut(text && text.isString ? text.toString() : '', 4000),
+          name: cut(name && name.isString ? this.readUpTo(name, 201).text : 'Error', 200),
+          message: cut(this.readUpTo(text, 4001).text, 4000),
           ...(line === undefined ? {} : { line }),
         }
         return vm.undefined
@@ -199,8 +217,36 @@ export function sandboxWorkerMain(boot: WorkerBoot): void {
       prelude.dispose()
       names.dispose()
       host.dispose()
-      this.internals = { start: internals.getProp('start'), parse: internals.getProp('parse'), makeError: internals.getProp('makeError') }
+      this.internals = { start: internals.getProp('start'), parse: internals.getProp('parse'), makeError: internals.getProp('makeError'), slice: internals.getProp('slice') }
       internals.dispose()
+    }
+
+    /**
+     * At most `max` characters of a guest string (`''` for anything else), and
+     * its whole length. A longer string is cut inside the VM first, so a
+     * script's 50 MB string costs the host `max` characters, not 50 MB.
+     */
+    private readUpTo(handle: JSValueHandle | undefined, max: number): { text: string, length: number } {
+      if (!handle || !handle.isString || max <= 0)
+        return { text: '', length: handle && handle.isString ? handle.length : 0 }
+      const length = handle.length
+      if (length <= max)
+        return { text: handle.toString(), length }
+      const vm = this.vm!
+      const end = vm.newNumber(max)
+      const part = vm.callFunction(this.internals!.slice, vm.undefined, handle, end)
+      end.dispose()
+      const text = part.isString ? part.toString() : ''
+      part.dispose()
+      return { text, length }
+    }
+
+    /** Characters of the next printed line worth copying out: what the print budget, or a live print, still takes. */
+    private printRoom(): number {
+      const { limits, progress } = this.message
+      const kept = Math.max(0, limits.maxPrintChars - this.printedChars)
+      const live = progress && this.progressSent < limits.maxProgressEvents ? limits.maxProgressChars : 0
+      return Math.max(kept, live)
     }
 
     private print(text: string, line: number | undefined): void {

@@ -16,6 +16,8 @@ export interface RunMessage {
   /** Real-time deadline (epoch ms) the VM checks on its own too. */
   readonly deadline: number
   readonly memoryLimit: number
+  /** Nested requests the script may make; the worker refuses the ones past it without sending them. */
+  readonly maxCalls: number
   readonly limits: ScriptLimits
   /** Send each print as it happens (`streamProgress`). */
   readonly progress: boolean
@@ -29,6 +31,8 @@ export interface ScriptLimits {
   readonly maxValueChars: number
   /** Characters of one nested call's arguments. */
   readonly maxArgumentChars: number
+  /** Characters of the arguments of all a script's nested calls together (each is recorded with the call). */
+  readonly maxArgumentTotalChars: number
   /** Prints sent live when `progress` is on. */
   readonly maxProgressEvents: number
   /** Characters of one live print. */
