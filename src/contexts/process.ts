@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process'
 import type { LogSink } from './tasks'
 import type { DirEntry, ExecOptions, ExecResult, ExecStreamOptions, ExecutionContext, ExecutionHandle, FileStat, FileType, SpawnConfig } from './types'
+import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { constants, createWriteStream } from 'node:fs'
 import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
@@ -70,12 +71,15 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
 
   function startGroup(command: string, callCwd: string | undefined, env: Record<string, string> | undefined, stdin: 'pipe' | 'ignore'): ChildProcess {
     ensureUsable()
-    const child = spawnGroup(command, {
-      shell,
-      cwd: callCwd === undefined ? cwd : resolvePath(callCwd),
-      env: mergeObjects(process.env, baseEnv, env),
-      stdin,
-    })
+    const groupCwd = callCwd === undefined ? cwd : resolvePath(callCwd)
+    let child: ChildProcess
+    try {
+      child = spawnGroup(command, { shell, cwd: groupCwd, env: mergeObjects(process.env, baseEnv, env), stdin })
+    }
+    catch (error) {
+      // Node throws some failures (E2BIG) at once rather than emitting them.
+      throw startFailure(error as NodeJS.ErrnoException, groupCwd, shell, command)
+    }
     if (child.pid !== undefined) {
       groups.add(child.pid)
       trackGroup(child.pid)
@@ -102,7 +106,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
       graceMs,
       closePipesAfterExitMs: PIPE_DRAIN_MS,
     }).catch((error: NodeJS.ErrnoException) => {
-      throw startFailure(error, execOptions.cwd === undefined ? cwd : resolvePath(execOptions.cwd), shell)
+      throw startFailure(error, execOptions.cwd === undefined ? cwd : resolvePath(execOptions.cwd), shell, command)
     })
     return mergeObjects(exit, output.finish())
   }
@@ -138,7 +142,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
   async function execStream(command: string, streamOptions: ExecStreamOptions = {}): Promise<ExecutionHandle> {
     await spawnContext()
     const child = startGroup(command, streamOptions.cwd, streamOptions.env, 'pipe')
-    await spawnedOrFailed(child, streamOptions.cwd === undefined ? cwd : resolvePath(streamOptions.cwd), shell)
+    await spawnedOrFailed(child, streamOptions.cwd === undefined ? cwd : resolvePath(streamOptions.cwd), shell, command)
     return handleFor(child, streamOptions, false)
   }
 
@@ -149,7 +153,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
     start: async (command, startOptions) => {
       await spawnContext()
       const child = startGroup(command, startOptions.cwd, startOptions.env, 'pipe')
-      await spawnedOrFailed(child, startOptions.cwd, shell)
+      await spawnedOrFailed(child, startOptions.cwd, shell, command)
       return handleFor(child, {}, true)
     },
     openLog: openFileLog,
@@ -230,20 +234,28 @@ async function checkWorkingDirectory(cwd: string): Promise<void> {
     throw new WorkingDirectoryError(cwd, 'ENOTDIR')
 }
 
-/** Node reports a missing cwd as the shell being missing; say which one it may be. */
-function startFailure(error: NodeJS.ErrnoException, cwd: string, shell: string): Error {
+/**
+ * Node reports a missing cwd as the shell being missing; say which one it may
+ * be. A command too long to pass to a new process (`E2BIG`: Linux takes at
+ * most 128 KiB in one argument) is said in words the model can act on.
+ */
+function startFailure(error: NodeJS.ErrnoException, cwd: string, shell: string, command: string): Error {
+  if (error.code === 'E2BIG') {
+    return new Error(`Could not start the command: at ${Buffer.byteLength(command, 'utf8')} bytes it is longer than the system passes to a new process `
+      + '(at most 128 KiB for the command on Linux, less with a large environment). Write the script to a file and run that file instead.', { cause: error })
+  }
   if (error.code !== 'ENOENT')
     return error
   return new Error(`Could not start the command: the working directory ${cwd} or the shell ${shell} does not exist`, { cause: error })
 }
 
 /** Resolve once the child has a pid, reject if it could not start (missing shell or cwd). */
-function spawnedOrFailed(child: ChildProcess, cwd: string, shell: string): Promise<void> {
+function spawnedOrFailed(child: ChildProcess, cwd: string, shell: string, command: string): Promise<void> {
   if (child.pid !== undefined)
     return Promise.resolve()
   return new Promise((resolvePromise, reject) => {
     child.once('spawn', () => resolvePromise())
-    child.once('error', error => reject(startFailure(error, cwd, shell)))
+    child.once('error', error => reject(startFailure(error, cwd, shell, command)))
   })
 }
 

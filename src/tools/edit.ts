@@ -18,6 +18,8 @@ export interface EditInput {
 /** Options of `createEditTool`. */
 export interface EditToolOptions {
   description?: ToolDescriptionOverride
+  /** Largest file edited, and largest content an edit may leave, in bytes. Default 32 MiB (`read_file`'s limit). */
+  maxFileBytes?: number
 }
 
 /** The fields of one replacement, shared with `multi_edit`. */
@@ -39,7 +41,7 @@ export function createEditTool(options: EditToolOptions = {}): ToolDef<EditInput
     description: resolveToolDescription('edit', options.description),
     input,
     isConcurrencySafe: false,
-    execute: ({ path, ...edit }, ctx) => runEdits(ctx, path, [edit], 'edit'),
+    execute: ({ path, ...edit }, ctx) => runEdits(ctx, path, [edit], 'edit', options),
   })
 }
 

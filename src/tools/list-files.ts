@@ -2,10 +2,11 @@
 
 import type { ToolDescriptionOverride } from './prompts'
 import type { ToolContext, ToolDef } from './types'
+import { Buffer } from 'node:buffer'
 import { z } from 'zod'
 import { executionContextOf } from '../contexts/from-tool-context'
-import { describeFileError, displayPath } from './file-content'
-import { DEFAULT_LIST_LIMIT, IGNORED_DIRECTORIES } from './file-limits'
+import { describeFileError, displayPath, formatBytes } from './file-content'
+import { DEFAULT_LIST_LIMIT, DEFAULT_READ_MAX_BYTES, IGNORED_DIRECTORIES } from './file-limits'
 import { compareTreePaths, walkTree } from './file-walk'
 import { resolveToolDescription } from './prompts'
 import { tool } from './tool'
@@ -20,6 +21,12 @@ export interface ListFilesToolOptions {
   description?: ToolDescriptionOverride
   /** Entries listed before the listing stops. Default 1000. */
   limit?: number
+  /**
+   * Bytes of listing text before the listing stops. Default 100 KiB, what one
+   * `read_file` call returns: a deep tree's paths run to thousands of
+   * characters each, and 1000 of them would fill the context.
+   */
+  maxBytes?: number
   /** Directory names shown but not entered. Default: `.git`, `node_modules` and similar. */
   ignore?: ReadonlySet<string>
 }
@@ -58,22 +65,30 @@ async function runListFiles(args: ListFilesInput, ctx: ToolContext, options: Lis
     throw new Error(`${shown} is a file, not a directory; use read_file to read it.`)
 
   const limit = options.limit ?? DEFAULT_LIST_LIMIT
+  const maxBytes = options.maxBytes ?? DEFAULT_READ_MAX_BYTES
   const rows: { path: string, text: string }[] = []
-  let truncated = false
+  let bytes = 0
+  let stop: string | undefined
   // Walked breadth-first so a cut listing still shows the top of the tree, then sorted as a tree.
   for await (const entry of walkTree(context, root, { ignore: options.ignore ?? IGNORED_DIRECTORIES, signal: ctx.signal })) {
     if (rows.length === limit) {
-      truncated = true
+      stop = `${limit} entries`
       break
     }
     const path = displayPath(context, entry.path)
-    rows.push({ path, text: `${path}${suffix(entry.type, entry.skipped)}` })
+    const text = `${path}${suffix(entry.type, entry.skipped)}`
+    bytes += Buffer.byteLength(text, 'utf8') + 1
+    if (bytes > maxBytes && rows.length > 0) {
+      stop = `${rows.length} entries, ${formatBytes(maxBytes)} of text`
+      break
+    }
+    rows.push({ path, text })
   }
   if (rows.length === 0)
     return `(${shown} is empty)`
   rows.sort((a, b) => compareTreePaths(a.path, b.path))
   const body = rows.map(row => row.text).join('\n')
-  return truncated ? `${body}\n\n[Listing stopped at ${limit} entries; list a subdirectory to see the rest.]` : body
+  return stop !== undefined ? `${body}\n\n[Listing stopped at ${stop}; list a subdirectory to see the rest.]` : body
 }
 
 /** The built-in `list_files` tool. */

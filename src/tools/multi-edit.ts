@@ -18,6 +18,8 @@ export interface MultiEditInput {
 /** Options of `createMultiEditTool`. */
 export interface MultiEditToolOptions {
   description?: ToolDescriptionOverride
+  /** Largest file edited, and largest content an edit may leave, in bytes. Default 32 MiB (`read_file`'s limit). */
+  maxFileBytes?: number
 }
 
 const input = z.object({
@@ -32,7 +34,7 @@ export function createMultiEditTool(options: MultiEditToolOptions = {}): ToolDef
     description: resolveToolDescription('multi_edit', options.description),
     input,
     isConcurrencySafe: false,
-    execute: ({ path, edits }, ctx) => runEdits(ctx, path, edits, 'multi_edit'),
+    execute: ({ path, edits }, ctx) => runEdits(ctx, path, edits, 'multi_edit', options),
   })
 }
 

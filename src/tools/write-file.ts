@@ -6,6 +6,7 @@
 
 import type { ToolDescriptionOverride } from './prompts'
 import type { ToolContext, ToolDef } from './types'
+import { Buffer } from 'node:buffer'
 import { z } from 'zod'
 import { executionContextOf } from '../contexts/from-tool-context'
 import { describeFileError, displayPath, lineCount } from './file-content'
@@ -56,9 +57,12 @@ async function runWriteFile(args: WriteFileInput, ctx: ToolContext): Promise<str
   const info = await context.stat(resolved).catch((error: unknown) => fail(describeFileError(error, shown)))
   if (info?.type === 'directory')
     fail(`${shown} is a directory; write_file needs a file path.`)
+  if (info?.type === 'other')
+    fail(`${shown} is not a regular file (a device, a FIFO or a socket); write_file writes regular files only.`)
 
   const lines = plural(lineCount(args.content), 'line')
-  if (info) {
+  // Only a file of the same size can already hold this content: one of gigabytes is never read to learn that it differs.
+  if (info && info.size === Buffer.byteLength(args.content, 'utf8')) {
     const current = await context.readFile(resolved).catch((error: unknown) => fail(describeFileError(error, shown)))
     if (contentHash(current) === contentHash(args.content)) {
       remember(ctx, resolved, args.content)

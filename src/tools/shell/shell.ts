@@ -102,6 +102,9 @@ export function createShellTool(options: ShellToolOptions = {}): ToolDef<ShellIn
       const context = executionContextOf(ctx)
       const settings = shellBehaviorOf(ctx.behavior)
       const background = backgroundAvailability(settings, context.capabilities)
+      // No process takes an argument with a NUL in it; Node's own error would name `args[1]` and echo the command.
+      if (input.command.includes('\0'))
+        throw new Error('The command contains a NUL character (\\0), which no command line can hold. Remove it; to print a NUL byte, use printf \'\\0\'.')
 
       if (input.run_in_background) {
         if (!background.available)
