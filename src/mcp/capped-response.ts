@@ -11,6 +11,7 @@
  */
 
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { describeByteCap } from '../text/byte-cap'
 
 /**
  * Default `maxResponseBytes`: 10 MiB, the size at which the SDK's stdio
@@ -36,13 +37,8 @@ export class McpResponseTooLargeError extends Error {
   constructor(readonly server: string, readonly maxBytes: number, readonly part: 'response' | 'event', readonly declaredBytes?: number) {
     const what = part === 'event' ? 'one event of an event stream' : 'a response body'
     const sent = declaredBytes === undefined ? `sent ${what} larger than` : `announced ${what} of ${declaredBytes} bytes (content-length), over`
-    super(`MCP server "${server}" ${sent} ${describeBytes(maxBytes)} (maxResponseBytes); the rest was not read. Raise maxResponseBytes in the server's config if such answers are expected.`)
+    super(`MCP server "${server}" ${sent} ${describeByteCap(maxBytes)} (maxResponseBytes); the rest was not read. Raise maxResponseBytes in the server's config if such answers are expected.`)
   }
-}
-
-function describeBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024)
-  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`
 }
 
 /** What `createCappedFetch` caps, and whom it tells. */

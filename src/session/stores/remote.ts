@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto'
 import { readTextCapped } from '../../core/capped-body'
 import { delay, timeoutSignal } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
+import { describeByteCap } from '../../text/byte-cap'
 import { checkSessionData } from './corrupt-records'
 import { assertLeaseRequest, thisProcess } from './lease'
 import { assertReadableVersion } from './records'
@@ -119,7 +120,7 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
       const text = await readTextCapped(response, maxResponseBytes)
       if (text === undefined) {
         // Not retried: the server would most likely send the same answer again.
-        const message = `${label} answered ${response.status} with a body over ${describeBytes(maxResponseBytes)} (maxResponseBytes); the rest was not read. Raise maxResponseBytes if the store's sessions are that large.`
+        const message = `${label} answered ${response.status} with a body over ${describeByteCap(maxResponseBytes)} (maxResponseBytes); the rest was not read. Raise maxResponseBytes if the store's sessions are that large.`
         return { error: new SessionStoreError(message, 'http', { sessionId }), retryable: false }
       }
       const parsed = parseBody(text)
@@ -274,11 +275,6 @@ function retryAfterMs(header: string | null): number | undefined {
 
 function isTimeout(error: unknown): boolean {
   return error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')
-}
-
-function describeBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024)
-  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`
 }
 
 function describe(error: unknown): string {
