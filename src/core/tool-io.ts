@@ -54,7 +54,10 @@ export const TOOL_OUTPUT_LIMITS = Object.freeze({
    * UTF-16 units in all the results of one turn (64 Mi). A turn's results are
    * stored together, and in JSON a control character takes six: past this,
    * later results are cut, then replaced by an error result saying they did
-   * not fit, so the turn can still be written.
+   * not fit, so the turn can still be written. The arguments of the nested
+   * calls recorded on the results (codemode's, `ctx.callTool`'s) count too,
+   * after the results: past what the results leave, a record keeps a note in
+   * place of its arguments.
    */
   maxTurnChars: 64 * 1024 * 1024,
 })

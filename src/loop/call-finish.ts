@@ -12,6 +12,7 @@ import { abortedMessage, errorMessage } from './call-answer'
 import { gatedCall } from './call-resolve'
 import { mcpToolHookContext, toolAfterContext } from './hook-contexts'
 import { observeResult, PhaseInterruptedError } from './policy-runner'
+import { storableMetadata } from './storable-metadata'
 import { hookTimeout } from './stream-turn'
 import { checkToolOutput } from './tool-output-check'
 
@@ -49,7 +50,16 @@ export async function finishAnswer(run: RunContext, base: ToolHookContext, answe
     isError ||= transformed.isError
     metadata = transformed.metadata
   }
-  const attached = Object.keys(metadata).length > 0 ? metadata : undefined
+  // What the session will store, checked once the transforms are done: metadata
+  // `JSON.stringify` cannot write, or that would nest the turn past what a load
+  // reads back, is replaced by a note (`DROPPED_METADATA_KEY`) instead of
+  // failing the write of the whole turn. Every result gets the same check (a
+  // nested call's goes to the calling tool, which may hand it on). `tool:after`
+  // and `mcp:tool:after` see the replaced value, not the original: they report
+  // the result as it is recorded, and an observer that serializes what it is
+  // shown (a log, a trace exporter) must not meet the cycle or the depth the
+  // session was spared. The hook that attached the value has seen it already.
+  const attached = storableMetadata(metadata)
   if (run.policyPhases.result.length > 0) {
     try {
       ({ output, isError } = await observeResult(run, base.turnId, gatedCall(base), { output, isError, outcome: answer.outcome, answer: answer.answer }, result => checkToolOutput(result, base.displayName)))

@@ -1,11 +1,13 @@
 /**
  * How large tool results are, and how they are cut to a size: one result to
  * `TOOL_OUTPUT_LIMITS.maxChars` (see `checkToolOutput`), and the results of
- * one turn together to `TOOL_OUTPUT_LIMITS.maxTurnChars` (`fitTurnResults`).
- * Sizes are UTF-16 units, which cost nothing to count.
+ * one turn together, with the arguments of the nested calls recorded on them,
+ * to `TOOL_OUTPUT_LIMITS.maxTurnChars` (`fitTurnResults`). Sizes are UTF-16
+ * units, which cost nothing to count (arguments: units of their JSON text).
  */
 
 import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../core/content'
+import { mergeObjects } from '../core/merge-objects'
 import { TOOL_OUTPUT_LIMITS } from '../core/tool-io'
 import { truncateText } from '../text/truncate'
 
@@ -78,8 +80,9 @@ export function cutBlocks(blocks: readonly ToolResultContent[], limit: number, n
  * would fail and the turn would be lost. Results are kept while they fit, the
  * one that crosses the budget is cut with a note, and each later one is
  * replaced by an error result saying it did not fit, so every call keeps its
- * result. Returns `content` itself when the results fit, which they almost
- * always do: the check is a sum of lengths.
+ * result. The arguments of the nested calls recorded on the results get what
+ * the results leave (`fitNestedCalls`). Returns `content` itself when all of
+ * it fits, which it almost always does: the check is a sum of lengths.
  */
 export function fitTurnResults<T extends SessionContentBlock>(content: T[]): T[] {
   const max = TOOL_OUTPUT_LIMITS.maxTurnChars
@@ -89,9 +92,9 @@ export function fitTurnResults<T extends SessionContentBlock>(content: T[]): T[]
       total += outputChars(block.output)
   }
   if (total <= max)
-    return content
+    return fitNestedCalls(content, max - total, max)
   let left = max
-  return content.map((block) => {
+  const fitted = content.map((block) => {
     if (block.type !== 'tool_result')
       return block
     const size = outputChars(block.output)
@@ -103,6 +106,66 @@ export function fitTurnResults<T extends SessionContentBlock>(content: T[]): T[]
     left = 0
     return withOutput(block, room, total, max) as T
   })
+  return fitNestedCalls(fitted, 0, max)
+}
+
+/**
+ * The key of the input a nested call's record keeps when its arguments did
+ * not fit in its turn; its value is a note saying so. Chosen, like
+ * `INVALID_TOOL_INPUT_KEY`, so it cannot clash with a real argument name.
+ */
+export const OMITTED_INPUT_KEY = '__omittedInput'
+
+/**
+ * The nested calls recorded on a turn's results (`calls`) held to `room`
+ * characters of arguments in all. Each record carries the call's arguments
+ * and is written on the turn's line: a codemode script may pass millions of
+ * characters of them, so a turn of many scripts made a line no string could
+ * hold. Arguments are kept in call order while they fit; from the first call
+ * whose arguments do not, every record keeps its id, name and outcome (each
+ * call stays paired with its result) and its arguments are replaced by a
+ * note. Once past the budget nothing is measured, so the work stays within
+ * it. Returns `content` itself when all the arguments fit.
+ */
+function fitNestedCalls<T extends SessionContentBlock>(content: T[], room: number, max: number): T[] {
+  let left = room
+  for (const [at, block] of content.entries()) {
+    if (block.type !== 'tool_result' || !block.calls)
+      continue
+    for (const [index, record] of block.calls.entries()) {
+      const size = jsonChars(record.input)
+      if (size > left)
+        return omitInputsFrom(content, at, index, max)
+      left -= size
+    }
+  }
+  return content
+}
+
+/** `content` with the arguments of every nested call from `calls[index]` of block `at` on replaced by a note. */
+function omitInputsFrom<T extends SessionContentBlock>(content: T[], at: number, index: number, max: number): T[] {
+  const note = `[Omitted: this turn's tool results and the arguments of its nested calls came to more than ${max} characters, and one turn holds at most ${max}; the arguments of this call were not recorded.]`
+  return content.map((block, i) => {
+    if (i < at || block.type !== 'tool_result' || !block.calls)
+      return block
+    return withInputsOmitted(block, i === at ? index : 0, note) as T
+  })
+}
+
+/** `block` with the arguments of its nested calls from `calls[from]` on replaced by `note` (under `OMITTED_INPUT_KEY`). */
+function withInputsOmitted(block: ToolResultBlock, from: number, note: string): ToolResultBlock {
+  const calls = (block.calls ?? []).map((record, index) => index < from ? record : mergeObjects(record, { input: { [OMITTED_INPUT_KEY]: note } }))
+  return mergeObjects(block, { calls })
+}
+
+/** The UTF-16 units of `value` as JSON; with no JSON form (it could not be written either), more than any budget. */
+function jsonChars(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0
+  }
+  catch {
+    return Number.POSITIVE_INFINITY
+  }
 }
 
 /** `block` with its output cut to `room` characters, or replaced by an error note when no room is left. */

@@ -3,14 +3,17 @@ import type { SkillConfig } from '../skills/types'
 import type { AgentPlugin, AgentPluginManifest, AgentPluginProblem, LoadAgentPluginOptions } from './types'
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { nestsDeeperThan } from '../core/json-depth'
 import { AgentPluginError } from '../errors'
-import { inside, loadSkills, readBounded } from '../skills/load'
-import { isRecord, PLUGIN_MCP_SCHEMA_1_0, PLUGIN_SCHEMA_1_0, pluginServers } from './mcp-config'
+import { inside, loadSkills, NO_SKILL_HERE, NOT_REGULAR, readBounded } from '../skills/load'
+import { isRecord, PLUGIN_MCP_SCHEMA_1_0, PLUGIN_SCHEMA_1_0, pluginServers, printable } from './mcp-config'
 
 const ENDS_ALPHANUMERIC = /[a-z0-9]$/
 
 /** Largest `plugin.json` or `mcp.json` read, in bytes. */
 export const PLUGIN_FILE_MAX_BYTES = 1024 * 1024
+/** Deepest nesting of objects and arrays accepted in `plugin.json` or `mcp.json` (a manifest's `extensions` is handed to the host as it is). */
+export const PLUGIN_JSON_MAX_DEPTH = 100
 
 const MANIFEST_FIELDS = new Set(['$schema', 'name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords', 'extensions'])
 const PLUGIN_NAME = /^[a-z0-9](?:[a-z0-9]|-(?!-)|\.(?!\.))*$/
@@ -45,13 +48,19 @@ export async function loadAgentPlugin(dir: string, options: LoadAgentPluginOptio
   const dataDir = await realpath(options.dataDir)
   const mcpServers = await readServers(root, dataDir, problems)
   const skills = await readSkills(root, problems)
+  // The text comes from the plugin (server names, paths, skill problems): no control character reaches a terminal raw.
   for (const problem of problems)
-    process.emitWarning(`Agent plugin "${manifest.name}": ${problem.component}${problem.name === undefined ? '' : ` "${problem.name}"`}: ${problem.reason}`, { code: 'ZIDANE_PLUGIN_PROBLEM' })
+    process.emitWarning(printable(`Agent plugin "${manifest.name}": ${problem.component}${problem.name === undefined ? '' : ` "${problem.name}"`}: ${problem.reason}`), { code: 'ZIDANE_PLUGIN_PROBLEM' })
   return { manifest, root, dataDir, mcpServers, skills, problems }
 }
 
 async function readManifest(dir: string, root: string, problems: AgentPluginProblem[]): Promise<AgentPluginManifest> {
   const path = join(root, 'plugin.json')
+  const kind = await kindOf(path)
+  if (kind === 'other' || kind === 'directory')
+    throw new AgentPluginError(dir, 'plugin.json is not a regular file (a FIFO, a device, a socket, a directory or a dangling link)')
+  if (kind === 'file' && !inside(root, await realpath(path)))
+    throw new AgentPluginError(dir, 'plugin.json resolves outside the plugin root')
   const json = await readJson(path).catch((error: Error) => {
     throw new AgentPluginError(dir, `plugin.json: ${error.message}`)
   })
@@ -136,7 +145,7 @@ async function readSkills(root: string, problems: AgentPluginProblem[]): Promise
   const loaded = await loadSkills([folder])
   for (const skip of loaded.skipped) {
     // A folder with no skill in it is no problem: the location is optional.
-    if (skip.path === folder)
+    if (skip.path === folder && skip.reason === NO_SKILL_HERE)
       continue
     problems.push({ component: 'skill', path: skip.path, ...(skip.name === undefined ? {} : { name: skip.name }), reason: skip.reason })
   }
@@ -151,19 +160,29 @@ async function readSkills(root: string, problems: AgentPluginProblem[]): Promise
   return skills
 }
 
-/** A JSON file's value, `undefined` when the file is absent; a file over the cap or not JSON throws. */
+/**
+ * A JSON file's value, `undefined` when the file is absent; a file over the
+ * cap, no regular file (checked on the opened file, so a FIFO never blocks),
+ * not JSON, or nested deeper than `PLUGIN_JSON_MAX_DEPTH` throws.
+ */
 async function readJson(path: string): Promise<unknown> {
   if (await kindOf(path) === 'missing')
     return undefined
   const text = await readBounded(path, PLUGIN_FILE_MAX_BYTES)
   if (text === undefined)
     throw new Error(`larger than ${PLUGIN_FILE_MAX_BYTES} bytes`)
+  if (text === NOT_REGULAR)
+    throw new Error('not a regular file (a FIFO, a device or a socket)')
+  let json: unknown
   try {
-    return JSON.parse(text)
+    json = JSON.parse(text)
   }
   catch (error) {
     throw new Error(`not valid JSON (${(error as Error).message})`)
   }
+  if (nestsDeeperThan(json, PLUGIN_JSON_MAX_DEPTH))
+    throw new Error(`nested more than ${PLUGIN_JSON_MAX_DEPTH} levels deep`)
+  return json
 }
 
 async function kindOf(path: string): Promise<'missing' | 'file' | 'directory' | 'other'> {

@@ -3,6 +3,9 @@ import type { AgentPluginProblem } from './types'
 import { realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { mergeObjects } from '../core/merge-objects'
+import { sanitizeMcpName } from '../mcp/naming'
+import { hasUnsafeCharacter } from '../skills/validate'
+import { truncateText } from '../text/truncate'
 
 const HEADER_NAME = /^[!#$%&'*+\-.^`|~\w]+$/
 const HEADER_BREAK = /[\r\n\0]/
@@ -11,6 +14,10 @@ const PATH_SEPARATOR = /[/\\]/
 const WHITESPACE = /\s/
 const IPV6_BRACKETS = /^\[|\]$/g
 const LOOPBACK_V4 = /^127(?:\.\d{1,3}){3}$/
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\x00-\x1F\x7F-\x9F\u2028\u2029]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+/** Longest server name read from `mcp.json`. */
+const SERVER_NAME_MAX_CHARS = 128
 
 /** The `$schema` of an Agent Plugins 1.0.0 `plugin.json`, the version zidane reads. */
 export const PLUGIN_SCHEMA_1_0 = 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json'
@@ -40,14 +47,27 @@ export interface PluginPlaces {
 export function pluginServers(json: Record<string, unknown>, places: PluginPlaces, problems: AgentPluginProblem[]): McpServerConfig[] {
   const servers = json.mcpServers as Record<string, unknown>
   const out: McpServerConfig[] = []
+  // Names as tool names spell them: two that collide there would make the MCP connection refuse every server.
+  const taken = new Map<string, string>()
   const entries = Object.entries(servers)
   for (const [index, [name, entry]] of entries.entries()) {
     if (index >= MAX_PLUGIN_SERVERS) {
-      problems.push({ component: 'server', name, reason: `mcp.json declares more than ${MAX_PLUGIN_SERVERS} servers; this one was not read` })
+      problems.push({ component: 'server', reason: `mcp.json declares ${entries.length} servers; the ${entries.length - MAX_PLUGIN_SERVERS} after the first ${MAX_PLUGIN_SERVERS} were not read` })
+      break
+    }
+    if (name === '' || name.length > SERVER_NAME_MAX_CHARS || hasUnsafeCharacter(name)) {
+      problems.push({ component: 'server', name: printable(truncateText(name, SERVER_NAME_MAX_CHARS)), reason: `a server name must be 1–${SERVER_NAME_MAX_CHARS} characters without control characters` })
+      continue
+    }
+    const key = sanitizeMcpName(name)
+    const earlier = taken.get(key)
+    if (earlier !== undefined) {
+      problems.push({ component: 'server', name, reason: `the name collides with server ${JSON.stringify(earlier)} once both are made safe for tool names ("${key}")` })
       continue
     }
     try {
       out.push(serverConfig(name, entry, places))
+      taken.set(key, name)
     }
     catch (error) {
       problems.push({ component: 'server', name, reason: (error as Error).message })
@@ -82,7 +102,13 @@ function stdioServer(name: string, entry: Record<string, unknown>, places: Plugi
   for (const key of Object.keys(env)) {
     if (key.toUpperCase() === 'PLUGIN_ROOT' || key.toUpperCase() === 'PLUGIN_DATA')
       throw new Error(`\`env\` may not set ${key}: the client supplies it`)
+    if (key === '' || key.includes('=') || key.includes('\0'))
+      throw new Error(`\`env\` name ${printable(JSON.stringify(key))} is not a variable name (empty, or with = or NUL)`)
   }
+  // A NUL cannot be passed to a process: refused here, naming the field, rather than when the server starts.
+  const hasNul = (text: string) => text.includes('\0')
+  if (hasNul(command) || ((entry.args ?? []) as string[]).some(hasNul) || Object.values(env).some(hasNul) || (entry.cwd !== undefined && hasNul(entry.cwd as string)))
+    throw new Error('`command`, `args`, `env` values and `cwd` may not contain NUL')
   const expand = (text: string) => expandPlaceholders(text, places)
   return {
     name,
@@ -200,6 +226,11 @@ function unknownFields(entry: Record<string, unknown>, allowed: ReadonlySet<stri
 function isLoopback(host: string): boolean {
   const bare = host.replace(IPV6_BRACKETS, '')
   return bare === 'localhost' || bare === '::1' || LOOPBACK_V4.test(bare)
+}
+
+/** `text` with each control character, line separator and lone surrogate written as a `\u` escape, for a one-line warning or a report. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, char => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /** A JSON object (not an array, not null). */

@@ -5,10 +5,11 @@ import type { SessionData, SessionLoadOptions, SessionRun, SessionStore, Session
 import { DEFAULT_AGENT_CLOCK } from '../core/clock'
 import { withGetters } from '../core/fast-accessors'
 import { SessionLeaseError, SessionStoreError } from '../errors'
-import { checkSessionData } from './stores/corrupt-records'
+import { checkSessionData, loadsAreChecked } from './stores/corrupt-records'
 import { DEFAULT_LEASE_TTL_MS, thisProcess } from './stores/lease'
 import { createMemoryStore } from './stores/memory'
 import { withLeases } from './stores/with-leases'
+import { assertWithinRecordDepth } from './stores/writable-json'
 import { flushUnsavedWork } from './unsaved-work'
 
 /**
@@ -83,6 +84,9 @@ export interface CreateSessionOptions {
 export async function createSession(options: CreateSessionOptions = {}): Promise<Session> {
   const store = options.store ?? createMemoryStore()
   const clock = options.clock ?? DEFAULT_AGENT_CLOCK
+  // Built-in stores refuse it themselves; a custom one is not handed metadata its loads would refuse.
+  if (options.metadata !== undefined && !loadsAreChecked(store))
+    assertWithinRecordDepth(options.id, { kind: 'metadata', records: [options.metadata] })
   const data = await store.create({ id: options.id, createdAt: await clock.now(), metadata: options.metadata })
   return sessionFromData(data, store)
 }
@@ -109,6 +113,8 @@ export async function loadSession(id: string, options: LoadSessionOptions): Prom
 function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?: SessionLoadOptions): Session {
   const id = data.id
   const store = withLeases(backend)
+  // A built-in store refuses a record nested past `MAX_RECORD_DEPTH` itself; a custom one is not handed one, since its loads are checked for it.
+  const checkDepth = !loadsAreChecked(backend)
   const turns: SessionTurn[] = [...data.turns]
   const runs: SessionRun[] = [...data.runs]
   let skipped: readonly SkippedSessionRecord[] = data.skipped ?? []
@@ -180,6 +186,8 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
 
   function saveRun(run: SessionRun): Promise<void> {
     return enqueue(() => asWriter(async (options) => {
+      if (checkDepth)
+        assertWithinRecordDepth(id, { kind: 'run', records: [run] })
       await store.saveRun(id, run, options)
       keepRun(run)
     }))
@@ -197,6 +205,11 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
         return run ? saveRun(run) : Promise.resolve()
       const copy = [...batch]
       return enqueue(() => asWriter(async (options) => {
+        if (checkDepth) {
+          assertWithinRecordDepth(id, { kind: 'turn', records: copy })
+          if (run)
+            assertWithinRecordDepth(id, { kind: 'run', records: [run] })
+        }
         if (!run)
           await store.appendTurns(id, copy, options)
         else if (store.appendTurnsAndRun)

@@ -21,6 +21,10 @@
  * sync level (`'buffered'`: `synchronous = NORMAL`, safe against a process
  * crash, a power loss may drop the last commits; `'fsync'`: `FULL`).
  *
+ * A row is written only if a load reads it back: a turn, run or metadata
+ * nested past `MAX_RECORD_DEPTH` is refused with `corrupt` before the
+ * transaction (`stores/writable-json.ts`).
+ *
  * @module zidane/session/sqlite
  */
 
@@ -34,11 +38,12 @@ import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { MissingPeerDependencyError, SessionStoreError } from '../errors'
-import { corruptRecords } from './stores/corrupt-records'
+import { checksItsLoads, corruptRecords } from './stores/corrupt-records'
 import { assertLeaseRequest, checkWriter, deadOnThisHost, extendLease, grantLease, releasedLease, thisProcess } from './stores/lease'
 import { metadataProblem, nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './stores/record-checks'
 import { assertReadableVersion, ioError } from './stores/records'
 import { assertSessionId, sessionIdFor } from './stores/session-id'
+import { writableJson } from './stores/writable-json'
 import { SESSION_FORMAT_VERSION } from './types'
 
 /** Options of `createSqliteStore`. */
@@ -210,10 +215,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
     }
   }
 
-  return {
+  return checksItsLoads({
     async create(record: CreateSessionRecord) {
       const id = sessionIdFor(record.id)
-      const metadata = record.metadata === undefined ? null : JSON.stringify(record.metadata)
+      const metadata = record.metadata === undefined ? null : writableJson(id, record.metadata, { kind: 'metadata', records: [record.metadata], levelsAbove: 0 })
       const at = Date.now()
       attempt('create', id, () => {
         try {
@@ -259,13 +264,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
 
     async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       assertSessionId(id)
-      const rows = turns.map(turn => JSON.stringify(turn))
+      // A row per turn, each checked alone, as a load checks it.
+      const rows = turns.map((turn, index) => writableJson(id, turn, { kind: 'turn', records: [turn], levelsAbove: 0, firstIndex: index }))
       attempt('append to', id, () => appendTurns.immediate(id, rows, Date.now(), write?.owner))
     },
 
     async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       assertSessionId(id)
-      const json = JSON.stringify(run)
+      const json = writableJson(id, run, { kind: 'run', records: [run], levelsAbove: 0 })
       attempt('save a run on', id, () => saveRun.immediate(id, run.id, json, Date.now(), write?.owner))
     },
 
@@ -299,7 +305,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SessionStore {
       if (db.open)
         db.close()
     },
-  }
+  })
 }
 
 let driver: typeof Database | undefined

@@ -1,10 +1,11 @@
 import type { Dirent } from 'node:fs'
 import type { LoadedSkills, SkillConfig, SkillSkip, SkillSource } from './types'
-import { open, readdir, realpath, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, opendir, realpath, stat } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
 import { mergeObjects } from '../core/merge-objects'
 import { SkillValidationError } from '../errors'
-import { parseSkill, SKILL_FILE_MAX_BYTES } from './validate'
+import { hasUnsafeCharacter, parseSkill, SKILL_FILE_MAX_BYTES, SKILL_RESOURCE_PATH_MAX_CHARS } from './validate'
 
 /** Most skills read from one folder of skills; the rest are reported, not read. */
 export const MAX_SKILLS_PER_FOLDER = 1000
@@ -12,6 +13,21 @@ export const MAX_SKILLS_PER_FOLDER = 1000
 export const MAX_SKILL_RESOURCES = 500
 /** How many directory levels below the skill the resource listing goes. */
 export const MAX_SKILL_RESOURCE_DEPTH = 8
+/**
+ * Most directory entries read from one folder of skills, and most entries the
+ * resource listing of one skill reads in all: a folder of a million entries,
+ * or a skill of a hundred thousand empty directories, costs no more than this.
+ */
+export const MAX_SKILL_DIR_ENTRIES = 10_000
+
+/** The reason of a path that holds no skill at all (a plugin's optional `skills/` folder may be empty). */
+export const NO_SKILL_HERE = 'holds no SKILL.md, and no subdirectory holds one'
+
+/** What `readBounded` returns for a path that is not a regular file. */
+export const NOT_REGULAR: unique symbol = Symbol('not a regular file')
+
+/** Opened without blocking: a FIFO would block the open until a writer came, with no way to abort it. */
+const READ_NONBLOCK = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
 
 /**
  * Load skills from directories: each path is a skill directory (it holds
@@ -65,30 +81,47 @@ async function skillsAt(path: string): Promise<(SkillConfig | SkillSkip)[]> {
   }
   if (!info.isDirectory())
     return [{ path: dir, reason: 'not a directory (give a skill directory or a folder of them)' }]
-  if (await isFile(join(dir, 'SKILL.md')))
+  const own = await kindOf(join(dir, 'SKILL.md'))
+  if (own === 'file')
     return [await loadSkillDir(dir)]
-  let entries: Dirent[]
+  if (own === 'other')
+    return [{ path: join(dir, 'SKILL.md'), reason: 'SKILL.md is not a regular file (a FIFO, a device, a socket or a directory); not read' }]
+  let listing: DirListing
   try {
-    entries = await readdir(dir, { withFileTypes: true })
+    listing = await readDirCapped(dir, MAX_SKILL_DIR_ENTRIES)
   }
   catch (error) {
     return [{ path: dir, reason: `cannot list the folder: ${(error as Error).message}` }]
   }
-  const children = entries.filter(entry => entry.isDirectory() || entry.isSymbolicLink()).map(entry => entry.name).sort()
   const out: (SkillConfig | SkillSkip)[] = []
+  if (listing.more)
+    out.push({ path: dir, reason: `the folder has more than ${MAX_SKILL_DIR_ENTRIES} entries; only the first ${MAX_SKILL_DIR_ENTRIES} read were looked at` })
+  const candidates = listing.entries.filter(entry => entry.isDirectory() || entry.isSymbolicLink())
+  // A name with control characters is no skill's name, and would reach a terminal raw in the skip's path.
+  const unsafe = candidates.filter(entry => hasUnsafeCharacter(entry.name)).length
+  if (unsafe > 0)
+    out.push({ path: dir, reason: `${unsafe} subdirector${unsafe === 1 ? 'y has a name' : 'ies have names'} with control characters or bytes that are not UTF-8, which no skill can have; not read` })
+  const children = candidates.map(entry => entry.name).filter(name => !hasUnsafeCharacter(name)).sort()
   let found = 0
-  for (const name of children) {
+  for (const [index, name] of children.entries()) {
     const child = join(dir, name)
-    if (!await isFile(join(child, 'SKILL.md')))
+    const kind = await kindOf(join(child, 'SKILL.md'))
+    if (kind === 'missing')
       continue
-    if (++found > MAX_SKILLS_PER_FOLDER) {
-      out.push({ path: child, reason: `the folder holds more than ${MAX_SKILLS_PER_FOLDER} skills; this one was not read` })
+    if (kind === 'other') {
+      out.push({ path: join(child, 'SKILL.md'), reason: 'SKILL.md is not a regular file (a FIFO, a device, a socket or a directory); not read' })
       continue
     }
+    if (found === MAX_SKILLS_PER_FOLDER) {
+      // One report for the rest, not one per skill: a folder of 100,000 skills must not flood the hooks and warnings.
+      out.push({ path: dir, reason: `the folder holds more than ${MAX_SKILLS_PER_FOLDER} skills; ${children.length - index} subdirectories from ${JSON.stringify(name)} on (in name order) were not read` })
+      break
+    }
+    found++
     out.push(await loadSkillDir(child))
   }
-  if (found === 0)
-    out.push({ path: dir, reason: 'holds no SKILL.md, and no subdirectory holds one' })
+  if (found === 0 && out.length === 0)
+    out.push({ path: dir, reason: NO_SKILL_HERE })
   return out
 }
 
@@ -103,6 +136,8 @@ async function loadSkillDir(dir: string): Promise<SkillConfig | SkillSkip> {
     const text = await readBounded(target, SKILL_FILE_MAX_BYTES)
     if (text === undefined)
       return { path: file, reason: `SKILL.md is larger than ${SKILL_FILE_MAX_BYTES} bytes` }
+    if (text === NOT_REGULAR)
+      return { path: file, reason: 'SKILL.md is not a regular file (a FIFO, a device, a socket or a directory); not read' }
     const skill = parseSkill(text, dir)
     const listing = await listResources(root)
     return mergeObjects(skill, { resources: listing.map(path => ({ path })) })
@@ -117,22 +152,37 @@ async function loadSkillDir(dir: string): Promise<SkillConfig | SkillSkip> {
 /**
  * The skill's files, relative and sorted, `SKILL.md` and dot-files aside.
  * A link is listed only when it resolves to a file inside the skill; the
- * listing stops at `MAX_SKILL_RESOURCES` files and `MAX_SKILL_RESOURCE_DEPTH`.
+ * listing stops at `MAX_SKILL_RESOURCES` files, `MAX_SKILL_RESOURCE_DEPTH`
+ * levels and `MAX_SKILL_DIR_ENTRIES` entries read in all. A name the model
+ * could not read back by its path is left out: one with control characters
+ * or bytes that are not UTF-8, or a `\` (read as a separator). A directory
+ * that cannot be listed is passed over.
  */
 async function listResources(root: string): Promise<string[]> {
   const files: string[] = []
+  let budget = MAX_SKILL_DIR_ENTRIES
   const walk = async (dir: string, depth: number): Promise<void> => {
-    if (depth > MAX_SKILL_RESOURCE_DEPTH)
+    if (depth > MAX_SKILL_RESOURCE_DEPTH || budget <= 0)
       return
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name < b.name ? -1 : 1)
+    let listing: DirListing
+    try {
+      listing = await readDirCapped(dir, budget)
+    }
+    catch {
+      return
+    }
+    budget -= listing.entries.length
+    if (listing.more)
+      budget = 0
+    const entries = listing.entries.sort((a, b) => a.name < b.name ? -1 : 1)
     for (const entry of entries) {
       if (files.length >= MAX_SKILL_RESOURCES)
         return
-      if (entry.name.startsWith('.'))
+      if (entry.name.startsWith('.') || hasUnsafeCharacter(entry.name) || entry.name.includes('\\'))
         continue
       const full = join(dir, entry.name)
       const rel = relative(root, full).split(sep).join('/')
-      if (rel === 'SKILL.md')
+      if (rel === 'SKILL.md' || rel.length > SKILL_RESOURCE_PATH_MAX_CHARS)
         continue
       if (entry.isDirectory()) {
         await walk(full, depth + 1)
@@ -142,7 +192,7 @@ async function listResources(root: string): Promise<string[]> {
       }
       else if (entry.isSymbolicLink()) {
         const target = await realpath(full).catch(() => undefined)
-        if (target !== undefined && inside(root, target) && await isFile(target))
+        if (target !== undefined && inside(root, target) && await kindOf(target) === 'file')
           files.push(rel)
       }
     }
@@ -151,24 +201,61 @@ async function listResources(root: string): Promise<string[]> {
   return files.sort()
 }
 
+interface DirListing {
+  readonly entries: Dirent[]
+  /** The directory holds more entries than were read. */
+  readonly more: boolean
+}
+
+/** At most `max` entries of a directory, read as a stream: a directory of millions of entries is never read whole. */
+async function readDirCapped(dir: string, max: number): Promise<DirListing> {
+  const handle = await opendir(dir, { bufferSize: 128 })
+  const entries: Dirent[] = []
+  try {
+    for (;;) {
+      const entry = await handle.read()
+      if (entry === null)
+        return { entries, more: false }
+      if (entries.length >= max)
+        return { entries, more: true }
+      entries.push(entry)
+    }
+  }
+  finally {
+    await handle.close().catch(() => {})
+  }
+}
+
 /** Whether `target` is `root` or below it (both real paths). */
 export function inside(root: string, target: string): boolean {
   return target === root || target.startsWith(root.endsWith(sep) ? root : root + sep)
 }
 
-async function isFile(path: string): Promise<boolean> {
+/** What is at `path`, following links: a regular file, something else (a directory, a FIFO, a device, a socket), or nothing (missing, a dangling link, a loop). */
+async function kindOf(path: string): Promise<'file' | 'other' | 'missing'> {
   try {
-    return (await stat(path)).isFile()
+    return (await stat(path)).isFile() ? 'file' : 'other'
   }
   catch {
-    return false
+    return 'missing'
   }
 }
 
-/** A file's text when it holds at most `max` bytes, else `undefined` (read no further than the cap). */
-export async function readBounded(path: string, max: number): Promise<string | undefined> {
-  const handle = await open(path, 'r')
+/**
+ * A file's text when it holds at most `max` bytes, `undefined` when it holds
+ * more (read no further than the cap), `NOT_REGULAR` when it is no regular
+ * file. The open does not block (`O_NONBLOCK`, which changes nothing for a
+ * regular file) and the check is on the opened file, so a FIFO or a device
+ * put in place after a `stat` still never blocks the read or fills memory.
+ */
+export async function readBounded(path: string, max: number): Promise<string | undefined | typeof NOT_REGULAR> {
+  const handle = await open(path, READ_NONBLOCK)
   try {
+    const info = await handle.stat()
+    if (!info.isFile())
+      return NOT_REGULAR
+    if (info.size > max)
+      return undefined
     const buffer = Buffer.alloc(max + 1)
     let length = 0
     while (length <= max) {

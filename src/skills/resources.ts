@@ -1,7 +1,8 @@
+import type { Stats } from 'node:fs'
 import type { SkillConfig } from './types'
 import { realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { inside, readBounded } from './load'
+import { inside, NOT_REGULAR, readBounded } from './load'
 import { resourcePathProblem } from './validate'
 
 /** Largest resource `skills_read` returns, in bytes; a bigger file is refused with its size (run or open it by path instead). */
@@ -29,23 +30,33 @@ export async function readSkillResource(skill: SkillConfig, path: string): Promi
     return { error: `skill "${skill.name}" has no file "${normalized}"` }
   let root: string
   let target: string
+  let info: Stats
   try {
     root = await realpath(skill.dir)
     target = await realpath(join(root, normalized))
+    info = await stat(target)
   }
   catch {
     return { error: `skill "${skill.name}" has no file "${normalized}"` }
   }
   if (!inside(root, target))
     return { error: `"${normalized}" is a link that leaves the skill; refused` }
-  const info = await stat(target)
   if (info.isDirectory())
     return { error: `"${normalized}" is a directory; read one of its files (skills_use lists them)` }
   if (!info.isFile())
     return { error: `"${normalized}" is not a regular file` }
   if (info.size > SKILL_RESOURCE_MAX_BYTES)
     return { error: `"${normalized}" has ${info.size} bytes, more than the ${SKILL_RESOURCE_MAX_BYTES} skills_read returns; use it by its path, ${target}` }
-  const text = await readBounded(target, SKILL_RESOURCE_MAX_BYTES)
+  let text: Awaited<ReturnType<typeof readBounded>>
+  try {
+    text = await readBounded(target, SKILL_RESOURCE_MAX_BYTES)
+  }
+  catch (error) {
+    return { error: `"${normalized}" could not be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }
+  }
+  // The file was checked by path; the read checks the file it opened, so one swapped for a FIFO or a device in between is refused too.
+  if (text === NOT_REGULAR)
+    return { error: `"${normalized}" is not a regular file` }
   if (text === undefined)
     return { error: `"${normalized}" grew past ${SKILL_RESOURCE_MAX_BYTES} bytes while it was read` }
   if (text.includes('\0'))

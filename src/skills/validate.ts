@@ -3,11 +3,19 @@ import type { SkillConfig, SkillResource } from './types'
 import { mergeObjects } from '../core/merge-objects'
 import { pushAll } from '../core/push-all'
 import { SkillValidationError } from '../errors'
+import { utf8ByteLength } from '../text/utf8-length'
 import { FrontmatterError, parseFrontmatter, splitFrontmatter } from './frontmatter'
 
 const DRIVE = /^[a-z]:/i
 const SEPARATOR = /[/\\]/
 const WHITESPACE = /\s/
+// eslint-disable-next-line no-control-regex
+const TEXT_CONTROL = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u2028\u2029]/
+// eslint-disable-next-line no-control-regex
+const LINE_CONTROL = /[\x00-\x1F\x7F-\x9F\u2028\u2029]/
+// eslint-disable-next-line no-control-regex
+const NAME_UNSAFE = /[\x00-\x1F\x7F-\x9F\u2028\u2029\uFFFD]/
+const QUOTE_UNSAFE = /[\x7F-\x9F\u2028\u2029]/g
 
 /** Longest skill name (Agent Skills specification). */
 export const SKILL_NAME_MAX_CHARS = 64
@@ -17,8 +25,12 @@ export const SKILL_DESCRIPTION_MAX_CHARS = 1024
 export const SKILL_COMPATIBILITY_MAX_CHARS = 500
 /** Longest resource path accepted. */
 export const SKILL_RESOURCE_PATH_MAX_CHARS = 4096
-/** Largest `SKILL.md` read, in bytes: a bigger one is refused before it is parsed. */
+/** Largest `SKILL.md` read, in bytes: a bigger one is refused before it is parsed. An inline skill's body is held to it too. */
 export const SKILL_FILE_MAX_BYTES = 1024 * 1024
+/** Most `allowed-tools` entries a skill may declare. */
+export const SKILL_ALLOWED_TOOLS_MAX = 100
+/** Longest `allowed-tools` entry, in characters. */
+export const SKILL_ALLOWED_TOOL_MAX_CHARS = 500
 
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
@@ -29,8 +41,49 @@ export function skillNameProblem(name: unknown): string | undefined {
   if (name.length > SKILL_NAME_MAX_CHARS)
     return `\`name\` has ${name.length} characters; at most ${SKILL_NAME_MAX_CHARS}`
   if (!NAME.test(name))
-    return `\`name\` "${name}" must be lowercase letters, digits and single hyphens, not starting or ending with a hyphen`
+    return `\`name\` ${quote(name)} must be lowercase letters, digits and single hyphens, not starting or ending with a hyphen`
   return undefined
+}
+
+/**
+ * Whether a name (a file or folder name, a resource path) holds a character
+ * that has no place in one and could carry a line or a terminal escape to the
+ * model or a log: a control character (tab and line feed included), a line or
+ * paragraph separator, U+FFFD (a file name whose bytes are not UTF-8, which
+ * could not be opened again by its decoded name), or a lone surrogate.
+ */
+export function hasUnsafeCharacter(name: string): boolean {
+  return NAME_UNSAFE.test(name) || !isWellFormed(name)
+}
+
+/**
+ * Where a text that reaches the model (a description, an `allowed-tools`
+ * entry) holds a character that breaks a line or the wire: a control
+ * character other than tab and line feed (`oneLine`: any), a line or
+ * paragraph separator, or a lone surrogate. `undefined` when it holds none.
+ */
+function controlProblem(text: string, oneLine = false): string | undefined {
+  const at = text.search(oneLine ? LINE_CONTROL : TEXT_CONTROL)
+  if (at >= 0)
+    return `holds the control character U+${text.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')} at index ${at}`
+  if (!isWellFormed(text))
+    return 'holds a lone surrogate (half of a UTF-16 pair)'
+  return undefined
+}
+
+/** Node 20 has it; the compiler's ES2023 library does not declare it yet. */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed: () => boolean }).isWellFormed()
+}
+
+/** A text quoted for a message: JSON's escapes, plus DEL, the C1 controls and the line separators, so no terminal reads it raw. */
+function quote(text: string): string {
+  return JSON.stringify(text).replace(QUOTE_UNSAFE, char => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** The name a report may carry: the frontmatter's, when it is short text without control characters. */
+function reportableName(name: unknown): string | undefined {
+  return typeof name === 'string' && name !== '' && name.length <= SKILL_NAME_MAX_CHARS && !hasUnsafeCharacter(name) ? name : undefined
 }
 
 /**
@@ -72,9 +125,11 @@ export function parseSkill(text: string, dir?: string): SkillConfig {
     problems.push('`description` must be text')
   pushAll(problems, skillProblems(skill))
   if (dir !== undefined && typeof name === 'string' && name !== lastSegment(dir))
-    problems.push(`\`name\` "${name}" must equal its directory's name "${lastSegment(dir)}"`)
-  if (problems.length > 0)
-    throw new SkillValidationError(problems, mergeObjects(where, (typeof name === 'string' && name !== '' ? { skill: name } : {})))
+    problems.push(`\`name\` ${quote(name.length > SKILL_NAME_MAX_CHARS ? `${name.slice(0, SKILL_NAME_MAX_CHARS)}…` : name)} must equal its directory's name ${quote(lastSegment(dir))}`)
+  if (problems.length > 0) {
+    const reported = reportableName(name)
+    throw new SkillValidationError(problems, mergeObjects(where, (reported === undefined ? {} : { skill: reported })))
+  }
   return skill
 }
 
@@ -91,8 +146,12 @@ export function skillProblems(skill: SkillConfig): string[] {
     problems.push('`description` is required (1–1024 characters saying what the skill does and when to use it)')
   else if (description.length > SKILL_DESCRIPTION_MAX_CHARS)
     problems.push(`\`description\` has ${description.length} characters; at most ${SKILL_DESCRIPTION_MAX_CHARS}`)
+  else if (controlProblem(description) !== undefined)
+    problems.push(`\`description\` ${controlProblem(description)}; it is shown to the model on one line`)
   if (typeof skill.body !== 'string')
     problems.push('`body` must be text')
+  else
+    pushAll(problems, bodyProblems(skill.body))
   if (skill.license !== undefined && typeof skill.license !== 'string')
     problems.push('`license` must be text')
   if (skill.compatibility !== undefined) {
@@ -105,6 +164,8 @@ export function skillProblems(skill: SkillConfig): string[] {
     problems.push('`metadata` must map keys to text')
   if (skill.allowedTools !== undefined && (!Array.isArray(skill.allowedTools) || skill.allowedTools.some(tool => typeof tool !== 'string' || tool.trim() === '')))
     problems.push('`allowedTools` must be a list of tool names')
+  else if (skill.allowedTools !== undefined)
+    pushAll(problems, allowedToolsProblems(skill.allowedTools))
   for (const resource of skill.resources ?? []) {
     const problem = resourcePathProblem(resource?.path)
     if (problem)
@@ -115,6 +176,31 @@ export function skillProblems(skill: SkillConfig): string[] {
   if (skill.resources?.some((resource: SkillResource) => resource.content === undefined) && skill.dir === undefined)
     problems.push('a resource without `content` needs the skill\'s `dir` to be read from')
   return problems
+}
+
+/** A body must be text the wire can carry, no bigger than a `SKILL.md` may be. */
+function bodyProblems(body: string): string[] {
+  if (body.length > SKILL_FILE_MAX_BYTES && utf8ByteLength(body) > SKILL_FILE_MAX_BYTES)
+    return [`\`body\` is larger than ${SKILL_FILE_MAX_BYTES} bytes`]
+  if (body.includes('\0'))
+    return ['`body` holds a NUL character; a skill\'s instructions are text']
+  if (!isWellFormed(body))
+    return ['`body` holds a lone surrogate (half of a UTF-16 pair)']
+  return []
+}
+
+/** The entries are shown to the model and checked on every call while the skill is active: bounded in number and length, one line each. */
+function allowedToolsProblems(entries: readonly string[]): string[] {
+  if (entries.length > SKILL_ALLOWED_TOOLS_MAX)
+    return [`\`allowed-tools\` has ${entries.length} entries; at most ${SKILL_ALLOWED_TOOLS_MAX}`]
+  for (const entry of entries) {
+    if (entry.length > SKILL_ALLOWED_TOOL_MAX_CHARS)
+      return [`an \`allowed-tools\` entry has ${entry.length} characters; at most ${SKILL_ALLOWED_TOOL_MAX_CHARS}`]
+    const problem = controlProblem(entry, true)
+    if (problem !== undefined)
+      return [`an \`allowed-tools\` entry ${problem}`]
+  }
+  return []
 }
 
 /**
@@ -128,6 +214,8 @@ export function resourcePathProblem(path: unknown): string | undefined {
     return `a path is at most ${SKILL_RESOURCE_PATH_MAX_CHARS} characters`
   if (path.includes('\0'))
     return 'a path may not contain NUL'
+  if (hasUnsafeCharacter(path))
+    return 'a path may not contain control characters, line separators, U+FFFD or lone surrogates'
   if (path.startsWith('/') || path.startsWith('\\') || DRIVE.test(path))
     return 'absolute paths are refused; give a path relative to the skill'
   const segments = path.split(SEPARATOR)

@@ -68,7 +68,9 @@ export interface ToolTransformContext extends ToolHookContext {
    * Data about the result the model never sees (what a transform cut or
    * redacted, say): add keys, or assign a new object. Kept on the recorded
    * `tool_result` block (`metadata`) and shown to `tool:after`. Keep it JSON:
-   * session stores write it as JSON.
+   * session stores write it as JSON. Metadata no store could write or load
+   * back (cyclic, a BigInt, nested past 997 levels) is replaced by one
+   * `__droppedMetadata` note saying why, and the run goes on.
    */
   metadata: ToolResultMetadata
 }

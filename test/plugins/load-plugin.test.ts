@@ -8,7 +8,7 @@ import { createAgent } from '../../src'
 import { AgentPluginError, loadAgentPlugin, PLUGIN_MCP_SCHEMA_1_0, PLUGIN_SCHEMA_1_0 } from '../../src/chat'
 import { connectMcpServers, expandServerConfig } from '../../src/mcp'
 import { scriptedProvider } from '../../src/testing'
-import { LIBRARY, scratch, skillFile, writeTree } from '../skills/support'
+import { captureWarnings, LIBRARY, scratch, skillFile, writeTree } from '../skills/support'
 
 const require = createRequire(import.meta.url)
 const EVERYTHING_ENTRY = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
@@ -24,13 +24,7 @@ function tmp(): string {
   cleanups.push(cleanup)
   return dir
 }
-function quiet(): string[] {
-  const warnings: string[] = []
-  vi.spyOn(process, 'emitWarning').mockImplementation(((message: string) => {
-    warnings.push(message)
-  }) as typeof process.emitWarning)
-  return warnings
-}
+const quiet = captureWarnings
 
 /** A plugin folder: manifest, mcp.json (when given) and the skill library under skills/. */
 function plugin(root: string, servers?: Record<string, unknown>, manifest: Record<string, unknown> = {}): string {

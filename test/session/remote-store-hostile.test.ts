@@ -5,16 +5,15 @@
  * answers with records nested too deep. Sizes are asserted, never timings.
  */
 
-import type { RequestListener } from 'node:http'
-import type { Socket } from 'node:net'
+import type { LoopbackServer } from './loopback-server'
 import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SessionStoreError } from '../../src/errors'
 import { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler, loadSession } from '../../src/session'
+import { closeLoopbackServers, serveOnLoopback } from './loopback-server'
 import { userTurn } from './sample-turns'
 import { tempDirForFile } from './temp-dir'
 
@@ -23,37 +22,10 @@ const MiB = 1024 * 1024
 const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
 const deepTurn = (levels: number) => `{"id":"t2","role":"assistant","createdAt":2,"content":[{"type":"tool_call","id":"c","name":"n","input":{"a":${deep(levels)}}}]}`
 
-interface TestServer {
-  url: string
-  port: number
-  /** Every socket the server accepted. */
-  sockets: Socket[]
-  close: () => Promise<void>
-}
+afterEach(closeLoopbackServers)
 
-const servers: TestServer[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map(server => server.close()))
-})
-
-async function serve(listener: RequestListener): Promise<TestServer> {
-  const server = createServer(listener)
-  const sockets: Socket[] = []
-  server.on('connection', socket => sockets.push(socket))
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  const handle: TestServer = {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    sockets,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
-  }
-  servers.push(handle)
-  return handle
-}
+const serve = serveOnLoopback
+type TestServer = LoopbackServer
 
 async function post(server: TestServer, path: string, body: string, method = 'POST') {
   const response = await fetch(`${server.url}${path}`, { method, body, headers: { 'content-type': 'application/json' } })

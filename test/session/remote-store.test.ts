@@ -3,40 +3,18 @@ import type { SessionTurn } from '../../src/core/content'
 import type { SessionStore } from '../../src/session/types'
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:http'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SessionLeaseError, SessionStoreError } from '../../src/errors'
 import { createFileStore, createMemoryStore, createRemoteStore, createSessionStoreHandler } from '../../src/session/stores'
+import { closeLoopbackServers, serveOnLoopback } from './loopback-server'
 import { run, userTurn } from './sample-turns'
 import { describeStoreConformance } from './store-conformance'
 
-interface TestServer {
-  url: string
-  close: () => Promise<void>
-}
+afterEach(closeLoopbackServers)
 
-const servers: TestServer[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map(server => server.close()))
-})
-
-/** Serve `listener` on 127.0.0.1 with a free port. */
-async function serve(listener: RequestListener): Promise<TestServer> {
-  const server = createServer(listener)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  const handle: TestServer = {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
-  }
-  servers.push(handle)
-  return handle
-}
+const serve = serveOnLoopback
 
 /** Every request the server saw: method, path and idempotency key. */
 type Seen = { method: string, path: string, key?: string, authorization?: string }[]

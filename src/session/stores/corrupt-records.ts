@@ -56,6 +56,20 @@ export function corruptRecords(sessionId: string, subject: string, options: Sess
   }
 }
 
+/** Stores whose `load` checks every record itself (the built-in ones), so what they load needs no second pass. */
+const checkingStores = new WeakSet<object>()
+
+/** Mark `store` as one whose `load` checks every record as `checkSessionData` does; returns it. */
+export function checksItsLoads<T extends object>(store: T): T {
+  checkingStores.add(store)
+  return store
+}
+
+/** Whether `store` was marked by `checksItsLoads`: a custom store is not, and what it loads must be checked. */
+export function loadsAreChecked(store: object): boolean {
+  return checkingStores.has(store)
+}
+
 /**
  * Check a whole session as a store without record-level access returns it
  * (memory, remote, any custom store): broken turns and runs are named by their

@@ -21,7 +21,8 @@
  * piece and one line in memory at a time, and refuses before reading a log
  * over `maxLogBytes` or anything that is not a regular file (a FIFO would
  * wait for ever). A line over `LOG_LINE_MAX_BYTES` is a broken record, and
- * the store refuses to write one.
+ * the store refuses to write one (`io`); so is a record nested past
+ * `MAX_RECORD_DEPTH`, whose write is refused with `corrupt` (`writable-json.ts`).
  *
  * Durability: by default a write returns once the line is in the operating
  * system's page cache. That survives a crash of this process (the usual
@@ -39,6 +40,7 @@ import fs from 'node:fs'
 import { mkdir, open, readdir, rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
+import { checksItsLoads } from './corrupt-records'
 import { createFileLeases, syncDirectory } from './file-lease'
 import { assertWritableLine, checkHeaderLine, headerLine, logReplay, runLine, turnsLine } from './jsonl-log'
 import { createKeyedQueue } from './keyed-queue'
@@ -382,13 +384,13 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
 
     async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       assertSessionId(id)
-      const line = turns.length === 0 ? undefined : lineBytes(turnsLine(turns, Date.now()), id)
+      const line = turns.length === 0 ? undefined : lineBytes(turnsLine(id, turns, Date.now()), id)
       await fenced(id, 'append to', write?.owner, () => appendLine(id, line))
     },
 
     async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       assertSessionId(id)
-      const line = lineBytes(runLine(run, Date.now()), id)
+      const line = lineBytes(runLine(id, run, Date.now()), id)
       await fenced(id, 'save a run on', write?.owner, () => appendLine(id, line, run))
     },
 
@@ -396,8 +398,8 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
       assertSessionId(id)
       const at = Date.now()
       // Two records, one write, turns first: a torn tail never keeps the record without its turns.
-      const runBytes = lineBytes(runLine(run, at), id)
-      const lines = turns.length === 0 ? runBytes : Buffer.concat([lineBytes(turnsLine(turns, at), id), runBytes])
+      const runBytes = lineBytes(runLine(id, run, at), id)
+      const lines = turns.length === 0 ? runBytes : Buffer.concat([lineBytes(turnsLine(id, turns, at), id), runBytes])
       await fenced(id, 'append to', write?.owner, () => appendLine(id, lines, run))
     },
 
@@ -449,7 +451,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
     },
   }
   dropped.register(store, openLogs)
-  return store
+  return checksItsLoads(store)
 }
 
 /** Whether the log behind `fd` still has the size this store left it at (one system call; a failure counts as changed). */

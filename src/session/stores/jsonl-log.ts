@@ -18,9 +18,11 @@
  * (then a bad turn costs only itself, not its line's other turns). So does a
  * line over `LOG_LINE_MAX_BYTES` (never held in memory), and one whose turn or
  * run nests past `MAX_RECORD_DEPTH` (the whole line: its turns' own JSON could
- * not be written out). The header is never skipped, only its broken metadata:
- * without a header the log is not this session's. Every later format version
- * must still load `test/fixtures/sessions/v1/`.
+ * not be written out); the store never writes such a line (`writableJson`),
+ * so only a log written by other means holds one. The header is never
+ * skipped, only its broken metadata: without a header the log is not this
+ * session's. Every later format version must still load
+ * `test/fixtures/sessions/v1/`.
  */
 
 import type { SessionTurn } from '../../core/content'
@@ -33,17 +35,24 @@ import { corruptRecords } from './corrupt-records'
 import { LOG_LINE_MAX_BYTES } from './log-file'
 import { metadataProblem, nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './record-checks'
 import { assertReadableVersion, upsertRun } from './records'
+import { writableJson } from './writable-json'
+
+/*
+ * The lines a write appends. Each refuses, before anything is written, a
+ * record its load would refuse for its depth (`writableJson`).
+ */
 
 export function headerLine(id: string, createdAt: number, metadata: Record<string, unknown> | undefined, at: number): string {
-  return `${JSON.stringify({ v: SESSION_FORMAT_VERSION, type: 'session', id, createdAt, metadata, at })}\n`
+  const header = { v: SESSION_FORMAT_VERSION, type: 'session', id, createdAt, metadata, at }
+  return `${writableJson(id, header, { kind: 'metadata', records: metadata === undefined ? [] : [metadata], levelsAbove: 1 })}\n`
 }
 
-export function turnsLine(turns: readonly SessionTurn[], at: number): string {
-  return `${JSON.stringify({ type: 'turns', at, turns })}\n`
+export function turnsLine(id: string, turns: readonly SessionTurn[], at: number): string {
+  return `${writableJson(id, { type: 'turns', at, turns }, { kind: 'turn', records: turns, levelsAbove: 2 })}\n`
 }
 
-export function runLine(run: SessionRun, at: number): string {
-  return `${JSON.stringify({ type: 'run', at, run })}\n`
+export function runLine(id: string, run: SessionRun, at: number): string {
+  return `${writableJson(id, { type: 'run', at, run }, { kind: 'run', records: [run], levelsAbove: 1 })}\n`
 }
 
 /** Rebuilds a session from its log's lines, fed in order by `forEachLine`. */

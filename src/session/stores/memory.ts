@@ -2,10 +2,11 @@ import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import { SessionStoreError } from '../../errors'
 import { SESSION_FORMAT_VERSION } from '../types'
-import { checkSessionData } from './corrupt-records'
+import { checkSessionData, checksItsLoads } from './corrupt-records'
 import { createLeaseTable } from './lease'
 import { jsonCopy, upsertRun } from './records'
 import { assertSessionId, sessionIdFor } from './session-id'
+import { writableJson } from './writable-json'
 
 interface MemorySession {
   data: SessionData
@@ -18,7 +19,8 @@ interface MemorySession {
  * stored and the store behaves like a persistent one (an `undefined` field
  * disappears, a value JSON cannot hold is rejected). Good for tests and for
  * runs that need no history after the process exits. Leases live in the
- * same process; a lease expires by time only.
+ * same process; a lease expires by time only. Like every store, it refuses
+ * to store a record its load would refuse for its depth (`writable-json.ts`).
  */
 export function createMemoryStore(): SessionStore {
   const sessions = new Map<string, MemorySession>()
@@ -32,7 +34,7 @@ export function createMemoryStore(): SessionStore {
     return session
   }
 
-  return {
+  return checksItsLoads({
     async create(record: CreateSessionRecord) {
       const id = sessionIdFor(record.id)
       if (sessions.has(id))
@@ -42,7 +44,7 @@ export function createMemoryStore(): SessionStore {
         id,
         createdAt: record.createdAt,
         updatedAt: Date.now(),
-        ...(record.metadata === undefined ? {} : { metadata: jsonCopy(record.metadata) }),
+        ...(record.metadata === undefined ? {} : { metadata: storedCopy(id, record.metadata, 'metadata') }),
         turns: [],
         runs: [],
       }
@@ -60,7 +62,7 @@ export function createMemoryStore(): SessionStore {
     async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       const session = existing(id)
       leases.check(id, write?.owner)
-      const copies = jsonCopy(turns)
+      const copies = JSON.parse(writableJson(id, turns, { kind: 'turn', records: turns, levelsAbove: 1 })) as SessionTurn[]
       if (copies.length === 0)
         return
       for (const turn of copies)
@@ -71,7 +73,7 @@ export function createMemoryStore(): SessionStore {
     async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       const session = existing(id)
       leases.check(id, write?.owner)
-      upsertRun(session.data.runs, session.runPositions, jsonCopy(run))
+      upsertRun(session.data.runs, session.runPositions, storedCopy(id, run, 'run'))
       session.data.updatedAt = Date.now()
     },
 
@@ -99,5 +101,10 @@ export function createMemoryStore(): SessionStore {
     async list() {
       return [...sessions.keys()]
     },
-  }
+  })
+}
+
+/** A record copied through JSON as a persistent store would write it, refused when a load would refuse it for its depth. */
+function storedCopy<T>(id: string, record: T, kind: 'run' | 'metadata'): T {
+  return JSON.parse(writableJson(id, record, { kind, records: [record], levelsAbove: 0 })) as T
 }

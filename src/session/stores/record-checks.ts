@@ -10,7 +10,9 @@
  * it, phrased to follow "turn 3 …" in an error message.
  *
  * How deep a record nests is checked apart (`nestsTooDeep`), once per stored
- * unit (a log line, a row), since it walks the whole record.
+ * unit (a log line, a row), since it walks the whole record. A write checks
+ * the same depth on the JSON it is about to store (`jsonTextNestsTooDeep`),
+ * so a store never writes a record its next load would refuse.
  */
 
 import { nestsDeeperThan } from '../../core/json-depth'
@@ -157,7 +159,9 @@ export function metadataProblem(metadata: unknown): string | undefined {
  * provider stop at 100 levels), and far inside what `JSON.stringify` and
  * `structuredClone` recurse through before the stack runs out (3,000 to 4,000
  * levels): a deeper record would load, then overflow the stack on its next
- * save or request.
+ * save or request. A value from the host can still nest deeper (a hook's tool
+ * result metadata, a run origin, session metadata): writing one is refused
+ * (`writable-json.ts`), so no store holds a record its load would refuse.
  */
 export const MAX_RECORD_DEPTH = 1000
 
@@ -207,4 +211,57 @@ export function nestsTooDeep(value: unknown, levelsAbove = 0, parsed = false): b
     }
   }
   return false
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5C
+const OPEN_BRACKET = 0x5B
+const CLOSE_BRACKET = 0x5D
+const OPEN_BRACE = 0x7B
+const CLOSE_BRACE = 0x7D
+
+/**
+ * Whether JSON text, as `JSON.stringify` writes it, nests objects and arrays
+ * past `MAX_RECORD_DEPTH` (plus `levelsAbove`, for records inside a wrapper):
+ * the depth `nestsTooDeep` finds once the text is parsed, read off the text a
+ * store is about to write, so `toJSON` methods and dropped fields count as
+ * they will be stored. One pass without recursion: brackets are counted,
+ * strings skipped with `indexOf`.
+ */
+export function jsonTextNestsTooDeep(text: string, levelsAbove = 0): boolean {
+  const max = MAX_RECORD_DEPTH + levelsAbove
+  // Each level takes an opening and a closing bracket.
+  if (text.length <= 2 * max)
+    return false
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code === QUOTE) {
+      i = closingQuote(text, i)
+    }
+    else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++depth > max)
+        return true
+    }
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--
+    }
+  }
+  return false
+}
+
+/**
+ * Where the string opened at `open` ends: the next quote not escaped by an
+ * odd run of backslashes (or the end of the text). Each run is counted once,
+ * back to the quote before it, so the whole text costs one pass.
+ */
+function closingQuote(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH)
+      backslashes++
+    if (backslashes % 2 === 0)
+      return at
+  }
+  return text.length
 }

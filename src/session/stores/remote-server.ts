@@ -8,14 +8,20 @@
  * })
  * createServer(handler).listen(8787, '127.0.0.1')
  * ```
+ *
+ * Records are checked both ways: what a client sends to be written, as a load
+ * would check it (a 400 `bad_request` naming it), and what a custom store
+ * loads, as the built-in stores check their own (a 500 `corrupt` naming it,
+ * or left out under `?onCorrupt=skip`).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SessionTurn } from '../../core/content'
-import type { CreateSessionRecord, SessionRun, SessionStore, SessionWriteOptions } from '../types'
+import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import type { ErrorBody, ProtocolErrorCode } from './remote-protocol'
 import { constants } from 'node:buffer'
 import { mergeObjects } from '../../core/merge-objects'
+import { checkSessionData, loadsAreChecked } from './corrupt-records'
 import { assertLeaseRequest } from './lease'
 import { nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './record-checks'
 import { errorBody, IDEMPOTENCY_HEADER, statusOfCode } from './remote-protocol'
@@ -62,6 +68,8 @@ class ProtocolError extends Error {
 export function createSessionStoreHandler(backend: SessionStore, options: SessionStoreHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   // A store with no leases of its own gets them here, for every client of this handler.
   const store = withLeases(backend)
+  // A custom store's loads are checked here, as the built-in stores check their own.
+  const checkLoads = !loadsAreChecked(backend)
   const basePath = (options.basePath ?? '').replace(TRAILING_SLASHES, '')
   const bodyLimit = options.maxBodyBytes ?? 64 * 1024 * 1024
   if (typeof bodyLimit !== 'number' || !(bodyLimit > 0))
@@ -89,7 +97,7 @@ export function createSessionStoreHandler(backend: SessionStore, options: Sessio
       throw new ProtocolError('no_route', `No route for ${url.pathname}`)
     if (options.authorize && !(await options.authorize(req)))
       throw new ProtocolError('unauthorized', 'Not authorized to use this session store')
-    const operation = route(store, req.method ?? 'GET', url.pathname.slice(basePath.length), url.searchParams)
+    const operation = route(store, checkLoads, req.method ?? 'GET', url.pathname.slice(basePath.length), url.searchParams)
     const body = operation.writes ? await readJson(req, maxBodyBytes) : undefined
     const key = req.headers[IDEMPOTENCY_HEADER]
     if (!operation.writes || typeof key !== 'string' || key === '' || keyLimit === 0) {
@@ -133,7 +141,7 @@ function errorReply(error: unknown): Reply {
   return errorBody(error)
 }
 
-function route(store: LeasingStore, method: string, path: string, query: URLSearchParams): Operation {
+function route(store: LeasingStore, checkLoads: boolean, method: string, path: string, query: URLSearchParams): Operation {
   const segments = path.split('/').filter(segment => segment !== '').map(decodeSegment)
   const [collection, id, child, runId] = segments
   if (collection !== 'sessions' || segments.length > 4 || (child !== undefined && child !== 'turns' && child !== 'runs' && child !== 'lease'))
@@ -154,8 +162,11 @@ function route(store: LeasingStore, method: string, path: string, query: URLSear
       return {
         writes: false,
         execute: async () => {
-          const data = await store.load(id, query.get('onCorrupt') === 'skip' ? { onCorrupt: 'skip' } : undefined)
-          return data ? { status: 200, body: data } : { status: 404, body: { error: { code: 'not_found', message: `No session "${id}" in this store` } } }
+          const options: SessionLoadOptions | undefined = query.get('onCorrupt') === 'skip' ? { onCorrupt: 'skip' } : undefined
+          const data = await store.load(id, options)
+          if (!data)
+            return { status: 404, body: { error: { code: 'not_found', message: `No session "${id}" in this store` } } }
+          return { status: 200, body: checkLoads ? checkedLoad(data, id, options) : data }
         },
       }
     }
@@ -267,6 +278,20 @@ function createRecord(body: unknown): CreateSessionRecord {
   if (nestsTooDeep(record.metadata, 0, true))
     throw new ProtocolError('bad_request', `Session metadata ${TOO_DEEP}`)
   return { id: record.id, createdAt: record.createdAt, metadata: record.metadata }
+}
+
+/**
+ * What a custom store loaded, checked as the built-in stores check their own
+ * records (`checkSessionData`): a broken one, or one nested past
+ * `MAX_RECORD_DEPTH` (too deep, or cyclic, for the answer's `JSON.stringify`),
+ * is a 500 `corrupt` naming its place and how to recover, and
+ * `?onCorrupt=skip` leaves it out and lists it in `skipped`, whether or not
+ * the store heeds `onCorrupt` itself. Before, it went out as it came: to a
+ * plain client unchecked, and as a 500 `io` the client retried, skip or not,
+ * when the answer could not be serialized.
+ */
+function checkedLoad(data: SessionData, id: string, options: SessionLoadOptions | undefined): SessionData {
+  return checkSessionData(data, options, `Session "${id}" in the server's store`)
 }
 
 /**

@@ -14,6 +14,10 @@
  * No answer is read past `maxResponseBytes`: a body that goes on longer (or
  * announces a longer `content-length`) is cut off there and fails its call
  * with `http`, without a retry, since the server would send it again.
+ *
+ * A write holding a turn, run or metadata nested past `MAX_RECORD_DEPTH`
+ * fails with `corrupt` before anything is sent, as every store refuses it
+ * (`writable-json.ts`); the server would answer it with a 400.
  */
 
 import type { SessionTurn } from '../../core/content'
@@ -25,11 +29,12 @@ import { readTextCapped } from '../../core/capped-body'
 import { delay, timeoutSignal } from '../../core/timer'
 import { SessionStoreError } from '../../errors'
 import { describeByteCap } from '../../text/byte-cap'
-import { checkSessionData } from './corrupt-records'
+import { checkSessionData, checksItsLoads } from './corrupt-records'
 import { assertLeaseRequest, thisProcess } from './lease'
 import { assertReadableVersion } from './records'
 import { IDEMPOTENCY_HEADER, isStoreErrorCode, leaseErrorOf, paths } from './remote-protocol'
 import { assertSessionId } from './session-id'
+import { writableJson } from './writable-json'
 
 /** Headers sent with every request of a remote store. */
 export type RemoteStoreHeaders = Record<string, string>
@@ -89,9 +94,8 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
     throw new TypeError(`createRemoteStore: maxResponseBytes must be a positive whole number of bytes (got ${String(options.maxResponseBytes)})`)
   const doFetch = options.fetch ?? globalThis.fetch
 
-  /** One call: its attempts share the idempotency key of a write. */
-  async function call(method: string, path: string, body: unknown, sessionId: string | undefined, accept: readonly number[] = [], owner?: string): Promise<Reply> {
-    const payload = body === undefined ? undefined : JSON.stringify(body)
+  /** One call: its attempts share the idempotency key of a write. `payload` is the body's JSON. */
+  async function call(method: string, path: string, payload: string | undefined, sessionId: string | undefined, accept: readonly number[] = [], owner?: string): Promise<Reply> {
     const key = method === 'GET' ? undefined : randomUUID()
     let failure: Failure | undefined
     for (let attempt = 0; attempt <= retries; attempt++) {
@@ -137,11 +141,13 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
     }
   }
 
-  return {
+  return checksItsLoads({
     async create(record: CreateSessionRecord) {
       if (record.id !== undefined)
         assertSessionId(record.id)
-      const reply = await call('POST', paths.sessions(), record, record.id)
+      // The server would refuse records nested too deep (400): refused here first, typed as every store refuses them.
+      const payload = writableJson(record.id, record, { kind: 'metadata', records: record.metadata === undefined ? [] : [record.metadata], levelsAbove: 1 })
+      const reply = await call('POST', paths.sessions(), payload, record.id)
       return checkedSession(reply.body, record.id)
     },
 
@@ -160,25 +166,27 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
 
     async appendTurns(id: string, turns: readonly SessionTurn[], write?: SessionWriteOptions) {
       assertSessionId(id)
-      await call('POST', paths.turns(id), { turns, ...writer(write) }, id, [], write?.owner)
+      const payload = writableJson(id, { turns, ...writer(write) }, { kind: 'turn', records: turns, levelsAbove: 2 })
+      await call('POST', paths.turns(id), payload, id, [], write?.owner)
     },
 
     async saveRun(id: string, run: SessionRun, write?: SessionWriteOptions) {
       assertSessionId(id)
-      await call('PUT', paths.run(id, run.id), { run, ...writer(write) }, id, [], write?.owner)
+      const payload = writableJson(id, { run, ...writer(write) }, { kind: 'run', records: [run], levelsAbove: 1 })
+      await call('PUT', paths.run(id, run.id), payload, id, [], write?.owner)
     },
 
     async acquireLease(id, owner, ttlMs, origin = thisProcess()) {
       assertSessionId(id)
       assertLeaseRequest(owner, ttlMs)
-      const reply = await call('POST', paths.lease(id), { owner, ttlMs, ...origin }, id, [], owner)
+      const reply = await call('POST', paths.lease(id), JSON.stringify({ owner, ttlMs, ...origin }), id, [], owner)
       return checkedLease(reply.body, id, owner, true)
     },
 
     async renewLease(id, owner, ttlMs) {
       assertSessionId(id)
       assertLeaseRequest(owner, ttlMs)
-      const reply = await call('PUT', paths.lease(id), { owner, ttlMs }, id, [], owner)
+      const reply = await call('PUT', paths.lease(id), JSON.stringify({ owner, ttlMs }), id, [], owner)
       return checkedLease(reply.body, id, owner, false)
     },
 
@@ -199,7 +207,7 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
         throw new SessionStoreError('GET /sessions answered without an ids array', 'http')
       return ids
     },
-  }
+  })
 
   function backoff(attempt: number, failure: Failure): number {
     if (failure.retryAfterMs !== undefined)
