@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup'
+import { rechunkDist } from './scripts/rechunk-dist'
 
 // One entry per public subpath; shared code lands in chunks.
 const libraryEntries = {
@@ -30,7 +31,10 @@ const libraryEntries = {
   'internal/mcp-connector': 'src/mcp/connect.ts',
 }
 
-export default defineConfig({
+/** The package's own `#anthropic-sdk/*` imports (package.json "imports"). */
+const ANTHROPIC_SDK_IMPORTS = /^#anthropic-sdk\//
+
+export default defineConfig(options => ({
   entry: {
     ...libraryEntries,
     // The `zidane` command (package.json "bin"). Its source starts with the
@@ -46,7 +50,11 @@ export default defineConfig({
   // Resolved where the package is loaded, not here: package.json "imports"
   // picks the SDK's CommonJS build under Node and its ES modules under a
   // bundler (docs/decisions/2026-12-04-anthropic-sdk-build-by-condition.md).
-  external: [/^#anthropic-sdk\//],
+  external: [ANTHROPIC_SDK_IMPORTS],
   // The command exports nothing: declarations for the library's entries only.
   dts: { entry: libraryEntries, compilerOptions: { ignoreDeprecations: '6.0' } },
-})
+  // Fewer files for the root entry to load: what it loads at once in one chunk (scripts/rechunk-dist.ts).
+  onSuccess: async () => {
+    console.log(await rechunkDist(options.outDir ?? 'dist', [...Object.keys(libraryEntries), 'bin/zidane']))
+  },
+}))

@@ -24,6 +24,7 @@ import { createFileStore, createSession } from '../src/session'
 import { runFloorLoop } from './floor-loop'
 import { runOpenAIFloorLoop } from './floor-loop-openai'
 import { runResponsesFloorLoop } from './floor-loop-responses'
+import { startFloorRun } from './floor-telemetry'
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Where the compiled floor loops are written (ignored by git). */
@@ -43,6 +44,8 @@ export interface FloorParts {
   runFloorLoop: typeof runFloorLoop
   runOpenAIFloorLoop: typeof runOpenAIFloorLoop
   runResponsesFloorLoop: typeof runResponsesFloorLoop
+  /** OpenTelemetry by hand, for a floor run with telemetry. */
+  startFloorRun: typeof startFloorRun
 }
 
 /** Both sides of a loop comparison, and what to print about where they came from. */
@@ -55,7 +58,7 @@ export interface LoopCode {
 /** The sources as this process loaded them (through `tsx` under `npm run bench`; the smoke tests use this). */
 export const SOURCE_CODE: LoopCode = {
   zidane: { createAgent, anthropic, openai, createFileStore, createSession },
-  floors: { runFloorLoop, runOpenAIFloorLoop, runResponsesFloorLoop },
+  floors: { runFloorLoop, runOpenAIFloorLoop, runResponsesFloorLoop, startFloorRun },
   note: 'zidane and the floors from their TypeScript sources through tsx (function names kept)',
 }
 
@@ -72,7 +75,9 @@ function newestMtime(dir: string): number {
 /**
  * The directory holding zidane's built entries: `dist/` when it is newer
  * than every source file, else a JavaScript-only build of the same tsup
- * config in `bench/.cold-dist/` (a few seconds; kept until a source changes).
+ * config in `bench/.cold-dist/` (a few seconds; kept until a source changes),
+ * its chunks regrouped as the published build's are (the config's
+ * `onSuccess`, `scripts/rechunk-dist.ts`).
  */
 export function builtZidane(): { dir: string, note: string } {
   const dist = join(REPO_ROOT, 'dist')
@@ -103,7 +108,7 @@ export async function builtLoopCode(): Promise<LoopCode> {
     import(entry('session')) as Promise<typeof import('../src/session')>,
   ])
   await build({
-    entryPoints: ['floor-loop.ts', 'floor-loop-openai.ts', 'floor-loop-responses.ts'].map(file => join(REPO_ROOT, 'bench', file)),
+    entryPoints: ['floor-loop.ts', 'floor-loop-openai.ts', 'floor-loop-responses.ts', 'floor-telemetry.ts'].map(file => join(REPO_ROOT, 'bench', file)),
     outdir: FLOORS_DIR,
     outExtension: { '.js': '.mjs' },
     format: 'esm',
@@ -112,10 +117,11 @@ export async function builtLoopCode(): Promise<LoopCode> {
     logLevel: 'warning',
   })
   const floorEntry = (name: string): string => pathToFileURL(join(FLOORS_DIR, `${name}.mjs`)).href
-  const [floor, openaiFloor, responsesFloor] = await Promise.all([
+  const [floor, openaiFloor, responsesFloor, floorTelemetry] = await Promise.all([
     import(floorEntry('floor-loop')) as Promise<typeof import('./floor-loop')>,
     import(floorEntry('floor-loop-openai')) as Promise<typeof import('./floor-loop-openai')>,
     import(floorEntry('floor-loop-responses')) as Promise<typeof import('./floor-loop-responses')>,
+    import(floorEntry('floor-telemetry')) as Promise<typeof import('./floor-telemetry')>,
   ])
   return {
     zidane: {
@@ -125,7 +131,7 @@ export async function builtLoopCode(): Promise<LoopCode> {
       createFileStore: sessionEntry.createFileStore,
       createSession: sessionEntry.createSession,
     },
-    floors: { runFloorLoop: floor.runFloorLoop, runOpenAIFloorLoop: openaiFloor.runOpenAIFloorLoop, runResponsesFloorLoop: responsesFloor.runResponsesFloorLoop },
+    floors: { runFloorLoop: floor.runFloorLoop, runOpenAIFloorLoop: openaiFloor.runOpenAIFloorLoop, runResponsesFloorLoop: responsesFloor.runResponsesFloorLoop, startFloorRun: floorTelemetry.startFloorRun },
     note: `zidane from ${built.note}; the floors compiled by esbuild (node20, no kept names)`,
   }
 }

@@ -20,6 +20,7 @@ import type {
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions'
 import type { FloorLoopResult } from './floor-loop'
+import type { FloorAnswer, FloorRunTelemetry } from './floor-telemetry'
 import { open } from 'node:fs/promises'
 
 export interface OpenAIFloorLoopOptions {
@@ -36,6 +37,8 @@ export interface OpenAIFloorLoopOptions {
   onText: (delta: string) => void
   /** The run's conversation log (JSONL), created or appended to; without it the loop keeps nothing (a zidane run without a session). */
   logPath?: string
+  /** OpenTelemetry by hand (`floor-telemetry.ts`): a new run's spans and metrics, or none. */
+  telemetry?: () => FloorRunTelemetry
 }
 
 /** One streamed tool call: `id` and `name` arrive on its first chunk, the arguments in fragments. */
@@ -52,20 +55,23 @@ export async function runOpenAIFloorLoop(options: OpenAIFloorLoopOptions): Promi
   ]
   const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
   const log = options.logPath === undefined ? undefined : await open(options.logPath, 'a')
+  const telemetry = options.telemetry?.()
   try {
     await log?.write(`${JSON.stringify(messages)}\n`)
-    await loop(options, messages, result, log)
+    await loop(options, messages, result, log, telemetry)
   }
   finally {
     await log?.close()
   }
+  telemetry?.end(result.turns, 'completed')
   return result
 }
 
-async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMessageParam[], result: FloorLoopResult, log: FileHandle | undefined): Promise<void> {
+async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMessageParam[], result: FloorLoopResult, log: FileHandle | undefined, telemetry: FloorRunTelemetry | undefined): Promise<void> {
   const { client, execute } = options
   while (result.turns < options.maxTurns) {
     result.turns += 1
+    const chat = telemetry?.chat(result.turns)
     const stream = await client.chat.completions.create({
       model: options.model,
       max_completion_tokens: options.maxTokens,
@@ -77,10 +83,26 @@ async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMes
 
     let text = ''
     const pending: PendingCall[] = []
+    const answer: FloorAnswer | undefined = chat && { model: '', id: '', finishReason: '', input: 0, output: 0 }
     for await (const chunk of stream) {
       if (chunk.usage) {
         result.inputTokens += chunk.usage.prompt_tokens
         result.outputTokens += chunk.usage.completion_tokens
+      }
+      if (chat && answer) {
+        chat.firstChunk()
+        answer.model = chunk.model
+        answer.id = chunk.id
+        if (chunk.usage) {
+          answer.input = chunk.usage.prompt_tokens
+          answer.output = chunk.usage.completion_tokens
+          answer.cacheRead = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
+          answer.cacheCreation = 0
+          answer.reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens
+        }
+        const finish = chunk.choices[0]?.finish_reason
+        if (finish)
+          answer.finishReason = finish
       }
       const delta = chunk.choices[0]?.delta
       if (!delta)
@@ -102,6 +124,8 @@ async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMes
       }
     }
 
+    if (chat && answer)
+      chat.end(answer)
     // Indices may skip (a server numbering calls oddly); the next request must not carry holes.
     const calls = pending.filter(call => call !== undefined)
     if (calls.length === 0) {
@@ -119,12 +143,16 @@ async function loop(options: OpenAIFloorLoopOptions, messages: ChatCompletionMes
     const assistant: ChatCompletionMessageParam = { role: 'assistant', content: text || null, tool_calls: toolCalls }
     messages.push(assistant)
     const answers = await Promise.all(toolCalls.map(async (call): Promise<ChatCompletionToolMessageParam> => {
+      const span = telemetry?.tool(call.function.name, options.tools.find(tool => tool.function.name === call.function.name)?.function.description ?? '', call.id, result.turns)
       try {
         const input = JSON.parse(call.function.arguments || '{}') as Record<string, unknown>
         return { role: 'tool', tool_call_id: call.id, content: await execute(call.function.name, input) }
       }
       catch (error) {
         return { role: 'tool', tool_call_id: call.id, content: `Error: ${(error as Error).message}` }
+      }
+      finally {
+        span?.end()
       }
     }))
     messages.push(...answers)

@@ -17,6 +17,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type OpenAI from 'openai'
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses'
 import type { FloorLoopResult } from './floor-loop'
+import type { FloorRunTelemetry } from './floor-telemetry'
 import { open } from 'node:fs/promises'
 
 export interface ResponsesFloorLoopOptions {
@@ -33,6 +34,8 @@ export interface ResponsesFloorLoopOptions {
   onText: (delta: string) => void
   /** The run's conversation log (JSONL), created or appended to; without it the loop keeps nothing (a zidane run without a session). */
   logPath?: string
+  /** OpenTelemetry by hand (`floor-telemetry.ts`): a new run's spans and metrics, or none. */
+  telemetry?: () => FloorRunTelemetry
 }
 
 /** A function call as the stream finishes it. */
@@ -46,20 +49,23 @@ export async function runResponsesFloorLoop(options: ResponsesFloorLoopOptions):
   const input: ResponseInputItem[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: options.prompt }] }]
   const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
   const log = options.logPath === undefined ? undefined : await open(options.logPath, 'a')
+  const telemetry = options.telemetry?.()
   try {
     await log?.write(`${JSON.stringify(input)}\n`)
-    await loop(options, input, result, log)
+    await loop(options, input, result, log, telemetry)
   }
   finally {
     await log?.close()
   }
+  telemetry?.end(result.turns, 'completed')
   return result
 }
 
-async function loop(options: ResponsesFloorLoopOptions, input: ResponseInputItem[], result: FloorLoopResult, log: FileHandle | undefined): Promise<void> {
+async function loop(options: ResponsesFloorLoopOptions, input: ResponseInputItem[], result: FloorLoopResult, log: FileHandle | undefined, telemetry: FloorRunTelemetry | undefined): Promise<void> {
   const { client, execute } = options
   while (result.turns < options.maxTurns) {
     result.turns += 1
+    const chat = telemetry?.chat(result.turns)
     const stream = await client.responses.create({
       model: options.model,
       instructions: options.system,
@@ -74,6 +80,7 @@ async function loop(options: ResponsesFloorLoopOptions, input: ResponseInputItem
     let text = ''
     const calls: FinishedCall[] = []
     for await (const event of stream) {
+      chat?.firstChunk()
       if (event.type === 'response.output_text.delta') {
         text += event.delta
         options.onText(event.delta)
@@ -84,6 +91,8 @@ async function loop(options: ResponsesFloorLoopOptions, input: ResponseInputItem
       else if (event.type === 'response.completed' && event.response.usage) {
         result.inputTokens += event.response.usage.input_tokens
         result.outputTokens += event.response.usage.output_tokens
+        const usage = event.response.usage
+        chat?.end({ model: event.response.model, id: event.response.id, finishReason: calls.length > 0 ? 'tool_calls' : 'stop', input: usage.input_tokens, output: usage.output_tokens, cacheRead: usage.input_tokens_details?.cached_tokens ?? 0, reasoning: usage.output_tokens_details?.reasoning_tokens ?? 0 })
       }
     }
 
@@ -98,12 +107,16 @@ async function loop(options: ResponsesFloorLoopOptions, input: ResponseInputItem
       return
     }
     const answers = await Promise.all(calls.map(async (call): Promise<ResponseInputItem> => {
+      const span = telemetry?.tool(call.name, options.tools.find(tool => tool.name === call.name)?.description ?? '', call.call_id, result.turns)
       try {
         const args = JSON.parse(call.arguments || '{}') as Record<string, unknown>
         return { type: 'function_call_output', call_id: call.call_id, output: await execute(call.name, args) }
       }
       catch (error) {
         return { type: 'function_call_output', call_id: call.call_id, output: `Error: ${(error as Error).message}` }
+      }
+      finally {
+        span?.end()
       }
     }))
     input.push(...answers)

@@ -21,6 +21,7 @@ import type {
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
 import type { FileHandle } from 'node:fs/promises'
+import type { FloorAnswer, FloorRunTelemetry } from './floor-telemetry'
 import { open } from 'node:fs/promises'
 
 export interface FloorLoopOptions {
@@ -37,6 +38,8 @@ export interface FloorLoopOptions {
   onText: (delta: string) => void
   /** The run's conversation log (JSONL), created or appended to; without it the loop keeps nothing (a zidane run without a session). */
   logPath?: string
+  /** OpenTelemetry by hand (`floor-telemetry.ts`): a new run's spans and metrics, or none. */
+  telemetry?: () => FloorRunTelemetry
 }
 
 export interface FloorLoopResult {
@@ -50,20 +53,23 @@ export async function runFloorLoop(options: FloorLoopOptions): Promise<FloorLoop
   const messages: MessageParam[] = [{ role: 'user', content: options.prompt }]
   const result: FloorLoopResult = { turns: 0, text: '', inputTokens: 0, outputTokens: 0 }
   const log = options.logPath === undefined ? undefined : await open(options.logPath, 'a')
+  const telemetry = options.telemetry?.()
   try {
     await log?.write(`${JSON.stringify(messages)}\n`)
-    await loop(options, messages, result, log)
+    await loop(options, messages, result, log, telemetry)
   }
   finally {
     await log?.close()
   }
+  telemetry?.end(result.turns, 'completed')
   return result
 }
 
-async function loop(options: FloorLoopOptions, messages: MessageParam[], result: FloorLoopResult, log: FileHandle | undefined): Promise<void> {
+async function loop(options: FloorLoopOptions, messages: MessageParam[], result: FloorLoopResult, log: FileHandle | undefined, telemetry: FloorRunTelemetry | undefined): Promise<void> {
   const { client, execute } = options
   while (result.turns < options.maxTurns) {
     result.turns += 1
+    const chat = telemetry?.chat(result.turns)
     const stream = await client.messages.create({
       model: options.model,
       max_tokens: options.maxTokens,
@@ -75,10 +81,19 @@ async function loop(options: FloorLoopOptions, messages: MessageParam[], result:
 
     const blocks: ContentBlockParam[] = []
     const argumentParts = new Map<number, string[]>()
+    const answer: FloorAnswer | undefined = chat && { model: '', id: '', finishReason: '', input: 0, output: 0 }
     for await (const event of stream) {
+      chat?.firstChunk()
       switch (event.type) {
         case 'message_start':
           result.inputTokens += event.message.usage.input_tokens
+          if (answer) {
+            answer.model = event.message.model
+            answer.id = event.message.id
+            answer.input = event.message.usage.input_tokens
+            answer.cacheRead = event.message.usage.cache_read_input_tokens ?? 0
+            answer.cacheCreation = event.message.usage.cache_creation_input_tokens ?? 0
+          }
           break
         case 'content_block_start':
           if (event.content_block.type === 'text') {
@@ -107,9 +122,15 @@ async function loop(options: FloorLoopOptions, messages: MessageParam[], result:
         }
         case 'message_delta':
           result.outputTokens += event.usage.output_tokens
+          if (answer) {
+            answer.output = event.usage.output_tokens
+            answer.finishReason = event.delta.stop_reason ?? ''
+          }
           break
       }
     }
+    if (chat && answer)
+      chat.end(answer)
 
     // Events may skip an index (blocks the loop does not keep); the next request must not carry holes.
     const content = blocks.filter(block => block !== undefined)
@@ -122,11 +143,15 @@ async function loop(options: FloorLoopOptions, messages: MessageParam[], result:
       return
     }
     const answers = await Promise.all(calls.map(async (call): Promise<ToolResultBlockParam> => {
+      const span = telemetry?.tool(call.name, options.tools.find(tool => tool.name === call.name)?.description ?? '', call.id, result.turns)
       try {
         return { type: 'tool_result', tool_use_id: call.id, content: await execute(call.name, call.input as Record<string, unknown>) }
       }
       catch (error) {
         return { type: 'tool_result', tool_use_id: call.id, content: `Error: ${(error as Error).message}`, is_error: true }
+      }
+      finally {
+        span?.end()
       }
     }))
     const results: MessageParam = { role: 'user', content: answers }

@@ -22,9 +22,10 @@ import type { Sample } from './measure'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { benchLoopCode } from './built-code'
 import { printSeamCost } from './effects-seam'
-import { floorRunner, LOOP_CONFIGS, zidaneRunner } from './loop-runners'
+import { benchTelemetry, floorRunner, LOOP_CONFIGS, zidaneRunner } from './loop-runners'
 import { measure, median, printTable, quantile } from './measure'
 import { startServerProcess } from './server-process'
 
@@ -105,6 +106,12 @@ export interface ScenarioResult {
   persistence: Persistence
   /** The floor's medians per turn. */
   floor: Sample
+  /**
+   * The floor with the `telemetry` configuration's spans and metrics written
+   * by hand (`floor-telemetry.ts`), when that configuration ran: what the
+   * OpenTelemetry SDK costs the leanest loop doing the same telemetry work.
+   */
+  floorTelemetry?: Sample
   configs: ConfigResult[]
 }
 
@@ -182,7 +189,14 @@ export async function loopOverhead(): Promise<ScenarioResult[]> {
     if (!on || !off)
       return []
     const ratio = on.zidane.cpuMs / off.zidane.cpuMs
-    return [`${PROVIDER_LABELS[result.provider]}, ${result.label}: ${ratio.toFixed(3)}× (${ratio <= TELEMETRY_TARGET ? 'within' : 'ABOVE'} ${TELEMETRY_TARGET.toFixed(2)}×)`]
+    const line = `${PROVIDER_LABELS[result.provider]}, ${result.label}: zidane ${ratio.toFixed(3)}× (${ratio <= TELEMETRY_TARGET ? 'within' : 'ABOVE'} ${TELEMETRY_TARGET.toFixed(2)}×)`
+    if (!result.floorTelemetry)
+      return [line]
+    // The same spans and metrics written by hand into the floor: the SDK's own cost, with no framework around it.
+    const floorRatio = result.floorTelemetry.cpuMs / result.floor.cpuMs
+    const zidaneAdds = (on.zidane.cpuMs - off.zidane.cpuMs) * 1000
+    const floorAdds = (result.floorTelemetry.cpuMs - result.floor.cpuMs) * 1000
+    return [`${line}; the floor with the same telemetry by hand ${floorRatio.toFixed(3)}×; telemetry adds ${zidaneAdds.toFixed(0)} µs per turn to zidane, ${floorAdds.toFixed(0)} µs to the floor (${(zidaneAdds / floorAdds).toFixed(2)}×)`]
   })
   if (telemetryLines.length > 0)
     console.log(`\ntelemetry on / off, CPU per turn (same run):\n  ${telemetryLines.join('\n  ')}`)
@@ -197,8 +211,11 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
     const configs = configsOf(scenario)
     const options = (name: string) => ({ baseURL: server.url, dir: join(dir, name), maxTurns: TURNS + 10, code, persistence: scenario.persistence })
     const floorRun = floorRunner(scenario.provider, options('floor'))
-    const loops: { name: 'floor' | LoopConfig, run: () => Promise<void> }[] = [
+    const traced = configs.includes('telemetry')
+    const floorTracedRun = traced ? floorRunner(scenario.provider, { ...options('floor-telemetry'), telemetry: benchTelemetry() }) : undefined
+    const loops: { name: 'floor' | 'floor-telemetry' | LoopConfig, run: () => Promise<void> }[] = [
       { name: 'floor', run: async () => checkTurns('floor', (await floorRun()).turns) },
+      ...(floorTracedRun ? [{ name: 'floor-telemetry' as const, run: async () => checkTurns('floor-telemetry', (await floorTracedRun()).turns) }] : []),
       ...configs.map((config) => {
         const run = zidaneRunner(scenario.provider, config, scenario.callsPerTurn > 1, options(config))
         return {
@@ -231,6 +248,7 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
       callsPerTurn: scenario.callsPerTurn,
       persistence: scenario.persistence,
       floor,
+      ...(traced ? { floorTelemetry: perTurn(samples.get('floor-telemetry')!) } : {}),
       configs: configs.map((config) => {
         const own = samples.get(config)!
         const zidane = perTurn(own)
@@ -270,6 +288,7 @@ function printScenario(result: ScenarioResult): void {
   console.log(`\n${PROVIDER_LABELS[result.provider]}, ${result.label}`)
   printTable(['loop', 'CPU ms/turn', 'wall ms/turn', 'CPU vs floor', 'target', 'run-by-run median (middle half)'], [
     [FLOOR_LABELS[result.persistence][result.provider], result.floor.cpuMs.toFixed(3), result.floor.wallMs.toFixed(3), '1.00×', '', ''],
+    ...(result.floorTelemetry ? [['floor + the same OpenTelemetry by hand', result.floorTelemetry.cpuMs.toFixed(3), result.floorTelemetry.wallMs.toFixed(3), `${(result.floorTelemetry.cpuMs / result.floor.cpuMs).toFixed(2)}×`, '', '']] : []),
     ...result.configs.map(({ config, zidane, ratio, target, pairedRatio: { q1, median, q3 } }) => [
       CONFIG_LABELS[result.persistence][config],
       zidane.cpuMs.toFixed(3),
@@ -280,3 +299,6 @@ function printScenario(result: ScenarioResult): void {
     ]),
   ])
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  await loopOverhead()

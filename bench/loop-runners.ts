@@ -13,6 +13,7 @@ import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completio
 import type { FunctionTool } from 'openai/resources/responses/responses'
 import type { AgentBehavior, AgentTelemetry, Provider, RunEffects, ToolDef } from '../src'
 import type { LoopCode } from './built-code'
+import type { FloorRunTelemetry } from './floor-telemetry'
 import type { BenchProvider } from './loop-script'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -73,7 +74,7 @@ class IdleReader extends MetricReader {
  * ends and is meant for tests and debugging. Measuring with the latter would
  * charge zidane for an export strategy no production host runs.
  */
-function benchTelemetry(): AgentTelemetry {
+export function benchTelemetry(): AgentTelemetry {
   const tracing = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new DiscardingExporter())] })
   const metering = new MeterProvider({ readers: [new IdleReader()] })
   return { tracer: tracing.getTracer('zidane-bench'), meter: metering.getMeter('zidane-bench'), agentName: 'bench' }
@@ -134,6 +135,12 @@ export interface RunnerOptions {
   code?: LoopCode
   /** Where each run's conversation is kept (default `file`). */
   persistence?: Persistence
+  /**
+   * zidane: the telemetry to run with, in place of the `telemetry`
+   * configuration's. The floor: its tracer and meter get the same spans and
+   * metrics written by hand (`floor-telemetry.ts`).
+   */
+  telemetry?: AgentTelemetry
 }
 
 /** The hand-written loop of a wire format: one run per call, each logging to a new file unless `persistence` is `none`. */
@@ -147,8 +154,16 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
     return readNote(input)
   }
   mkdirSync(options.dir, { recursive: true })
-  const { runFloorLoop, runOpenAIFloorLoop, runResponsesFloorLoop } = (options.code ?? SOURCE_CODE).floors
+  const { runFloorLoop, runOpenAIFloorLoop, runResponsesFloorLoop, startFloorRun } = (options.code ?? SOURCE_CODE).floors
   const shared = { model: MODELS[provider], maxTokens: MAX_TOKENS, system: SYSTEM, prompt: PROMPT, maxTurns: options.maxTurns, execute, onText }
+  const telemetry = options.telemetry
+  /** The floor's telemetry by hand for a run logging to `logPath` (the log names its conversation, as zidane's session does). */
+  const floorTelemetry = (logPath: string | undefined): { telemetry?: () => FloorRunTelemetry } => {
+    if (!telemetry?.tracer || !telemetry.meter)
+      return {}
+    const setup = { tracer: telemetry.tracer, meter: telemetry.meter, agentName: telemetry.agentName ?? 'bench', ...(logPath ? { conversationId: logPath } : {}) }
+    return { telemetry: () => startFloorRun(setup, provider, MODELS[provider], MAX_TOKENS) }
+  }
   if (provider === 'anthropic') {
     const client = new Anthropic({ apiKey: 'bench', baseURL: options.baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) })
     const tools: Tool[] = [{
@@ -158,7 +173,7 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
     }]
     return async () => {
       const log = nextLog()
-      const result = await runFloorLoop({ ...shared, client, tools, ...log })
+      const result = await runFloorLoop({ ...shared, client, tools, ...log, ...floorTelemetry(log.logPath) })
       return { turns: result.turns, text: result.text, file: log.logPath ?? '' }
     }
   }
@@ -173,7 +188,7 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
     }]
     return async () => {
       const log = nextLog()
-      const result = await runResponsesFloorLoop({ ...shared, client, tools, ...log })
+      const result = await runResponsesFloorLoop({ ...shared, client, tools, ...log, ...floorTelemetry(log.logPath) })
       return { turns: result.turns, text: result.text, file: log.logPath ?? '' }
     }
   }
@@ -183,7 +198,7 @@ export function floorRunner(provider: BenchProvider, options: RunnerOptions): ()
   }]
   return async () => {
     const log = nextLog()
-    const result = await runOpenAIFloorLoop({ ...shared, client, tools, ...log })
+    const result = await runOpenAIFloorLoop({ ...shared, client, tools, ...log, ...floorTelemetry(log.logPath) })
     return { turns: result.turns, text: result.text, file: log.logPath ?? '' }
   }
 }
@@ -223,7 +238,7 @@ export function zidaneRunner(provider: BenchProvider, config: LoopConfig, concur
     maxTokens: MAX_TOKENS,
     ...(config === 'policies' ? commonPolicies(join(options.dir, 'results')) : {}),
   }
-  const telemetry = config === 'telemetry' ? benchTelemetry() : undefined
+  const telemetry = options.telemetry ?? (config === 'telemetry' ? benchTelemetry() : undefined)
   const extras = { ...(options.effects ? { effects: options.effects } : {}), ...(telemetry ? { telemetry } : {}) }
   if (!store) {
     return async () => {

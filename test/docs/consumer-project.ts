@@ -25,7 +25,7 @@ function isBuilt(): boolean {
     built = statSync(join(root, 'dist', 'index.d.ts')).mtimeMs
   }
   catch {}
-  const sources = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'package.json')), newestMtime(join(root, 'tsup.config.ts')))
+  const sources = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'package.json')), newestMtime(join(root, 'tsup.config.ts')), newestMtime(join(root, 'scripts', 'rechunk-dist.ts')))
   return built > sources
 }
 

@@ -9,7 +9,9 @@ import tsupConfig from '../../tsup.config'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, { types: string, default: string } | string> }
 const typedoc = JSON.parse(readFileSync(`${root}typedoc.json`, 'utf8')) as { entryPoints: string[] }
-const build = (Array.isArray(tsupConfig) ? tsupConfig[0] : tsupConfig) as { entry: Record<string, string> }
+// The config is a function of the command line's options (the post-build step reads its output directory).
+const config = typeof tsupConfig === 'function' ? await tsupConfig({}) : tsupConfig
+const build = (Array.isArray(config) ? config[0] : config) as { entry: Record<string, string> }
 
 /** Subpath → the build entry name its files come from (`./chat` → `chat`, `.` → `index`). */
 const subpaths = Object.entries(manifest.exports)
