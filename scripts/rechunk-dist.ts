@@ -73,18 +73,17 @@ export async function rechunkDist(outDir: string, entryNames: readonly string[])
     await rm(join(dir, file))
   await cp(out, dir, { recursive: true })
   await rm(out, { recursive: true, force: true })
-  // A file that starts with a shebang is a command (`bin/zidane`): executable, as tsup leaves it.
-  for (const item of output) {
-    if (item.type === 'chunk' && item.code.startsWith('#!'))
-      await chmod(join(dir, item.fileName), 0o755)
-  }
-
   const chunks = new Map<string, readonly string[]>()
   for (const item of output) {
-    if (item.type === 'chunk')
-      chunks.set(item.fileName, item.imports)
+    if (item.type !== 'chunk')
+      continue
+    chunks.set(item.fileName, item.imports)
+    // A file that starts with a shebang is a command (`bin/zidane`): executable, as tsup leaves it.
+    if (item.code.startsWith('#!'))
+      await chmod(join(dir, item.fileName), 0o755)
   }
-  return `rechunk-dist: ${files.length} files became ${chunks.size}; the root entry loads ${staticFiles(chunks, `${ROOT}.js`)} at once`
+  const rootFiles = reachable(`${ROOT}.js`, name => chunks.get(name)).size
+  return `rechunk-dist: ${files.length} files became ${chunks.size}; the root entry loads ${rootFiles} at once`
 }
 
 /**
@@ -118,33 +117,26 @@ function chunkGroups(entries: Readonly<Record<string, string>>): GetManualChunk 
 
 /** The modules `entry` loads before it runs: it and its static imports, transitively. */
 function staticClosure(entry: string, getModuleInfo: GetModuleInfo): Set<string> {
-  const seen = new Set<string>()
-  const stack = [entry]
-  while (stack.length > 0) {
-    const id = stack.pop()!
-    if (seen.has(id))
-      continue
+  return reachable(entry, (id) => {
     const info = getModuleInfo(id)
-    if (!info || info.isExternal)
-      continue
-    seen.add(id)
-    for (const imported of info.importedIds)
-      stack.push(imported)
-  }
-  return seen
+    return info && !info.isExternal ? info.importedIds : undefined
+  })
 }
 
-/** How many files loading `start` reads before anything runs. */
-function staticFiles(chunks: ReadonlyMap<string, readonly string[]>, start: string): number {
+/** `start` and everything `next` leads to from it, each once; an item `next` gives nothing for is left out. */
+function reachable(start: string, next: (item: string) => readonly string[] | undefined): Set<string> {
   const seen = new Set<string>()
   const stack = [start]
   while (stack.length > 0) {
-    const name = stack.pop()!
-    if (seen.has(name) || !chunks.has(name))
+    const item = stack.pop()!
+    if (seen.has(item))
       continue
-    seen.add(name)
-    for (const imported of chunks.get(name)!)
-      stack.push(imported)
+    const onward = next(item)
+    if (onward === undefined)
+      continue
+    seen.add(item)
+    for (const following of onward)
+      stack.push(following)
   }
-  return seen.size
+  return seen
 }

@@ -11,6 +11,7 @@
 import type { ToolResultMetadata } from '../core/content'
 import { MAX_RECORD_DEPTH } from '../session/stores/record-checks'
 import { truncateText } from '../text/truncate'
+import { errorMessage } from './call-answer'
 
 /**
  * The only key of the metadata a result keeps when the metadata it was given
@@ -284,13 +285,8 @@ function pathOf(rootKey: string, frames: readonly Frame[]): string {
   return path
 }
 
+/** A thrown value's text (`errorMessage` never throws), cut for a note. */
 function thrownMessage(error: unknown): string {
-  let text: string
-  try {
-    text = String(error instanceof Error ? error.message : error)
-  }
-  catch {
-    return 'an unreadable error'
-  }
+  const text = errorMessage(error)
   return text.length > 200 ? `${truncateText(text, 200)}…` : text
 }
