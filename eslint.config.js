@@ -20,6 +20,10 @@ export default antfu({
       // Each spread item becomes an argument: about 120,000 of them overflow the stack (a RangeError).
       selector: 'CallExpression[callee.property.name=/^(push|unshift|splice|min|max|fromCharCode|fromCodePoint)$/] > SpreadElement',
       message: 'A spread argument overflows the call stack for a long array; use pushAll from src/core/push-all.ts, or a loop.',
+    }, {
+      // The first call in a process starts ICU's number formatting or collation (about 10 ms on Node 20).
+      selector: 'CallExpression[callee.property.name=/^(toLocaleString|localeCompare)$/]',
+      message: 'toLocaleString and localeCompare start ICU (about 10 ms on first use); write numbers with groupDigits from src/text/group-digits.ts, compare with < and >.',
     }],
   },
 }, {

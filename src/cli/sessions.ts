@@ -47,7 +47,8 @@ export async function listCliSessions(store: SessionStore): Promise<CliSessionRo
     if (data)
       rows.push({ id, updatedAt: data.updatedAt, turns: data.turns.length, ...metadataOf(data) })
   }
-  return rows.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id))
+  // Ties in code-unit order: the same on every machine, and no ICU collator to start (about 10 ms).
+  return rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
 /** The `--list` table, one session per line. */

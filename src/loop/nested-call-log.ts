@@ -2,6 +2,14 @@ import type { NestedToolCallRecord } from '../core/content'
 import { mergeObjects } from '../core/merge-objects'
 
 /**
+ * How many nested calls one call of the model may make, at every depth
+ * together. Each leaves a record on the model's call's result, written with
+ * its turn; a host tool looping on `ctx.callTool` would otherwise grow that
+ * turn without end. A codemode script stops well before (1,000 calls).
+ */
+export const MAX_NESTED_CALLS_PER_CALL = 10_000
+
+/**
  * The nested calls made under one call of the model, at any depth, in the
  * order they started. Their ids show the tree: a call made under `a` is
  * `a.1`, one made under that is `a.1.1`. The log is read once, when the
@@ -14,6 +22,11 @@ export class NestedCallLog {
 
   get isClosed(): boolean {
     return this.closed
+  }
+
+  /** Whether `MAX_NESTED_CALLS_PER_CALL` calls were started: any more is refused unrecorded. */
+  get isFull(): boolean {
+    return this.entries !== undefined && this.entries.length >= MAX_NESTED_CALLS_PER_CALL
   }
 
   /** Reserve the record of a call that starts now; `undefined` once the log is closed. */

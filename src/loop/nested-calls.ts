@@ -3,7 +3,9 @@ import type { AnsweredCall } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
 import { refuseOverDeepInput } from '../providers/tool-json'
+import { groupDigits } from '../text/group-digits'
 import { prepareCall } from './call-resolve'
+import { MAX_NESTED_CALLS_PER_CALL } from './nested-call-log'
 
 /** How deep calls made by tools may nest: a call at this depth may not make another. */
 export const MAX_NESTED_TOOL_CALL_DEPTH = 8
@@ -33,6 +35,8 @@ export function nestedCaller(run: RunContext, caller: PreparedCall, answer: (run
     const calledName = typeof name === 'string' ? name : String(name)
     if (closed || caller.log.isClosed)
       return refused(callId, calledName, `Error: ${calledName} was not run: the tool that called it (${caller.base.callId}) has already finished.`)
+    if (caller.log.isFull)
+      return refused(callId, calledName, `Error: ${calledName} was not run: one call of the model may make at most ${groupDigits(MAX_NESTED_CALLS_PER_CALL)} nested tool calls in all (its tool's and theirs), and this would be one more.`)
     ended ??= new AbortController()
     const link = linkSignals([caller.signal, ended.signal, options?.signal])
     const line = isLine(options?.line) ? options.line : undefined

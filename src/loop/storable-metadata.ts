@@ -10,6 +10,7 @@
 
 import type { ToolResultMetadata } from '../core/content'
 import { MAX_RECORD_DEPTH } from '../session/stores/record-checks'
+import { groupDigits } from '../text/group-digits'
 import { truncateText } from '../text/truncate'
 import { errorMessage } from './call-answer'
 
@@ -90,7 +91,7 @@ interface Written {
   chars: number
 }
 
-const TOO_LONG = `its JSON text would be longer than a string can hold (${MAX_JSON_CHARS.toLocaleString('en-US')} characters)`
+const TOO_LONG = `its JSON text would be longer than a string can hold (${groupDigits(MAX_JSON_CHARS)} characters)`
 
 /**
  * Why `JSON.stringify` could not write `value` (held under `rootKey`), or
@@ -194,7 +195,7 @@ export function jsonProblem(value: unknown, rootKey: string, maxDepth: number): 
     const before = written.get(container)
     const levels = before?.levels ?? 1
     if (frames.length + levels > maxDepth)
-      return `it nests more than ${maxDepth.toLocaleString('en-US')} levels of objects and arrays (a stored turn may nest ${MAX_RECORD_DEPTH.toLocaleString('en-US')}, and a result's metadata sits ${LEVELS_ABOVE_METADATA} levels inside its turn)`
+      return `it nests more than ${groupDigits(maxDepth)} levels of objects and arrays (a stored turn may nest ${groupDigits(MAX_RECORD_DEPTH)}, and a result's metadata sits ${LEVELS_ABOVE_METADATA} levels inside its turn)`
     if (before !== undefined) {
       chars += before.chars
       const parent = frames.at(-1)

@@ -5,7 +5,7 @@ import { lstat, mkdir, realpath, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { nestsDeeperThan } from '../core/json-depth'
 import { AgentPluginError } from '../errors'
-import { inside, loadSkills, NO_SKILL_HERE, NOT_REGULAR, readBounded } from '../skills/load'
+import { inside, LEFT_ROOT, loadSkills, NO_SKILL_HERE, NOT_REGULAR, readBounded } from '../skills/load'
 import { isRecord, PLUGIN_MCP_SCHEMA_1_0, PLUGIN_SCHEMA_1_0, pluginServers, printable } from './mcp-config'
 
 const ENDS_ALPHANUMERIC = /[a-z0-9]$/
@@ -61,7 +61,7 @@ async function readManifest(dir: string, root: string, problems: AgentPluginProb
     throw new AgentPluginError(dir, 'plugin.json is not a regular file (a FIFO, a device, a socket, a directory or a dangling link)')
   if (kind === 'file' && !inside(root, await realpath(path)))
     throw new AgentPluginError(dir, 'plugin.json resolves outside the plugin root')
-  const json = await readJson(path).catch((error: Error) => {
+  const json = await readJson(path, root).catch((error: Error) => {
     throw new AgentPluginError(dir, `plugin.json: ${error.message}`)
   })
   if (json === undefined)
@@ -116,7 +116,7 @@ async function readServers(root: string, dataDir: string, problems: AgentPluginP
     return disable('mcp.json resolves outside the plugin root')
   let json: unknown
   try {
-    json = await readJson(path)
+    json = await readJson(path, root)
   }
   catch (error) {
     return disable(`mcp.json: ${(error as Error).message}`)
@@ -163,12 +163,15 @@ async function readSkills(root: string, problems: AgentPluginProblem[]): Promise
 /**
  * A JSON file's value, `undefined` when the file is absent; a file over the
  * cap, no regular file (checked on the opened file, so a FIFO never blocks),
+ * one that is not inside `root` once opened (see `readBounded`),
  * not JSON, or nested deeper than `PLUGIN_JSON_MAX_DEPTH` throws.
  */
-async function readJson(path: string): Promise<unknown> {
+async function readJson(path: string, root: string): Promise<unknown> {
   if (await kindOf(path) === 'missing')
     return undefined
-  const text = await readBounded(path, PLUGIN_FILE_MAX_BYTES)
+  const text = await readBounded(path, PLUGIN_FILE_MAX_BYTES, root)
+  if (text === LEFT_ROOT)
+    throw new Error('swapped for a link that leaves the plugin root while it was opened; not read')
   if (text === undefined)
     throw new Error(`larger than ${PLUGIN_FILE_MAX_BYTES} bytes`)
   if (text === NOT_REGULAR)

@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs'
+import type { Dirent, Stats } from 'node:fs'
 import type { LoadedSkills, SkillConfig, SkillSkip, SkillSource } from './types'
 import { constants } from 'node:fs'
 import { open, opendir, realpath, stat } from 'node:fs/promises'
@@ -25,6 +25,13 @@ export const NO_SKILL_HERE = 'holds no SKILL.md, and no subdirectory holds one'
 
 /** What `readBounded` returns for a path that is not a regular file. */
 export const NOT_REGULAR: unique symbol = Symbol('not a regular file')
+
+/**
+ * What `readBounded` returns when the file it opened is not a file inside the
+ * root it was given: a folder or the file itself was swapped for a link
+ * leading out between the caller's check and the open.
+ */
+export const LEFT_ROOT: unique symbol = Symbol('left its root')
 
 /** Opened without blocking: a FIFO would block the open until a writer came, with no way to abort it. */
 const READ_NONBLOCK = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
@@ -133,7 +140,9 @@ async function loadSkillDir(dir: string): Promise<SkillConfig | SkillSkip> {
     const target = await realpath(file)
     if (!inside(root, target))
       return { path: file, reason: 'SKILL.md is a link that leaves the skill directory' }
-    const text = await readBounded(target, SKILL_FILE_MAX_BYTES)
+    const text = await readBounded(target, SKILL_FILE_MAX_BYTES, root)
+    if (text === LEFT_ROOT)
+      return { path: file, reason: 'SKILL.md was swapped for a link that leaves the skill directory while it was opened; not read' }
     if (text === undefined)
       return { path: file, reason: `SKILL.md is larger than ${SKILL_FILE_MAX_BYTES} bytes` }
     if (text === NOT_REGULAR)
@@ -247,11 +256,21 @@ async function kindOf(path: string): Promise<'file' | 'other' | 'missing'> {
  * file. The open does not block (`O_NONBLOCK`, which changes nothing for a
  * regular file) and the check is on the opened file, so a FIFO or a device
  * put in place after a `stat` still never blocks the read or fills memory.
+ *
+ * With `root` (a real path), the opened file must also be one inside it, or
+ * the answer is `LEFT_ROOT` and nothing is read. A caller checks the path
+ * before the open, but a folder the model can write to may be swapped for a
+ * link leading out in between; so once the file is open, its path is resolved
+ * again, and the file found there must be inside `root` and be the very file
+ * open (same device and inode). A swap back after the open cannot pass: the
+ * open file is the one outside.
  */
-export async function readBounded(path: string, max: number): Promise<string | undefined | typeof NOT_REGULAR> {
+export async function readBounded(path: string, max: number, root?: string): Promise<string | undefined | typeof NOT_REGULAR | typeof LEFT_ROOT> {
   const handle = await open(path, READ_NONBLOCK)
   try {
     const info = await handle.stat()
+    if (root !== undefined && !await isOpenedInside(path, root, info))
+      return LEFT_ROOT
     if (!info.isFile())
       return NOT_REGULAR
     if (info.size > max)
@@ -268,5 +287,19 @@ export async function readBounded(path: string, max: number): Promise<string | u
   }
   finally {
     await handle.close()
+  }
+}
+
+/** Whether `path` now resolves inside `root` to the file `opened` describes. */
+async function isOpenedInside(path: string, root: string, opened: Stats): Promise<boolean> {
+  try {
+    const now = await realpath(path)
+    if (!inside(root, now))
+      return false
+    const named = await stat(now)
+    return named.dev === opened.dev && named.ino === opened.ino
+  }
+  catch {
+    return false
   }
 }

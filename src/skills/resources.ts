@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs'
 import type { SkillConfig } from './types'
 import { realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { inside, NOT_REGULAR, readBounded } from './load'
+import { inside, LEFT_ROOT, NOT_REGULAR, readBounded } from './load'
 import { resourcePathProblem } from './validate'
 
 /** Largest resource `skills_read` returns, in bytes; a bigger file is refused with its size (run or open it by path instead). */
@@ -49,12 +49,14 @@ export async function readSkillResource(skill: SkillConfig, path: string): Promi
     return { error: `"${normalized}" has ${info.size} bytes, more than the ${SKILL_RESOURCE_MAX_BYTES} skills_read returns; use it by its path, ${target}` }
   let text: Awaited<ReturnType<typeof readBounded>>
   try {
-    text = await readBounded(target, SKILL_RESOURCE_MAX_BYTES)
+    text = await readBounded(target, SKILL_RESOURCE_MAX_BYTES, root)
   }
   catch (error) {
     return { error: `"${normalized}" could not be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }
   }
   // The file was checked by path; the read checks the file it opened, so one swapped for a FIFO or a device in between is refused too.
+  if (text === LEFT_ROOT)
+    return { error: `"${normalized}" was swapped for a link that leaves the skill while it was opened; refused` }
   if (text === NOT_REGULAR)
     return { error: `"${normalized}" is not a regular file` }
   if (text === undefined)

@@ -224,6 +224,38 @@ describe('toolContext.callTool', () => {
     expect(result.calls!.map(call => call.isError === true)).toEqual([...Array.from({ length: 8 }).fill(false), true])
   })
 
+  it('a tool looping on callTool runs 10,000 nested calls; each later one is refused unrun and unrecorded, and the turn is stored', async () => {
+    const echo = echoTool()
+    const answers: NestedToolCallResult[] = []
+    const flood: ToolDef = {
+      spec: { name: 'flood', description: 'flood', inputSchema: { type: 'object' } },
+      async execute(_input, ctx) {
+        for (let i = 0; i < 10_003; i++)
+          answers.push(await ctx.callTool('echo', { text: String(i) }))
+        return 'flooded'
+      },
+    }
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'f', name: 'flood', input: {} }] }, { text: 'done' }])
+    const session = await createSession()
+    const stats = await createAgent({ provider, session, tools: { flood, echo: echo.def } }).run({ prompt: 'go' })
+    expect(stats.stopReason).toBe('completed')
+    expect(echo.runs()).toBe(10_000)
+    expect(answers.slice(0, 10_000).every(answer => !answer.isError && !answer.blocked)).toBe(true)
+    expect(answers.slice(10_000)).toEqual([10_001, 10_002, 10_003].map(n => ({
+      callId: `f.${n}`,
+      name: 'echo',
+      output: 'Error: echo was not run: one call of the model may make at most 10,000 nested tool calls in all (its tool\'s and theirs), and this would be one more.',
+      isError: true,
+      blocked: true,
+      blockedBy: 'loop',
+      durationMs: 0,
+    })))
+    const result = session.turns.flatMap(turn => turn.content).find((block): block is ToolResultBlock => block.type === 'tool_result')!
+    expect(result.output).toBe('flooded')
+    expect(result.calls).toHaveLength(10_000)
+    expect(result.calls!.at(-1)).toMatchObject({ id: 'f.10000', input: { text: '9999' } })
+  })
+
   it('a nested call the caller cancels ends alone; the run goes on', async () => {
     const started = deferred()
     const slow: ToolDef = {

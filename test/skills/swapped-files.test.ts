@@ -1,8 +1,9 @@
 import type { Dir, Dirent, Stats } from 'node:fs'
 import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { AgentPluginError, loadAgentPlugin, PLUGIN_SCHEMA_1_0 } from '../../src/chat'
 import { loadSkills, MAX_SKILL_DIR_ENTRIES, readSkillResource } from '../../src/skills'
 import { scratch, skillFile, within, writeTree } from './support'
 
@@ -14,7 +15,7 @@ import { scratch, skillFile, within, writeTree } from './support'
  * the FIFO blocks until a writer comes: for ever, on a thread of libuv's pool,
  * where no abort reaches it. The same mock counts the directory entries read.
  */
-const fsState = vi.hoisted(() => ({ swapped: new Set<string>(), entriesRead: 0 }))
+const fsState = vi.hoisted(() => ({ swapped: new Set<string>(), entriesRead: 0, beforeOpen: new Map<string, () => void>() }))
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>()
@@ -41,12 +42,20 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     fsState.entriesRead += entries.length
     return entries
   }) as typeof actual.readdir
-  return { ...actual, default: { ...actual, stat, opendir, readdir }, stat, opendir, readdir }
+  // A swap made right before a path is opened: after every check the caller made on it.
+  const open = (async (path: string, ...rest: unknown[]) => {
+    const swap = fsState.beforeOpen.get(String(path))
+    fsState.beforeOpen.delete(String(path))
+    swap?.()
+    return (actual.open as (...args: unknown[]) => ReturnType<typeof actual.open>)(path, ...rest)
+  }) as typeof actual.open
+  return { ...actual, default: { ...actual, stat, opendir, readdir, open }, stat, opendir, readdir, open }
 })
 
 const cleanups: (() => void)[] = []
 beforeEach(() => {
   fsState.swapped.clear()
+  fsState.beforeOpen.clear()
   fsState.entriesRead = 0
 })
 afterEach(() => {
@@ -79,6 +88,59 @@ describe('a file swapped for a FIFO between the check and the read', () => {
     execFileSync('mkfifo', [fifo])
     fsState.swapped.add(fifo)
     expect(await within(5000, readSkillResource(skills[0], 'pipe.md'))).toEqual({ error: '"pipe.md" is not a regular file' })
+  })
+})
+
+/**
+ * A folder swapped for a link leading out of the skill or plugin between the
+ * check on its path and the open (here: right before the open). The checks
+ * resolved the path inside; without a check on the opened file, the read
+ * returned the outside file's text.
+ */
+describe('a folder or file swapped for a link leading out, between the check and the open', () => {
+  /** Move `path` aside and put a link to `target` in its place. */
+  function swapForLink(path: string, target: string): () => void {
+    return () => {
+      renameSync(path, `${path}.moved`)
+      symlinkSync(target, path)
+    }
+  }
+
+  it('a SKILL.md: the skill is left out, and nothing of the outside file is loaded', async () => {
+    const root = realpathSync(tmp())
+    writeTree(root, {
+      'skills/fine/SKILL.md': skillFile('name: fine\ndescription: Fine.'),
+      'skills/evil/SKILL.md': skillFile('name: evil\ndescription: Inside.'),
+      'outside/SKILL.md': skillFile('name: evil\ndescription: From outside the skill.'),
+    })
+    const dir = join(root, 'skills', 'evil')
+    fsState.beforeOpen.set(join(dir, 'SKILL.md'), swapForLink(dir, join(root, 'outside')))
+    const { skills, skipped } = await loadSkills([join(root, 'skills')])
+    expect(skills.map(skill => skill.name)).toEqual(['fine'])
+    expect(skipped).toEqual([{ path: join(dir, 'SKILL.md'), reason: 'SKILL.md was swapped for a link that leaves the skill directory while it was opened; not read' }])
+  })
+
+  it('a resource read by skills_read: an error, and none of the outside file\'s text', async () => {
+    const root = realpathSync(tmp())
+    const dir = join(root, 'res')
+    writeTree(root, { 'res/SKILL.md': skillFile('name: res\ndescription: Resources.'), 'res/notes/a.md': 'inside', 'outside/a.md': 'SECRET' })
+    const { skills } = await loadSkills([dir])
+    expect(await readSkillResource(skills[0], 'notes/a.md')).toEqual({ text: 'inside' })
+    fsState.beforeOpen.set(join(dir, 'notes', 'a.md'), swapForLink(join(dir, 'notes'), join(root, 'outside')))
+    expect(await readSkillResource(skills[0], 'notes/a.md')).toEqual({ error: '"notes/a.md" was swapped for a link that leaves the skill while it was opened; refused' })
+    // Read again, the link is seen before any open.
+    expect(await readSkillResource(skills[0], 'notes/a.md')).toEqual({ error: '"notes/a.md" is a link that leaves the skill; refused' })
+  })
+
+  it('a plugin.json: the plugin is refused, and the outside manifest is never used', async () => {
+    const root = realpathSync(tmp())
+    const dir = join(root, 'plugin')
+    writeTree(root, {
+      'plugin/plugin.json': JSON.stringify({ $schema: PLUGIN_SCHEMA_1_0, name: 'mine' }),
+      'elsewhere/plugin.json': JSON.stringify({ $schema: PLUGIN_SCHEMA_1_0, name: 'someone-else' }),
+    })
+    fsState.beforeOpen.set(join(dir, 'plugin.json'), swapForLink(join(dir, 'plugin.json'), join(root, 'elsewhere', 'plugin.json')))
+    await expect(loadAgentPlugin(dir, { dataDir: join(root, 'data') })).rejects.toThrow(new AgentPluginError(dir, 'plugin.json: swapped for a link that leaves the plugin root while it was opened; not read'))
   })
 })
 

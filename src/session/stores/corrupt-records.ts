@@ -8,6 +8,7 @@
 import type { SessionRecordLocation } from '../../errors'
 import type { SessionData, SessionLoadOptions, SkippedSessionRecord } from '../types'
 import { SessionStoreError } from '../../errors'
+import { groupDigits } from '../../text/group-digits'
 import { metadataProblem, nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './record-checks'
 
 /**
@@ -40,7 +41,7 @@ export function corruptRecords(sessionId: string, subject: string, options: Sess
       }
       if (skipped.length === MAX_SKIPPED_RECORDS) {
         throw new SessionStoreError(
-          `${subject} has more than ${MAX_SKIPPED_RECORDS.toLocaleString('en-US')} broken records, more than a skip lists `
+          `${subject} has more than ${groupDigits(MAX_SKIPPED_RECORDS)} broken records, more than a skip lists `
           + `(the next: ${place} ${location.problem}); set the session aside, or repair it by hand`,
           'corrupt',
           { sessionId, record: location },

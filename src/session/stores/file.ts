@@ -40,6 +40,7 @@ import fs from 'node:fs'
 import { mkdir, open, readdir, rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
+import { groupDigits } from '../../text/group-digits'
 import { checksItsLoads } from './corrupt-records'
 import { createFileLeases, syncDirectory } from './file-lease'
 import { assertWritableLine, checkHeaderLine, headerLine, logReplay, runLine, turnsLine } from './jsonl-log'
@@ -363,7 +364,7 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
         const size = await regularFileSize(handle, id)
         if (size > maxLogBytes) {
           throw new SessionStoreError(
-            `Session log "${id}" (${path}) is ${size.toLocaleString('en-US')} bytes, over the ${maxLogBytes.toLocaleString('en-US')} a load reads (maxLogBytes); `
+            `Session log "${id}" (${path}) is ${groupDigits(size)} bytes, over the ${groupDigits(maxLogBytes)} a load reads (maxLogBytes); `
             + 'raise maxLogBytes of createFileStore if the session is meant to be this large, '
             + 'else move the log out of the store\'s directory (it is plain JSONL: its first line is the header, each later line a record)',
             'io',

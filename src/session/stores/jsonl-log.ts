@@ -30,6 +30,7 @@ import type { SessionData, SessionLoadOptions, SessionRun } from '../types'
 import type { CorruptRecords } from './corrupt-records'
 import type { LogLine } from './log-file'
 import { SessionStoreError } from '../../errors'
+import { groupDigits } from '../../text/group-digits'
 import { SESSION_FORMAT_VERSION } from '../types'
 import { corruptRecords } from './corrupt-records'
 import { LOG_LINE_MAX_BYTES } from './log-file'
@@ -116,8 +117,8 @@ export function checkHeaderLine(line: LogLine, id: string): void {
 export function assertWritableLine(bytes: Buffer, id: string): void {
   if (bytes.length > LOG_LINE_MAX_BYTES) {
     throw new SessionStoreError(
-      `Could not write to session "${id}": the record is ${bytes.length.toLocaleString('en-US')} bytes of JSON, `
-      + `over the ${LOG_LINE_MAX_BYTES.toLocaleString('en-US')} one log line may hold (a load could not read it back)`,
+      `Could not write to session "${id}": the record is ${groupDigits(bytes.length)} bytes of JSON, `
+      + `over the ${groupDigits(LOG_LINE_MAX_BYTES)} one log line may hold (a load could not read it back)`,
       'io',
       { sessionId: id },
     )
@@ -125,7 +126,7 @@ export function assertWritableLine(bytes: Buffer, id: string): void {
 }
 
 function tooLong(length: number): string {
-  return `is ${length.toLocaleString('en-US')} bytes long, over the ${LOG_LINE_MAX_BYTES.toLocaleString('en-US')} a log line may hold`
+  return `is ${groupDigits(length)} bytes long, over the ${groupDigits(LOG_LINE_MAX_BYTES)} a log line may hold`
 }
 
 function parseRecord(text: string, id: string, lineNumber: number): Record<string, unknown> {

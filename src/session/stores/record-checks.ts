@@ -16,6 +16,7 @@
  */
 
 import { nestsDeeperThan } from '../../core/json-depth'
+import { groupDigits } from '../../text/group-digits'
 import { truncateText } from '../../text/truncate'
 
 const TURN_ROLES = new Set(['system', 'user', 'assistant', 'command'])
@@ -166,7 +167,7 @@ export function metadataProblem(metadata: unknown): string | undefined {
 export const MAX_RECORD_DEPTH = 1000
 
 /** The problem of a record past `MAX_RECORD_DEPTH`, phrased like the checks above. */
-export const TOO_DEEP = `is nested more than ${MAX_RECORD_DEPTH.toLocaleString('en-US')} levels deep`
+export const TOO_DEEP = `is nested more than ${groupDigits(MAX_RECORD_DEPTH)} levels deep`
 
 /** Containers the fast walk visits before it hands over to `nestsDeeperThan`, which is safe on shared values. */
 const WALK_BUDGET = 1_000_000

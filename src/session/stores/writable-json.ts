@@ -20,6 +20,7 @@
  */
 
 import { SessionStoreError } from '../../errors'
+import { groupDigits } from '../../text/group-digits'
 import { truncateText } from '../../text/truncate'
 import { jsonTextNestsTooDeep, MAX_RECORD_DEPTH, nestsTooDeep, TOO_DEEP } from './record-checks'
 
@@ -105,7 +106,7 @@ function tooDeepToWrite(sessionId: string | undefined, written: Omit<WrittenReco
   else
     subject = index === -1 ? 'a turn of the write' : `turn ${position} of the write (${describeId(record)})`
   return new SessionStoreError(
-    `Could not write to ${sessionId === undefined ? 'a new session' : `session "${sessionId}"`}: ${subject} is nested more than ${MAX_RECORD_DEPTH.toLocaleString('en-US')} levels deep `
+    `Could not write to ${sessionId === undefined ? 'a new session' : `session "${sessionId}"`}: ${subject} is nested more than ${groupDigits(MAX_RECORD_DEPTH)} levels deep `
     + '(objects and arrays inside one another), more than a load reads back; nothing was written. '
     + 'Keep such a value flatter, or store it as a JSON string',
     'corrupt',
