@@ -93,3 +93,6 @@ export async function coldStart(rounds = ROUNDS): Promise<Map<string, ColdSample
   }
   return samples
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  await coldStart()
