@@ -1,9 +1,10 @@
 /**
  * How large tool results are, and how they are cut to a size: one result to
  * `TOOL_OUTPUT_LIMITS.maxChars` (see `checkToolOutput`), and the results of
- * one turn together, with the arguments of the nested calls recorded on them,
- * to `TOOL_OUTPUT_LIMITS.maxTurnChars` (`fitTurnResults`). Sizes are UTF-16
- * units, which cost nothing to count (arguments: units of their JSON text).
+ * one turn together, with the arguments of the nested calls recorded on them
+ * and their metadata, to `TOOL_OUTPUT_LIMITS.maxTurnChars` (`fitTurnResults`).
+ * Sizes are UTF-16 units, which cost nothing to count (arguments and
+ * metadata: units of their JSON text).
  */
 
 import type { SessionContentBlock, ToolResultBlock, ToolResultContent } from '../core/content'
@@ -81,8 +82,9 @@ export function cutBlocks(blocks: readonly ToolResultContent[], limit: number, n
  * one that crosses the budget is cut with a note, and each later one is
  * replaced by an error result saying it did not fit, so every call keeps its
  * result. The arguments of the nested calls recorded on the results get what
- * the results leave (`fitNestedCalls`). Returns `content` itself when all of
- * it fits, which it almost always does: the check is a sum of lengths.
+ * the results leave (`fitNestedCalls`), and the results' metadata what is
+ * left after them (`fitMetadata`). Returns `content` itself when all of it
+ * fits, which it almost always does: the check is a sum of lengths.
  */
 export function fitTurnResults<T extends SessionContentBlock>(content: T[]): T[] {
   const max = TOOL_OUTPUT_LIMITS.maxTurnChars
@@ -92,7 +94,7 @@ export function fitTurnResults<T extends SessionContentBlock>(content: T[]): T[]
       total += outputChars(block.output)
   }
   if (total <= max)
-    return fitNestedCalls(content, max - total, max)
+    return fitMetadata(fitNestedCalls(content, max - total, max), max)
   let left = max
   const fitted = content.map((block) => {
     if (block.type !== 'tool_result')
@@ -106,7 +108,13 @@ export function fitTurnResults<T extends SessionContentBlock>(content: T[]): T[]
     left = 0
     return withOutput(block, room, total, max) as T
   })
-  return fitNestedCalls(fitted, 0, max)
+  return fitMetadata(fitNestedCalls(fitted, 0, max), max)
+}
+
+/** Blocks fitted so far, and the characters of the turn's budget they leave. */
+interface Fitted<T> {
+  content: T[]
+  left: number
 }
 
 /**
@@ -117,6 +125,14 @@ export function fitTurnResults<T extends SessionContentBlock>(content: T[]): T[]
 export const OMITTED_INPUT_KEY = '__omittedInput'
 
 /**
+ * The only key of the metadata a result keeps when the metadata it was given
+ * could not be stored (see `storable-metadata.ts`) or did not fit in its
+ * turn; its value is a note saying why. Chosen, like `OMITTED_INPUT_KEY`, so
+ * it cannot clash with a real key.
+ */
+export const DROPPED_METADATA_KEY = '__droppedMetadata'
+
+/**
  * The nested calls recorded on a turn's results (`calls`) held to `room`
  * characters of arguments in all. Each record carries the call's arguments
  * and is written on the turn's line: a codemode script may pass millions of
@@ -125,9 +141,9 @@ export const OMITTED_INPUT_KEY = '__omittedInput'
  * whose arguments do not, every record keeps its id, name and outcome (each
  * call stays paired with its result) and its arguments are replaced by a
  * note. Once past the budget nothing is measured, so the work stays within
- * it. Returns `content` itself when all the arguments fit.
+ * it. Gives `content` itself when all the arguments fit, with the room left.
  */
-function fitNestedCalls<T extends SessionContentBlock>(content: T[], room: number, max: number): T[] {
+function fitNestedCalls<T extends SessionContentBlock>(content: T[], room: number, max: number): Fitted<T> {
   let left = room
   for (const [at, block] of content.entries()) {
     if (block.type !== 'tool_result' || !block.calls)
@@ -135,11 +151,43 @@ function fitNestedCalls<T extends SessionContentBlock>(content: T[], room: numbe
     for (const [index, record] of block.calls.entries()) {
       const size = jsonChars(record.input)
       if (size > left)
-        return omitInputsFrom(content, at, index, max)
+        return { content: omitInputsFrom(content, at, index, max), left: 0 }
       left -= size
     }
   }
+  return { content, left }
+}
+
+/**
+ * The metadata of a turn's results held to what the results and the nested
+ * calls' arguments left of its budget. Each value was checked alone to be
+ * storable, but one may be hundreds of millions of characters (a transform
+ * hook copying a page into it), and several together made a line the session
+ * could not write. Metadata is kept in call order while it fits; from the
+ * first that does not, each result's metadata is replaced by a note under
+ * `DROPPED_METADATA_KEY`, and the result itself is kept.
+ */
+function fitMetadata<T extends SessionContentBlock>({ content, left }: Fitted<T>, max: number): T[] {
+  let room = left
+  for (const [at, block] of content.entries()) {
+    if (block.type !== 'tool_result' || block.metadata === undefined)
+      continue
+    const size = jsonChars(block.metadata)
+    if (size > room)
+      return dropMetadataFrom(content, at, max)
+    room -= size
+  }
   return content
+}
+
+/** `content` with the metadata of every result from block `at` on replaced by a note. */
+function dropMetadataFrom<T extends SessionContentBlock>(content: T[], at: number, max: number): T[] {
+  const note = `[Dropped: this turn's tool results, the arguments of its nested calls and its results' metadata came to more than ${max} characters, and one turn holds at most ${max}; the metadata of this result was not recorded.]`
+  return content.map((block, i) => {
+    if (i < at || block.type !== 'tool_result' || block.metadata === undefined)
+      return block
+    return withMetadataDropped(block, note) as T
+  })
 }
 
 /** `content` with the arguments of every nested call from `calls[index]` of block `at` on replaced by a note. */
@@ -150,6 +198,11 @@ function omitInputsFrom<T extends SessionContentBlock>(content: T[], at: number,
       return block
     return withInputsOmitted(block, i === at ? index : 0, note) as T
   })
+}
+
+/** `block` with its metadata replaced by `note` (under `DROPPED_METADATA_KEY`). */
+function withMetadataDropped(block: ToolResultBlock, note: string): ToolResultBlock {
+  return mergeObjects(block, { metadata: { [DROPPED_METADATA_KEY]: note } })
 }
 
 /** `block` with the arguments of its nested calls from `calls[from]` on replaced by `note` (under `OMITTED_INPUT_KEY`). */

@@ -13,14 +13,7 @@ import { MAX_RECORD_DEPTH } from '../session/stores/record-checks'
 import { groupDigits } from '../text/group-digits'
 import { truncateText } from '../text/truncate'
 import { errorMessage } from './call-answer'
-
-/**
- * The only key of the metadata a result keeps when the metadata it was given
- * could not be stored; its value is a note saying why. Chosen, like
- * `INVALID_TOOL_INPUT_KEY` and `OMITTED_INPUT_KEY`, so it cannot clash with a
- * real key.
- */
-export const DROPPED_METADATA_KEY = '__droppedMetadata'
+import { DROPPED_METADATA_KEY } from './result-size'
 
 /**
  * Levels of a stored turn above a result's metadata: the turn, its `content`

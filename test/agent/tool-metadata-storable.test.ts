@@ -185,3 +185,25 @@ describe('tool result metadata the session can store is kept as it is', () => {
     expect(outcome.stored.metadata).toEqual({ a: { id: 7 }, b: [{ id: 7 }, { id: 7 }], c: 'flattened' })
   })
 })
+
+describe('the metadata of a turn\'s results shares the turn\'s budget', () => {
+  it('metadata is kept in call order while it fits in what the results left; later metadata becomes a note, every result kept', async () => {
+    // 30 Mi characters each: two fit in the turn's 64 Mi, the third does not.
+    const page = 'x'.repeat(30 * 1024 * 1024)
+    const dir = freshDir()
+    const session = await createSession({ store: createFileStore({ dir }) })
+    const calls = ['a', 'b', 'c'].map(id => ({ id, name: 'probe', input: {} }))
+    const provider = scriptedProvider([{ toolCalls: calls }, { text: 'done' }])
+    const agent = createAgent({ provider, session, tools: { probe }, hooks: { 'tool:transform': (ctx) => {
+      ctx.metadata.page = page
+    } } })
+    expect((await agent.run({ prompt: 'go' })).stopReason).toBe('completed')
+    const reloaded = await loadSession(session.id, { store: createFileStore({ dir }) })
+    const results = resultsOf(reloaded.turns)
+    expect(results.map(result => [result.callId, result.output])).toEqual([['a', 'probed'], ['b', 'probed'], ['c', 'probed']])
+    expect(results.slice(0, 2).map(result => result.metadata?.page === page)).toEqual([true, true])
+    expect(results[2].metadata).toEqual({ [KEY]: expect.stringMatching(/^\[Dropped: this turn's tool results, the arguments of its nested calls and its results' metadata came to more than 67108864 characters/) })
+    // The next request carries the same results.
+    expect(resultsOf(provider.requests[1].messages).map(result => Object.keys(result.metadata ?? {}))).toEqual([['page'], ['page'], [KEY]])
+  }, 60_000)
+})
