@@ -64,7 +64,7 @@ export function abortedMessage(run: RunContext, started: boolean): string {
 }
 
 /** What an error result says when not even the thrown value's text could be read. */
-const UNREADABLE_THROWN = 'a value was thrown whose text could not be read'
+export const UNREADABLE_THROWN = 'a value was thrown whose text could not be read'
 
 /**
  * The text of a thrown value, for an error result or a log line. A tool may

@@ -10,8 +10,9 @@ import { mergeObjects } from '../core/merge-objects'
 import { messagesJson, systemJson, toolDefinitionsJson } from './content'
 import { ERROR_TYPE, EVENTS, GEN_AI, OPERATION, ZIDANE } from './conventions'
 import { telemetryRuntime } from './runtime'
+import { errorType, failSpan } from './span-errors'
 import { extractSpanContext, injectCarrier } from './trace-context'
-import { errorType, failSpan, recordContent, tracedEffects } from './traced-effects'
+import { recordContent, tracedEffects } from './traced-effects'
 
 /** What a run tells its telemetry when it starts. */
 export interface RunTelemetryStart {

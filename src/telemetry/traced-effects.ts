@@ -6,13 +6,13 @@ import type { DecisionReply } from '../decisions/types'
 import type { ToolSpec, TurnResult } from '../providers/types'
 import type { RecordedContent } from './content'
 import type { MetricDimensions } from './metrics'
-import type { TelemetryRuntime, TelemetryScope } from './runtime'
+import type { TelemetryScope } from './runtime'
 import { mergeObjects } from '../core/merge-objects'
 import { timerNow } from '../core/timer'
-import { ClassifiedError } from '../errors'
 import { messagesJson, redacted, systemJson, toolDefinitionsJson, valueJson } from './content'
 import { ERROR_TYPE, GEN_AI, OPERATION, TOKEN_TYPE, ZIDANE } from './conventions'
 import { presentAttributes } from './metrics'
+import { errorType, failSpan } from './span-errors'
 
 /** The effects each traced one wraps. */
 const bases = new WeakMap<RunEffects, RunEffects>()
@@ -44,26 +44,6 @@ export function tracedEffects(base: RunEffects, scope: () => TelemetryScope | Pr
  */
 export function untraced(effects: RunEffects): RunEffects {
   return bases.get(effects) ?? effects
-}
-
-/** The class of error an operation ended with, for `error.type`: a provider error's kind, else the error's name. */
-export function errorType(error: unknown): string {
-  if (error instanceof ClassifiedError)
-    return error.kind
-  const kind = (error as { kind?: unknown } | null)?.kind
-  if (typeof kind === 'string' && kind.length > 0 && kind.length <= 64)
-    return kind
-  if (error instanceof Error)
-    return error.name || 'Error'
-  return '_OTHER'
-}
-
-/** Mark a span failed: `error.type`, status `ERROR` with the message, and the exception event. */
-export function failSpan(runtime: TelemetryRuntime, span: Span, error: unknown): void {
-  span.setAttribute(ERROR_TYPE, errorType(error))
-  span.setStatus({ code: runtime.api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) })
-  if (error instanceof Error)
-    span.recordException(error)
 }
 
 /** Set a content attribute if the host asked for it, after the cap and the redaction hook. */

@@ -2,6 +2,7 @@ import type { ToolSpec } from '../providers/types'
 import type { ToolDef, ToolMap } from './types'
 import { withGetters } from '../core/fast-accessors'
 import { mergeObjects } from '../core/merge-objects'
+import { fitToolCallId } from '../providers/tool-call-ids'
 import { schemaRefProblem } from '../schema/refs'
 
 /**
@@ -16,7 +17,11 @@ export interface ToolRegistry {
   get: (canonical: string) => ToolDef | undefined
   /** Canonical name for a name the model used; unknown names come back unchanged. */
   toCanonical: (wireName: string) => string
-  /** Wire name for a canonical name; names without an alias come back unchanged. */
+  /**
+   * Wire name for a canonical name: a tool's alias, else its name; the name
+   * of a call to no tool of the run, when no API would take it back, made
+   * into one that does (`replayableToolName`).
+   */
   toWire: (canonical: string) => string
   /**
    * Why the model may not call this tool yet (a lazily disclosed tool it has
@@ -106,7 +111,7 @@ export function createToolRegistry(
     return specs
   }
 
-  const toWire = (canonical: string) => wireOf.get(canonical) ?? canonical
+  const toWire = (canonical: string) => wireOf.get(canonical) ?? (byName.has(canonical) ? canonical : replayableToolName(canonical))
   return withGetters<ToolRegistry, 'specs'>({
     names: [...byName.keys()],
     get: canonical => byName.get(canonical),
@@ -134,4 +139,24 @@ function checkRawSchema(def: ToolDef): void {
   if (problem)
     throw new TypeError(`Tool "${def.spec.name}": its inputSchema cannot be checked: ${problem}`)
   checkedSchemas.add(def)
+}
+
+/** The longest tool name every tool-calling API takes (OpenAI's 64, the strictest). */
+const MAX_REPLAYED_NAME_CHARS = 64
+
+/** What every tool-calling API takes as the name of a call sent back to it: `[A-Za-z0-9_-]`, 1 to 64 characters. */
+const REPLAYABLE_NAME = /^[\w-]{1,64}$/
+
+/**
+ * The name a call to no tool of the run is sent back under. Models invent
+ * names (`multi_tool_use.parallel`, `functions.search`, a name with a space),
+ * and the loop answers such a call with an error result; but the call stays
+ * in the conversation, and the OpenAI APIs refuse every later request that
+ * carries a name outside their pattern with a 400 that no retry cures: the
+ * session could not go on. Such a name goes out as its readable part and a
+ * hash of the whole (as call ids do), the same every time, so the request
+ * stays byte-stable; the session keeps the name as the model wrote it.
+ */
+export function replayableToolName(name: string): string {
+  return REPLAYABLE_NAME.test(name) ? name : fitToolCallId(name, MAX_REPLAYED_NAME_CHARS)
 }

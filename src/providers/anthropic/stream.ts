@@ -9,6 +9,8 @@ import type { SessionContentBlock } from '../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../core/stats'
 import type { ProviderInputTransformation, StreamCallbacks, ToolCall, TurnResult } from '../types'
 import { refuseOverDeepValue } from '../shared/over-deep'
+import { servedId } from '../shared/served-id'
+import { optionalTokenCount, tokenCount } from '../shared/token-count'
 import { ToolJsonBuffer } from '../tool-json'
 import { PROVIDER_NAME, truncatedStreamError } from './errors'
 import { anthropicTurnCost, findAnthropicModel } from './models'
@@ -90,8 +92,8 @@ export class AnthropicTurnReader {
   handle(event: RawMessageStreamEvent): void {
     switch (event.type) {
       case 'message_start':
-        this.servedModel = event.message.model
-        this.responseId = typeof event.message.id === 'string' && event.message.id.length > 0 && event.message.id.length <= 256 ? event.message.id : this.responseId
+        this.servedModel = servedId(event.message.model) ?? this.servedModel
+        this.responseId = servedId(event.message.id) ?? this.responseId
         Object.assign(this.usage, event.message.usage)
         this.transformations = (event.message as { input_transformations?: unknown }).input_transformations ?? this.transformations
         break
@@ -284,19 +286,19 @@ function finishBlock(block: OpenBlock, serverToolNames: Map<string, string>): Se
 }
 
 function turnUsage(usage: WireUsage, modelId: string, context: StreamContext, finishReason: TurnFinishReason): TurnUsage {
-  const input = usage.input_tokens ?? 0
-  const output = usage.output_tokens ?? 0
-  const cacheRead = usage.cache_read_input_tokens ?? 0
-  const cacheCreation = usage.cache_creation_input_tokens ?? 0
-  const split = usage.cache_creation
-  const cacheWrite1h = split ? split.ephemeral_1h_input_tokens ?? 0 : context.cacheTtl === '1h' ? cacheCreation : 0
-  const cacheWrite5m = split ? split.ephemeral_5m_input_tokens ?? 0 : cacheCreation - cacheWrite1h
+  const input = tokenCount(usage.input_tokens)
+  const output = tokenCount(usage.output_tokens)
+  const cacheRead = tokenCount(usage.cache_read_input_tokens)
+  const cacheCreation = tokenCount(usage.cache_creation_input_tokens)
+  const split = typeof usage.cache_creation === 'object' && usage.cache_creation !== null ? usage.cache_creation : undefined
+  const cacheWrite1h = split ? tokenCount(split.ephemeral_1h_input_tokens) : context.cacheTtl === '1h' ? cacheCreation : 0
+  const cacheWrite5m = split ? tokenCount(split.ephemeral_5m_input_tokens) : cacheCreation - cacheWrite1h
   // Price by the model that served the turn; fall back to the one asked for if the table does not know it.
   const pricedModel = findAnthropicModel(modelId) ? modelId : context.model
   const cost = anthropicTurnCost(pricedModel, { input, output, cacheRead, cacheWrite5m, cacheWrite1h })
 
   const result: TurnUsage = { input, output, cacheRead, cacheCreation, modelId, provider: 'anthropic', finishReason }
-  const thinking = usage.output_tokens_details?.thinking_tokens
+  const thinking = optionalTokenCount((usage.output_tokens_details as { thinking_tokens?: unknown } | null | undefined)?.thinking_tokens)
   if (thinking !== undefined)
     result.thinking = thinking
   if (cost !== undefined)

@@ -26,6 +26,7 @@ import type { StreamCallbacks, ToolCall, TurnResult } from '../types'
 import type { ChatWireUsage } from './usage'
 import { randomUUID } from 'node:crypto'
 import { refuseOverDeepValue } from '../shared/over-deep'
+import { servedId } from '../shared/served-id'
 import { ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
 import { GEMINI_SIGNATURE_PRODUCER } from './gemini-signatures'
@@ -144,8 +145,8 @@ export class ChatTurnReader {
     const chunk = raw as WireChunk
     const callbacks = this.callbacks
     this.usage.read(chunk)
-    if (this.responseId === undefined && typeof chunk.id === 'string' && chunk.id.length > 0 && chunk.id.length <= 256)
-      this.responseId = chunk.id
+    if (this.responseId === undefined)
+      this.responseId = servedId(chunk.id)
     if (chunk.energy !== undefined)
       this.energy = energyJoulesOf(chunk.energy) ?? this.energy
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isFirstChoice) : undefined

@@ -13,6 +13,7 @@
  */
 
 import type { TurnFinishReason, TurnUsage } from '../../core/stats'
+import { optionalTokenCount, tokenCount } from '../shared/token-count'
 
 /** Usage as the family reports it; every field optional because servers differ. */
 export interface ChatWireUsage {
@@ -81,20 +82,20 @@ export interface UsageContext {
 }
 
 export function chatTurnUsage(usage: ChatWireUsage | undefined, context: UsageContext, finishReason: TurnFinishReason): TurnUsage {
-  const prompt = count(usage?.prompt_tokens)
-  const cacheRead = count(usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens)
-  const cacheCreation = count(usage?.prompt_tokens_details?.cache_write_tokens)
+  const prompt = tokenCount(usage?.prompt_tokens)
+  const cacheRead = tokenCount(usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens)
+  const cacheCreation = tokenCount(usage?.prompt_tokens_details?.cache_write_tokens)
   const result: TurnUsage = {
     input: Math.max(0, prompt - cacheRead - cacheCreation),
-    output: count(usage?.completion_tokens),
+    output: tokenCount(usage?.completion_tokens),
     cacheRead,
     cacheCreation,
     modelId: context.model,
     provider: context.providerName,
     finishReason,
   }
-  const thinking = usage?.completion_tokens_details?.reasoning_tokens
-  if (typeof thinking === 'number')
+  const thinking = optionalTokenCount(usage?.completion_tokens_details?.reasoning_tokens)
+  if (thinking !== undefined)
     result.thinking = thinking
   if (typeof usage?.cost === 'number' && Number.isFinite(usage.cost))
     result.cost = usage.cost
@@ -125,8 +126,4 @@ const FINISH_REASONS: ReadonlyMap<string, TurnFinishReason> = new Map([
 export function chatFinishReason(reason: string | null | undefined, hasToolCalls: boolean): TurnFinishReason {
   const mapped = (reason && FINISH_REASONS.get(reason)) || 'other'
   return mapped === 'stop' && hasToolCalls ? 'tool-calls' : mapped
-}
-
-function count(value: number | null | undefined): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0
 }

@@ -16,6 +16,8 @@ import type { TurnFinishReason, TurnUsage } from '../../../core/stats'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../../types'
 import type { ReasoningFollower } from './reasoning'
 import { mergeObjects } from '../../../core/merge-objects'
+import { servedId } from '../../shared/served-id'
+import { optionalTokenCount, tokenCount } from '../../shared/token-count'
 import { ToolJsonBuffer } from '../../tool-json'
 import { abortedError, streamFailureError, truncatedStreamError } from './errors'
 import { encodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
@@ -76,8 +78,8 @@ export class ResponsesTurnReader {
     switch (event.type) {
       case 'response.created':
       case 'response.in_progress':
-        this.servedModel = event.response?.model || this.servedModel
-        this.responseId = event.response?.id || this.responseId
+        this.servedModel = servedId(event.response?.model) ?? this.servedModel
+        this.responseId = servedId(event.response?.id) ?? this.responseId
         return
       case 'response.output_item.added':
         if (isObject(event.item))
@@ -145,10 +147,10 @@ export class ResponsesTurnReader {
     }
     const refused = [...items.values()].some(item => item.kind === 'message' && item.refusal)
     const finishReason = responsesFinishReason(final, toolCalls.length > 0, refused)
-    const modelId = final.model || this.servedModel || context.model
+    const modelId = servedId(final.model) ?? this.servedModel ?? context.model
     const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(final.usage, modelId, context.provider, finishReason) }
-    const id = final.id || this.responseId
-    if (typeof id === 'string' && id.length > 0 && id.length <= 256)
+    const id = servedId(final.id) ?? this.responseId
+    if (id !== undefined)
       result.responseId = id
     return result
   }
@@ -310,11 +312,11 @@ function reasoningBlock(item: Extract<OpenItem, { kind: 'reasoning' }>, next: Re
 
 /** `input_tokens` counts cached and cache-written tokens too; `TurnUsage.input` is only the uncached rest. */
 function turnUsage(usage: ResponseUsage | undefined, modelId: string, provider: string, finishReason: TurnFinishReason): TurnUsage {
-  const cacheRead = usage?.input_tokens_details?.cached_tokens ?? 0
-  const cacheWrite = usage?.input_tokens_details?.cache_write_tokens ?? 0
+  const cacheRead = tokenCount(usage?.input_tokens_details?.cached_tokens)
+  const cacheWrite = tokenCount(usage?.input_tokens_details?.cache_write_tokens)
   const result: TurnUsage = {
-    input: Math.max(0, (usage?.input_tokens ?? 0) - cacheRead - cacheWrite),
-    output: usage?.output_tokens ?? 0,
+    input: Math.max(0, tokenCount(usage?.input_tokens) - cacheRead - cacheWrite),
+    output: tokenCount(usage?.output_tokens),
     cacheRead,
     modelId,
     provider,
@@ -322,8 +324,8 @@ function turnUsage(usage: ResponseUsage | undefined, modelId: string, provider: 
   }
   if (cacheWrite > 0)
     result.cacheCreation = cacheWrite
-  const thinking = usage?.output_tokens_details?.reasoning_tokens
-  if (typeof thinking === 'number')
+  const thinking = optionalTokenCount(usage?.output_tokens_details?.reasoning_tokens)
+  if (thinking !== undefined)
     result.thinking = thinking
   return result
 }
