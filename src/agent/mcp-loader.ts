@@ -10,7 +10,7 @@ import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { BEHAVIOR_DEFAULTS, boundByWall } from '../knobs/behavior'
 import { elicitThroughAskUser } from '../mcp/elicitation-form'
-import { fitWireName, wireMcpToolName } from '../mcp/naming'
+import { createNameAllocator, wireMcpToolName } from '../mcp/naming'
 import { askUserCallbackOf } from '../tools/ask-user-callbacks'
 import { loadBuiltInMcpConnector } from './mcp-runtime'
 
@@ -153,19 +153,14 @@ type McpSeparator = NonNullable<AgentBehavior['mcpToolNameSeparator']>
  */
 function withSeparator(connection: McpConnection, separator: McpSeparator): McpConnection {
   const aliases: Record<string, string> = {}
-  const taken = new Set<string>()
+  const unique = createNameAllocator()
   for (const canonical of Object.keys(connection.aliases)) {
     const origin = connection.origins[canonical]
     if (!origin) {
       aliases[canonical] = connection.aliases[canonical]
       continue
     }
-    const candidate = wireMcpToolName(origin.server, origin.tool, separator)
-    let name = candidate
-    for (let i = 2; taken.has(name); i++)
-      name = fitWireName(`${candidate}_${i}`)
-    taken.add(name)
-    aliases[canonical] = name
+    aliases[canonical] = unique(wireMcpToolName(origin.server, origin.tool, separator))
   }
   return mergeObjects(connection, { aliases })
 }

@@ -78,7 +78,8 @@ export function prepareCall(run: RunContext, origin: CallOrigin, call: ToolCall,
 function resolveCall(run: RunContext, origin: CallOrigin, call: ToolCall, log: NestedCallLog): PreparedCall {
   const name = run.tools.toCanonical(call.name)
   const def = run.tools.get(name)
-  const base = toolHookContext(run, origin.turnId, call, name, run.tools.toWire(name), origin.nested)
+  // A call to no tool is shown by the name the model wrote, not the form the wire sends it back under.
+  const base = toolHookContext(run, origin.turnId, call, name, def ? run.tools.toWire(name) : name, origin.nested)
   if ((def as DurableToolDef | undefined)?.runsNestedAgent === true)
     base.runsNestedAgent = true
   const refusal = def ? run.tools.refusal(name) : undefined

@@ -10,6 +10,7 @@ import { activeLimit } from '../knobs/behavior'
 import { detachView } from '../wire/detached-view'
 import { createWireMemo, memoWireView, runSentStages, runWireStages } from '../wire/pipeline'
 import { compactSummaryViewStage } from '../wire/stages/compact-summary-view'
+import { imageBytesStage } from '../wire/stages/image-bytes'
 import { pairWireView } from '../wire/stages/pairing'
 import { toolNamesStage } from '../wire/stages/tool-names'
 import { createContentRefCache, resolveContentRefs } from './content-refs'
@@ -28,7 +29,9 @@ import { hookTimeout, runIds } from './stream-turn'
  *    request as sent, such as tail compaction), which may be async;
  * 5. pairing repair, with `pairing:repair` and its limits, then `ref`
  *    blocks resolved through `AgentOptions.resolveContentRef`;
- * 6. `NAME_STAGES`: tool calls renamed to their wire names.
+ * 6. `NAME_STAGES`: each inline image under the type its bytes have (or a
+ *    note when they are no image an API reads), then tool calls renamed to
+ *    their wire names.
  *
  * Steps 1 to 3 are `wireView`, 4 to 6 `sendableMessages`. Every pure step runs
  * through the run's memo (`run.wireMemo`).
@@ -36,7 +39,7 @@ import { hookTimeout, runIds } from './stream-turn'
 const VIEW_STAGES: readonly WireStage[] = [compactSummaryViewStage]
 
 /** Pure stages after pairing: what only the wire, never a hook, should see. */
-const NAME_STAGES: readonly WireStage[] = [toolNamesStage]
+const NAME_STAGES: readonly WireStage[] = [imageBytesStage, toolNamesStage]
 
 /** Steps 1 to 3: the view host hooks are shown before the request is finished. */
 export function wireView(run: RunContext): readonly SessionMessage[] {

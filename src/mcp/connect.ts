@@ -6,8 +6,8 @@ import type { McpCredentialStore } from './oauth/types'
 import type { McpCallControl, McpCallResult } from './tools'
 import type { ConnectMcpServersOptions, McpConnection, McpServerConfig, McpServerInfo, McpServerPool, McpToolOrigin, McpToolSchema } from './types'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ResultSchema, ToolSchema } from '@modelcontextprotocol/sdk/types.js'
 import { nestsDeeperThan } from '../core/json-depth'
-import { pushAll } from '../core/push-all'
 import { withTimeout } from '../core/timeout'
 import { clampTimerDelay } from '../core/timer'
 import { killContextTransport } from './context-transport'
@@ -15,11 +15,11 @@ import { createMcpClient } from './elicitation'
 import { holdTransport, holdWhileClosing } from './event-loop-hold'
 import { expandServerConfig } from './expand-env'
 import { filterTools, validateServerConfig } from './filters'
-import { canonicalMcpToolName, fitWireName, sanitizeMcpName, wireMcpToolName } from './naming'
+import { canonicalMcpToolName, createNameAllocator, sanitizeMcpName, wireMcpToolName } from './naming'
 import { createOAuthSession, normalizeServerConfig } from './oauth/session'
 import { createMemoryMcpCredentialStore } from './oauth/stores'
 import { isPoolableServer } from './pool'
-import { createMcpToolDef, DEFAULT_TOOL_TIMEOUT_MS } from './tools'
+import { createMcpToolDef, cutText, DEFAULT_TOOL_TIMEOUT_MS, schemaProblems } from './tools'
 import { createTransport, transportPid } from './transports'
 
 /**
@@ -28,6 +28,21 @@ import { createTransport, transportPid } from './transports'
  * schemas use a few dozen at most.
  */
 export const MAX_MCP_SCHEMA_DEPTH = 200
+
+/**
+ * Most tools read from one server's `tools/list`, over all its pages. Every
+ * request carries every tool, so no model could use that many; the cap bounds
+ * the memory a server that lists for ever can take.
+ */
+export const MAX_MCP_LISTED_TOOLS = 10_000
+
+/**
+ * Longest tool description, or server `instructions`, kept, in characters
+ * (UTF-16 units); a longer one is cut. Every request of every run carries
+ * them, so a text of megabytes would overflow the model's context on every
+ * request.
+ */
+export const MAX_MCP_DESCRIPTION_CHARS = 10_000
 
 /** How long one server may take to connect and list its tools, in milliseconds. */
 export const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 10_000
@@ -117,14 +132,13 @@ class ServerRuntime {
     const live = await authorized(() => this.open())
     if (this.config.cachedTools)
       return this.config.cachedTools
-    const tools: McpToolSchema[] = []
-    let cursor: string | undefined
-    do {
-      const params = cursor ? { cursor } : undefined
-      const page = await authorized(() => live.client.listTools(params, { timeout: clampTimerDelay(this.bootstrapTimeout) }))
-      pushAll(tools, page.tools as McpToolSchema[])
-      cursor = page.nextCursor
-    } while (cursor)
+    const listPage = (cursor: string | undefined) => authorized(() => live.client.request(
+      { method: 'tools/list', params: cursor ? { cursor } : undefined },
+      ResultSchema,
+      { timeout: clampTimerDelay(this.bootstrapTimeout) },
+    ))
+    const tools = await listServerTools(this.config.name, listPage, error => this.options.onServerError?.(this.config.name, error))
+    rememberToolMetadata(live.client, tools)
     return tools
   }
 
@@ -157,8 +171,7 @@ class ServerRuntime {
       this.discard(live)
       throw new Error(`MCP server "${this.config.name}" was closed while connecting`)
     }
-    const instructions = client.getInstructions()?.trim()
-    this.info.instructions = instructions || undefined
+    this.info.instructions = this.instructionsOf(client)
     this.info.status = 'connected'
     this.info.error = undefined
     this.info.pid = transportPid(transport)
@@ -199,11 +212,24 @@ class ServerRuntime {
     this.live = live
     if (!this.held)
       holdLive(live, false)
-    this.info.instructions = lease.client.getInstructions()?.trim() || undefined
+    this.info.instructions = this.instructionsOf(lease.client)
     this.info.status = 'connected'
     this.info.error = undefined
     this.info.pid = lease.pid
     return live
+  }
+
+  /**
+   * The server's `instructions`, trimmed (empty: none) and cut at
+   * `MAX_MCP_DESCRIPTION_CHARS`: they go into the system prompt of every request.
+   */
+  private instructionsOf(client: Client): string | undefined {
+    const instructions = client.getInstructions()
+    const trimmed = typeof instructions === 'string' ? instructions.trim() : ''
+    if (trimmed.length <= MAX_MCP_DESCRIPTION_CHARS)
+      return trimmed || undefined
+    this.options.onServerError?.(this.config.name, new TypeError(`MCP server "${this.config.name}": its instructions are longer than ${MAX_MCP_DESCRIPTION_CHARS} characters and were cut`))
+    return cutText(trimmed, MAX_MCP_DESCRIPTION_CHARS)
   }
 
   /** Hold the event loop with this server's process, or let go of it; a server that connects later follows. */
@@ -312,6 +338,104 @@ class ServerRuntime {
   }
 }
 
+/** A server's `tools/list` answer: one page of tools and the cursor of the next. */
+type ListPage = Record<string, unknown>
+
+/**
+ * Every page of a server's `tools/list`, each tool checked on its own.
+ * The SDK's `listTools` checks a page as a whole, so one malformed tool
+ * (a schema that is not an object, a name that is not a string) failed the
+ * whole server, with zod's error whose message lists every problem (42 MB for
+ * 200,000 bad tools). Here a bad tool is left out and the server keeps the
+ * rest. The listing is also bounded: it stops at `MAX_MCP_LISTED_TOOLS` and
+ * at a cursor seen before (a server paginating for ever filled hundreds of
+ * megabytes before `bootstrapTimeout` failed it). A tool listed twice keeps
+ * its first entry, and a description over `MAX_MCP_DESCRIPTION_CHARS` is cut:
+ * descriptions go with every request. Each kind of problem is reported once
+ * to `report`, naming the first few.
+ */
+async function listServerTools(server: string, listPage: (cursor: string | undefined) => Promise<ListPage>, report: (error: Error) => void): Promise<McpToolSchema[]> {
+  const where = `MCP server "${server}"`
+  const tools: McpToolSchema[] = []
+  const names = new Set<string>()
+  // Only the first few problems are kept to be named; the rest are counted.
+  const invalid: unknown[] = []
+  let invalidCount = 0
+  const duplicates: string[] = []
+  let duplicateCount = 0
+  let cut = 0
+  let listed = 0
+  let overflow = false
+  const cursors = new Set<string>()
+  let cursor: string | undefined
+  do {
+    const page = await listPage(cursor)
+    if (!Array.isArray(page.tools))
+      throw new TypeError(`${where} answered tools/list without a tools array`)
+    for (const raw of page.tools) {
+      if (listed === MAX_MCP_LISTED_TOOLS) {
+        overflow = true
+        break
+      }
+      const parsed = ToolSchema.safeParse(raw)
+      const at = listed++
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]
+        if (invalidCount++ < 5)
+          invalid.push({ message: issue?.message, path: ['tools', at, ...(issue?.path ?? [])] })
+        continue
+      }
+      const tool = parsed.data as McpToolSchema
+      if (names.has(tool.name)) {
+        if (duplicateCount++ < 5)
+          duplicates.push(tool.name)
+        continue
+      }
+      names.add(tool.name)
+      if (typeof tool.description === 'string' && tool.description.length > MAX_MCP_DESCRIPTION_CHARS) {
+        tool.description = cutText(tool.description, MAX_MCP_DESCRIPTION_CHARS)
+        cut++
+      }
+      tools.push(tool)
+    }
+    if (overflow) {
+      report(new TypeError(`${where} lists more than ${MAX_MCP_LISTED_TOOLS} tools; the rest are left out`))
+      break
+    }
+    const next = page.nextCursor
+    if (next !== undefined && typeof next !== 'string')
+      throw new TypeError(`${where} answered tools/list with a nextCursor that is not a string`)
+    if (next && cursors.has(next)) {
+      report(new TypeError(`${where} answered tools/list with a nextCursor it gave before (${JSON.stringify(cutText(next))}); the listing stops there`))
+      break
+    }
+    if (next)
+      cursors.add(next)
+    cursor = next
+  } while (cursor)
+  if (invalidCount > 0)
+    report(new TypeError(`${where}: ${invalidCount} listed tool${invalidCount === 1 ? ' does' : 's do'} not match the MCP schema and ${invalidCount === 1 ? 'is' : 'are'} left out: ${schemaProblems(invalid, 'tools')}${invalidCount > invalid.length ? `; and ${invalidCount - invalid.length} more` : ''}`))
+  if (duplicateCount > 0)
+    report(new TypeError(`${where} lists ${duplicateCount} tool${duplicateCount === 1 ? '' : 's'} a second time (${duplicates.map(name => JSON.stringify(cutText(name))).join(', ')}${duplicateCount > duplicates.length ? ', …' : ''}); only the first of each name is kept`))
+  if (cut > 0)
+    report(new TypeError(`${where}: the description of ${cut} tool${cut === 1 ? ' is' : 's are'} longer than ${MAX_MCP_DESCRIPTION_CHARS} characters and was cut`))
+  return tools
+}
+
+/**
+ * What the SDK's `listTools` remembers of each page (output schemas to check
+ * results against, task support), for the whole listing at once: its own
+ * `listTools` is bypassed (see `listServerTools`), and it kept only the last
+ * page's anyway.
+ */
+function rememberToolMetadata(client: Client, tools: McpToolSchema[]): void {
+  // Not part of the SDK's public API: a release that renamed it must not fail every connect
+  // (test/mcp/server-schemas.test.ts notices the output checks going missing).
+  const remember = (client as unknown as { cacheToolMetadata?: unknown }).cacheToolMetadata
+  if (typeof remember === 'function')
+    remember.call(client, tools)
+}
+
 /**
  * The config's filters, then the host's `onToolsFilter` (which may only
  * narrow: tools it adds that the server never listed are ignored, since there
@@ -351,14 +475,6 @@ function withWalkableSchemas(config: McpServerConfig, listed: McpToolSchema[], o
   })
 }
 
-function uniqueName(candidate: string, taken: Set<string>): string {
-  let name = candidate
-  for (let i = 2; taken.has(name); i++)
-    name = fitWireName(`${candidate}_${i}`)
-  taken.add(name)
-  return name
-}
-
 /**
  * Connect to every configured MCP server and expose its tools as zidane tools.
  * Config errors throw before anything starts. A server that fails to bootstrap
@@ -396,15 +512,15 @@ export async function connectMcpServers(configs: McpServerConfig[], options: Con
   const tools: ToolMap = {}
   const aliases: Record<string, string> = {}
   const origins: Record<string, McpToolOrigin> = {}
-  const canonicalTaken = new Set<string>()
-  const wireTaken = new Set<string>()
+  const uniqueCanonical = createNameAllocator()
+  const uniqueWire = createNameAllocator()
   const keptLists = await Promise.all(runtimes.map((runtime, index) => narrowTools(runtime.config, listed[index], options)))
   runtimes.forEach((runtime, index) => {
     const { config } = runtime
     const kept = keptLists[index]
     runtime.info.tools = kept.map(t => t.name)
     for (const schema of kept) {
-      const canonicalName = uniqueName(canonicalMcpToolName(config.name, schema.name), canonicalTaken)
+      const canonicalName = uniqueCanonical(canonicalMcpToolName(config.name, schema.name))
       tools[canonicalName] = createMcpToolDef({
         server: config.name,
         canonicalName,
@@ -412,7 +528,7 @@ export async function connectMcpServers(configs: McpServerConfig[], options: Con
         timeoutMs: config.toolTimeouts?.[schema.name] ?? config.toolTimeout ?? DEFAULT_TOOL_TIMEOUT_MS,
         call: runtime.call,
       })
-      aliases[canonicalName] = uniqueName(wireMcpToolName(config.name, schema.name, options.toolNameSeparator ?? '_'), wireTaken)
+      aliases[canonicalName] = uniqueWire(wireMcpToolName(config.name, schema.name, options.toolNameSeparator ?? '_'))
       origins[canonicalName] = { server: config.name, tool: schema.name }
     }
   })

@@ -97,6 +97,35 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
+/** Elicitations of one server that may wait while another is answered; more are declined at once. */
+export const MAX_WAITING_ELICITATIONS = 8
+
+/**
+ * Puts one server's elicitations to the host one at a time, in order. The
+ * host shows each to a user, who answers one form at a time; a server that
+ * sent a thousand at once had the handler (and an `ask_user` prompt) run a
+ * thousand times side by side. A request that finds `MAX_WAITING_ELICITATIONS`
+ * waiting is declined without asking, and one the server cancels while it
+ * waits answers `cancel` without asking.
+ */
+function oneAtATime(): (signal: AbortSignal, answer: () => Promise<ElicitResult>) => Promise<ElicitResult> {
+  let tail: Promise<unknown> = Promise.resolve()
+  // The one being answered and those waiting behind it.
+  let admitted = 0
+  return async (signal, answer) => {
+    if (admitted > MAX_WAITING_ELICITATIONS)
+      return { action: 'decline' }
+    admitted++
+    const previous = tail
+    const turn = (async () => {
+      await previous
+      return signal.aborted ? { action: 'cancel' as const } : answer()
+    })().finally(() => admitted--)
+    tail = turn.catch(() => {})
+    return turn
+  }
+}
+
 /**
  * An MCP client for one server. With `onElicitation` it announces
  * `elicitation: { form: {} }` and answers through it; without, it announces
@@ -106,9 +135,10 @@ export function createMcpClient(info: { name: string, version: string }, server:
   // The server's schemas are checked by zidane's linear-time checker, not Ajv (see `schema-validator.ts`).
   const client = new Client(info, { capabilities: onElicitation ? { elicitation: { form: {} } } : {}, jsonSchemaValidator: serverSchemaValidator })
   if (onElicitation) {
+    const inTurn = oneAtATime()
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = request.params as { message: string, requestedSchema?: Schema }
-      return answerElicitation(server, { message: params.message, requestedSchema: params.requestedSchema ?? { type: 'object', properties: {} } }, extra.signal, onElicitation)
+      return inTurn(extra.signal, () => answerElicitation(server, { message: params.message, requestedSchema: params.requestedSchema ?? { type: 'object', properties: {} } }, extra.signal, onElicitation))
     })
   }
   else {

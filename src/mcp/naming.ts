@@ -46,3 +46,25 @@ export function fitWireName(name: string): string {
 export function isMcpToolName(name: string): boolean {
   return name.startsWith(MCP_TOOL_PREFIX)
 }
+
+/**
+ * Hands out names unique within one set: a name already taken gets `_2`,
+ * `_3`, … (fitted to the wire limit). Each name remembers the next number to
+ * try, so a server listing thousands of tools whose names clash after
+ * sanitizing costs linear time; trying from `_2` every time cost the square
+ * of their number (20,000 clashing names held the event loop for a minute).
+ * The names given are the same either way, since taken names are never freed.
+ */
+export function createNameAllocator(): (candidate: string) => string {
+  const taken = new Set<string>()
+  const next = new Map<string, number>()
+  return (candidate) => {
+    let name = candidate
+    let i = next.get(candidate) ?? 2
+    while (taken.has(name))
+      name = fitWireName(`${candidate}_${i++}`)
+    next.set(candidate, i)
+    taken.add(name)
+    return name
+  }
+}

@@ -147,19 +147,27 @@ function boundedCallError(error: unknown, server: string, tool: string): unknown
   const issues = typeof error === 'object' && error !== null ? (error as { issues?: unknown }).issues : undefined
   if (!Array.isArray(issues))
     return error
+  return new TypeError(`MCP server "${server}" answered tools/call of "${tool}" with a result that does not match the MCP schema (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${schemaProblems(issues, '(result)')}`)
+}
+
+/**
+ * A schema error's issues as short text: the first few (path and message,
+ * each cut short), then how many more. Never reads the error's `message`.
+ */
+export function schemaProblems(issues: unknown[], root: string): string {
   const listed: string[] = []
   for (const issue of issues.slice(0, MAX_LISTED_ISSUES)) {
     const { path, message } = (issue ?? {}) as { path?: unknown, message?: unknown }
-    const where = Array.isArray(path) && path.length > 0 ? path.slice(0, 20).map(part => String(part)).join('.') : '(result)'
-    listed.push(`${cut(where)}: ${cut(typeof message === 'string' ? message : 'invalid')}`)
+    const where = Array.isArray(path) && path.length > 0 ? path.slice(0, 20).map(part => String(part)).join('.') : root
+    listed.push(`${cutText(where)}: ${cutText(typeof message === 'string' ? message : 'invalid')}`)
   }
   const rest = issues.length - listed.length
-  const problems = `${listed.join('; ')}${rest > 0 ? `; and ${rest} more` : ''}`
-  return new TypeError(`MCP server "${server}" answered tools/call of "${tool}" with a result that does not match the MCP schema (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${problems}`)
+  return `${listed.join('; ')}${rest > 0 ? `; and ${rest} more` : ''}`
 }
 
-function cut(text: string): string {
-  return text.length > MAX_ISSUE_CHARS ? `${text.slice(0, MAX_ISSUE_CHARS)}…` : text
+/** `text` cut to `MAX_ISSUE_CHARS` (or `max`), marked with `…` when cut. */
+export function cutText(text: string, max = MAX_ISSUE_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
 function errorMessage(blocks: ToolResultContent[]): string {

@@ -333,7 +333,8 @@ describe('execute returns hostile content blocks', () => {
   it('blocks over the limit keep what fits, cut the text that crosses it, and drop media that does not fit', async () => {
     const half = MAX / 2
     const blocks = [
-      { type: 'image', mediaType: 'image/png', data: 'A'.repeat(half) },
+      // Starts with the PNG signature, which the wire checks against the type.
+      { type: 'image', mediaType: 'image/png', data: `iVBORw0KGgo${'A'.repeat(half - 11)}` },
       { type: 'text', text: 'b'.repeat(half) },
       { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
     ]

@@ -101,8 +101,10 @@ describe.each(WIRES)('an invented tool name on the $name wire', (wire) => {
     expect(call).toMatchObject({ name: invented })
     const result = session.turns.flatMap(turn => turn.content).find(block => block.type === 'tool_result')
     expect(result).toMatchObject({ isError: true })
-    // The refusal repeats at most 200 characters of the name.
-    expect(String((result as { output: unknown }).output).length).toBeLessThan(400)
+    // The refusal names the tool as the model wrote it, with at most 200 of its characters.
+    const output = String((result as { output: unknown }).output)
+    expect(output.length).toBeLessThan(400)
+    expect(output).toContain(`there is no tool named "${invented.slice(0, 200)}`)
   })
 })
 

@@ -213,7 +213,8 @@ describe('request fields', () => {
     const provider = scriptedProvider([{ text: 'a cat' }])
     const prompt = [
       { type: 'text' as const, text: 'What is this?' },
-      { type: 'image' as const, data: 'aGVsbG8=', mediaType: 'image/png' },
+      // The PNG signature: the wire checks an image's first bytes against its type.
+      { type: 'image' as const, data: 'iVBORw0KGgo=', mediaType: 'image/png' },
     ]
     await createAgent({ provider }).run({ prompt })
     expect(provider.requests[0].messages[0]).toEqual({ role: 'user', content: prompt })

@@ -102,10 +102,11 @@ describe('tool call failures become results', () => {
 
   it('accepts ToolResultContent[] from a tool and sends the blocks as they are', async () => {
     const shot = echoTool('shot', {
-      execute: () => [{ type: 'text', text: 'screenshot:' }, { type: 'image', data: 'iVBORw0K', mediaType: 'image/png' }],
+      // The PNG signature: the wire checks an image's first bytes against its type.
+      execute: () => [{ type: 'text', text: 'screenshot:' }, { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' }],
     })
     const { results } = await resultsOf({ shot }, [{ name: 'shot', input: {} }])
-    expect(results[0].output).toEqual([{ type: 'text', text: 'screenshot:' }, { type: 'image', data: 'iVBORw0K', mediaType: 'image/png' }])
+    expect(results[0].output).toEqual([{ type: 'text', text: 'screenshot:' }, { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' }])
   })
 })
 

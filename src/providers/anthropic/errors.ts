@@ -90,7 +90,8 @@ function isSdkError<T>(error: unknown, type: abstract new (...args: never[]) => 
 }
 
 function classifyApiError(error: APIError, url: string | undefined): ClassifiedError {
-  const message = error.apiMessage ?? messageOf(error)
+  // The SDK takes `error.message` from the body whatever its type; an object there would fail the text checks below.
+  const message = typeof error.apiMessage === 'string' ? error.apiMessage : messageOf(error)
   const status = error.status
   const byType = error.type ? KIND_BY_ERROR_TYPE.get(error.type) : undefined
   const retryAfterMs = error.headers ? parseRetryAfter(error.headers) : undefined

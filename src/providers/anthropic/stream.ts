@@ -7,22 +7,39 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { SessionContentBlock } from '../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../core/stats'
+import type { InvalidToolInput } from '../tool-json'
 import type { ProviderInputTransformation, StreamCallbacks, ToolCall, TurnResult } from '../types'
+import { randomUUID } from 'node:crypto'
 import { refuseOverDeepValue } from '../shared/over-deep'
 import { servedId } from '../shared/served-id'
 import { optionalTokenCount, tokenCount } from '../shared/token-count'
-import { ToolJsonBuffer } from '../tool-json'
+import { INVALID_TOOL_INPUT_KEY, ToolJsonBuffer } from '../tool-json'
 import { PROVIDER_NAME, truncatedStreamError } from './errors'
 import { anthropicTurnCost, findAnthropicModel } from './models'
 
-/** A block between its `content_block_start` and `content_block_stop`. */
+/**
+ * A block between its `content_block_start` and `content_block_stop`.
+ * `unsigned`: a piece of the thinking or its signature was not text, so the
+ * signature no longer matches what is kept. `invalid`: why the arguments
+ * cannot be trusted, when a fragment was not text.
+ */
 type OpenBlock
   = | { kind: 'text', parts: string[] }
-    | { kind: 'thinking', parts: string[], signature: string[] }
+    | { kind: 'thinking', parts: string[], signature: string[], unsigned: boolean }
     | { kind: 'redacted_thinking', data: string }
-    | { kind: 'tool_use' | 'server_tool_use', id: string, name: string, initialInput: unknown, json: ToolJsonBuffer }
+    | OpenCall
     | { kind: 'server_tool_result', block: Record<string, unknown>, toolUseId: string }
     | { kind: 'ignored' }
+
+/** A `tool_use` or `server_tool_use` block being streamed. */
+interface OpenCall {
+  kind: 'tool_use' | 'server_tool_use'
+  id: string
+  name: string
+  initialInput: unknown
+  json: ToolJsonBuffer
+  invalid?: string
+}
 
 /** Usage as the API reports it, merged across `message_start` and `message_delta`. */
 interface WireUsage {
@@ -81,36 +98,54 @@ export class AnthropicTurnReader {
   private readonly usage: WireUsage = {}
   private servedModel: string | undefined
   private responseId: string | undefined
-  private stopReason: string | null | undefined
+  private stopReason: string | undefined
   private stopped = false
   // Final in `message_start`; a `message_delta` carries it only after a server-side fallback, and then replaces it.
   private transformations: unknown
 
   constructor(private readonly callbacks: StreamCallbacks, private readonly context: StreamContext) {}
 
-  /** Take one event; unknown event types are ignored. */
+  /**
+   * Take one event; unknown event types are ignored. So is an event without
+   * the object it should carry (a start without its block or message, a delta
+   * without its delta): the server or a proxy broke it, and reading its fields
+   * would fail the turn with a `TypeError`. Nothing after `message_stop`
+   * belongs to the message (a proxy that appends a second answer, a replayed
+   * event), so it is ignored too.
+   */
   handle(event: RawMessageStreamEvent): void {
+    if (this.stopped)
+      return
     switch (event.type) {
-      case 'message_start':
-        this.servedModel = servedId(event.message.model) ?? this.servedModel
-        this.responseId = servedId(event.message.id) ?? this.responseId
-        Object.assign(this.usage, event.message.usage)
-        this.transformations = (event.message as { input_transformations?: unknown }).input_transformations ?? this.transformations
+      case 'message_start': {
+        const message = fields(event.message)
+        this.servedModel = servedId(message.model) ?? this.servedModel
+        this.responseId = servedId(message.id) ?? this.responseId
+        Object.assign(this.usage, message.usage)
+        this.transformations = message.input_transformations ?? this.transformations
         break
+      }
       case 'content_block_start':
-        this.open.set(event.index, startBlock(event.content_block as unknown as Record<string, unknown>, this.callbacks))
+        // A start for an index still open: the earlier block is kept as it stands rather than lost.
+        if (this.open.has(event.index))
+          this.close(event.index)
+        this.open.set(event.index, startBlock(fields(event.content_block), this.callbacks))
         break
       case 'content_block_delta':
-        applyDelta(this.open.get(event.index), event.delta as unknown as Record<string, unknown>, this.callbacks)
+        applyDelta(this.open.get(event.index), fields(event.delta), this.callbacks)
         break
       case 'content_block_stop':
         this.close(event.index)
         break
-      case 'message_delta':
-        this.stopReason = event.delta.stop_reason ?? this.stopReason
+      case 'message_delta': {
+        const stopReason = fields(event.delta).stop_reason
+        // Only a string names a reason; anything else leaves the earlier one (or none: `'other'`).
+        if (typeof stopReason === 'string')
+          this.stopReason = stopReason
         mergeDefined(this.usage, event.usage as WireUsage)
         this.transformations = (event as { input_transformations?: unknown }).input_transformations ?? this.transformations
         break
+      }
       case 'message_stop':
         this.stopped = true
         break
@@ -187,14 +222,17 @@ function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks):
       const signature = stringField(block, 'signature')
       if (text)
         callbacks.onThinking(text)
-      return { kind: 'thinking', parts: text ? [text] : [], signature: signature ? [signature] : [] }
+      return { kind: 'thinking', parts: text ? [text] : [], signature: signature ? [signature] : [], unsigned: notText(block.thinking) || notText(block.signature) }
     }
-    case 'redacted_thinking':
+    case 'redacted_thinking': {
       callbacks.onActivity?.()
-      return { kind: 'redacted_thinking', data: stringField(block, 'data') }
+      // Without its data the block cannot be sent back: the API would refuse every later request of the session.
+      const data = stringField(block, 'data')
+      return data ? { kind: 'redacted_thinking', data } : { kind: 'ignored' }
+    }
     case 'tool_use':
     case 'server_tool_use': {
-      const id = stringField(block, 'id')
+      const id = block.type === 'tool_use' ? callId(block.id) : stringField(block, 'id')
       const name = stringField(block, 'name')
       if (block.type === 'tool_use')
         callbacks.onToolCallStart?.({ id, name })
@@ -206,8 +244,9 @@ function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks):
     }
   }
   callbacks.onActivity?.()
-  // Server tools (web search, code execution…) answer with a block naming the call it belongs to.
-  if (typeof block.tool_use_id === 'string')
+  // Server tools (web search, code execution…) answer with a block naming the call it belongs to. It is sent
+  // back as it came, so one whose `type` is not a string (no block the API knows) is ignored.
+  if (typeof block.tool_use_id === 'string' && typeof block.type === 'string')
     return { kind: 'server_tool_result', block, toolUseId: block.tool_use_id }
   return { kind: 'ignored' }
 }
@@ -224,18 +263,27 @@ function applyDelta(block: OpenBlock | undefined, delta: Record<string, unknown>
     }
     case 'thinking_delta': {
       const text = stringField(delta, 'thinking')
-      if (block?.kind === 'thinking' && text) {
-        block.parts.push(text)
-        callbacks.onThinking(text)
+      if (block?.kind === 'thinking') {
+        block.unsigned ||= notText(delta.thinking)
+        if (text) {
+          block.parts.push(text)
+          callbacks.onThinking(text)
+        }
       }
       return
     }
     case 'signature_delta':
-      if (block?.kind === 'thinking')
+      if (block?.kind === 'thinking') {
+        block.unsigned ||= notText(delta.signature)
         block.signature.push(stringField(delta, 'signature'))
+      }
       break
     case 'input_json_delta':
       if (block?.kind === 'tool_use' || block?.kind === 'server_tool_use') {
+        // A fragment that is not text cannot be part of the arguments' JSON; skipping it could leave other
+        // valid arguments (`{"a":1` + 2 + `}`), so the call is answered with an error instead.
+        if (notText(delta.partial_json))
+          block.invalid ??= 'the arguments were streamed with a fragment that is not text'
         const fragment = stringField(delta, 'partial_json')
         block.json.push(fragment)
         if (block.kind === 'tool_use' && fragment && callbacks.onToolCallDelta) {
@@ -256,7 +304,8 @@ function finishBlock(block: OpenBlock, serverToolNames: Map<string, string>): Se
     }
     case 'thinking': {
       const text = block.parts.join('')
-      const signature = block.signature.join('')
+      // A signature over text that lost a piece would make the API refuse the block on replay; unsigned, it is not sent.
+      const signature = block.unsigned ? '' : block.signature.join('')
       // A signed block with no visible text (display: omitted) must still be kept for replay.
       if (!text && !signature)
         return undefined
@@ -267,9 +316,10 @@ function finishBlock(block: OpenBlock, serverToolNames: Map<string, string>): Se
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data }
     case 'tool_use':
-      return { type: 'tool_call', id: block.id, name: block.name, input: block.json.finish(block.initialInput) }
+      return { type: 'tool_call', id: block.id, name: block.name, input: toolInput(block) }
     case 'server_tool_use':
       serverToolNames.set(block.id, block.name)
+      // The server ran it already: its input is only sent back, as it parsed.
       return { type: 'server_tool_use', producer: 'anthropic', id: block.id, name: block.name, input: block.json.finish(block.initialInput) }
     case 'server_tool_result':
       refuseOverDeepValue(block.block, PROVIDER_NAME, 'a server tool result')
@@ -277,12 +327,30 @@ function finishBlock(block: OpenBlock, serverToolNames: Map<string, string>): Se
         type: 'server_tool_result',
         producer: 'anthropic',
         toolUseId: block.toolUseId,
-        toolName: serverToolNames.get(block.toolUseId) ?? String(block.block.type),
+        toolName: serverToolNames.get(block.toolUseId) ?? block.block.type as string,
         content: block.block,
       }
     case 'ignored':
       return undefined
   }
+}
+
+/**
+ * A call's arguments: the streamed JSON, else the block's own `input`. The
+ * API always starts a block with an object there (`{}`, then the deltas); a
+ * string, an array, a number or `null` are not arguments, and running the
+ * tool with `{}` in their place would do what the model never asked. Such a
+ * call, and one with a fragment that was not text, gets the marker of
+ * arguments that did not parse (`../tool-json.ts`): the loop answers it with
+ * an error result. No text of it is known, so the marker's `raw` is empty.
+ */
+function toolInput(block: OpenCall): Record<string, unknown> {
+  const notArguments = block.json.empty && block.initialInput !== undefined && !isRecord(block.initialInput)
+  const invalid = block.invalid ?? (notArguments ? 'arguments are not a JSON object' : undefined)
+  if (invalid === undefined)
+    return block.json.finish(block.initialInput)
+  const marker: InvalidToolInput = { raw: '', error: invalid }
+  return { [INVALID_TOOL_INPUT_KEY]: marker }
 }
 
 function turnUsage(usage: WireUsage, modelId: string, context: StreamContext, finishReason: TurnFinishReason): TurnUsage {
@@ -317,4 +385,28 @@ function mergeDefined(target: WireUsage, source: WireUsage | undefined): void {
 function stringField(value: Record<string, unknown>, key: string): string {
   const field = value[key]
   return typeof field === 'string' ? field : ''
+}
+
+/**
+ * A `tool_use` block's id, or one of the call's own when the server sent none
+ * (or not a string): the session and the next request pair each result with
+ * its call by id, and two calls that shared the empty id became one on the
+ * wire, which dropped the other.
+ */
+function callId(value: unknown): string {
+  return typeof value === 'string' && value ? value : `toolu_${randomUUID().replaceAll('-', '').slice(0, 24)}`
+}
+
+/** Present, but not a string. */
+function notText(value: unknown): boolean {
+  return value !== undefined && typeof value !== 'string'
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The fields of what should be an object; none when it is anything else. */
+function fields(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? value : {}
 }

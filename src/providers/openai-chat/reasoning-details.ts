@@ -32,9 +32,9 @@ export class ReasoningDetailsCollector {
           if (value)
             visible.push(value)
         }
-        else if (value !== null && value !== undefined && (value !== '' || !(key in target))) {
-          // A later empty placeholder never erases a value that already arrived.
-          target[key] = value
+        else if (value !== null && value !== undefined && (value !== '' || !Object.hasOwn(target, key))) {
+          // A later empty placeholder never erases a value that already arrived (own fields only: `'toString' in {}` holds).
+          setField(target, key, value)
         }
       }
     }
@@ -56,4 +56,17 @@ export class ReasoningDetailsCollector {
       this.byIndex.set(index, detail)
     return detail
   }
+}
+
+/**
+ * Set one field of a detail as `JSON.parse` does: an own property, even for
+ * `__proto__`. Assigned, a streamed `__proto__` would replace the detail's
+ * prototype: the field was lost, and what it held (`text`, `signature`) was
+ * read back by later merges as if it had arrived, and replayed.
+ */
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  else
+    target[key] = value
 }

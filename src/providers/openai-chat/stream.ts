@@ -27,7 +27,7 @@ import type { ChatWireUsage } from './usage'
 import { randomUUID } from 'node:crypto'
 import { refuseOverDeepValue } from '../shared/over-deep'
 import { servedId } from '../shared/served-id'
-import { ToolJsonBuffer } from '../tool-json'
+import { refuseOverDeepInput, ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
 import { GEMINI_SIGNATURE_PRODUCER } from './gemini-signatures'
 import { ReasoningDetailsCollector } from './reasoning-details'
@@ -44,7 +44,7 @@ interface WireChunk {
 }
 
 interface WireChoice {
-  index?: number
+  index?: unknown
   delta?: WireDelta | null
   finish_reason?: string | null
 }
@@ -76,8 +76,12 @@ interface OpenCall {
   name: string
   json: ToolJsonBuffer
   announced: boolean
+  /** Whether `id` was made here, the server having sent none before the call was announced. */
+  invented: boolean
   /** Gemini's thought signature for the call, when the server sent one. */
   signature?: string
+  /** The marker input of arguments sent as an object nested too deep to serialize; it replaces whatever else came. */
+  refused?: Record<string, unknown>
 }
 
 /** A finished call, with the opaque signature its producer wants back (Gemini), if any. */
@@ -165,7 +169,9 @@ export class ChatTurnReader {
       for (const fragment of detailText)
         callbacks.onThinking(fragment)
     }
-    else if (delta.reasoning_details !== undefined) {
+    else if (Array.isArray(delta.reasoning_details) && delta.reasoning_details.some(isObject)) {
+      // Encrypted or signed details show no text but are progress. An empty list or `null`, which
+      // gateways put on every delta, is not: counted, it kept a stalled stream clear of the idle watchdog.
       callbacks.onActivity?.()
     }
 
@@ -303,7 +309,7 @@ class ToolCallCollector {
     const signature = isObject(piece.extra_content) && isObject(piece.extra_content.google) ? piece.extra_content.google.thought_signature : undefined
     if (typeof signature === 'string' && signature)
       call.signature = signature
-    const fragment = argumentsText(fn?.arguments)
+    const fragment = this.argumentsText(call, fn?.arguments)
     if (fragment) {
       call.json.push(fragment)
       if (call.announced && this.callbacks.onToolCallDelta)
@@ -318,7 +324,7 @@ class ToolCallCollector {
     return this.calls.map((call) => {
       if (!call.announced)
         this.announce(call)
-      const done: CollectedCall = { id: call.id, name: call.name, input: call.json.finish({}) }
+      const done: CollectedCall = { id: call.id, name: call.name, input: call.refused ?? call.json.finish({}) }
       if (call.signature !== undefined)
         done.signature = call.signature
       return done
@@ -328,31 +334,64 @@ class ToolCallCollector {
   /**
    * The call a piece belongs to. A piece at a known index that names a
    * different id is a new call: some servers put every call at index 0.
+   * When the call there has an id made here (its first piece had a name but
+   * no id), a served id says nothing unless a name comes with it: it is the
+   * server's late id for the same call. Taken as a new call, it split one call
+   * in two, the named half run with `{}` and the arguments left to a nameless one.
    */
   private callFor(piece: WireToolCallDelta): OpenCall {
     const id = typeof piece.id === 'string' && piece.id ? piece.id : undefined
+    const named = isObject(piece.function) && Boolean(piece.function.name)
     if (typeof piece.index === 'number') {
       const known = this.byIndex.get(piece.index)
-      if (known && !(id && known.id && id !== known.id))
+      if (known && !(id && known.id && id !== known.id && (!known.invented || named)))
         return known
       const call = this.open()
       this.byIndex.set(piece.index, call)
       return call
     }
     const last = this.calls.at(-1)
-    const startsNew = !last || (id ? id !== last.id : Boolean(isObject(piece.function) && piece.function.name))
+    const startsNew = !last || (id ? id !== last.id : named)
     return startsNew ? this.open() : last
   }
 
+  /**
+   * Argument text as streamed. A few servers send the parsed arguments instead:
+   * an object is serialized once, unless it nests past `MAX_TOOL_INPUT_DEPTH`,
+   * where serializing it would overflow the stack and fail the turn; the call's
+   * input is then the too-deep marker. Any other value (`5`, `true`) is
+   * serialized as well, so the call gets the marker of arguments that are not
+   * an object: dropped, it left the call with `{}`, which a tool with only
+   * optional parameters runs with. `null` is no arguments, as some servers
+   * send with a call's first piece.
+   */
+  private argumentsText(call: OpenCall, value: unknown): string | undefined {
+    if (typeof value === 'string')
+      return value
+    if (value === null || value === undefined)
+      return undefined
+    if (isObject(value)) {
+      const checked = refuseOverDeepInput(value as Record<string, unknown>)
+      if (checked !== value) {
+        call.refused ??= checked
+        return undefined
+      }
+    }
+    return JSON.stringify(value)
+  }
+
   private open(): OpenCall {
-    const call: OpenCall = { id: '', name: '', json: new ToolJsonBuffer(), announced: false }
+    const call: OpenCall = { id: '', name: '', json: new ToolJsonBuffer(), announced: false, invented: false }
     this.calls.push(call)
     return call
   }
 
   /** A call needs an id before anyone hears of it; servers that send none get a fresh one. */
   private announce(call: OpenCall): void {
-    call.id ||= `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`
+    if (!call.id) {
+      call.id = `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`
+      call.invented = true
+    }
     call.announced = true
     this.callbacks.onToolCallStart?.({ id: call.id, name: call.name })
   }
@@ -360,21 +399,17 @@ class ToolCallCollector {
 
 /**
  * One completion per request (`n` is never set); other choices cannot occur.
+ * Only a numeric index other than 0 marks another choice: an index of
+ * another type (`"0"`, from a gateway that writes numbers as strings) says
+ * nothing, and such choices were dropped, leaving a clean stop with no answer.
  * A named function rather than an inline callback: it is used on every chunk.
  */
 function isFirstChoice(choice: WireChoice | null): boolean {
-  return isObject(choice) && (choice.index ?? 0) === 0
+  return isObject(choice) && (typeof choice.index !== 'number' || choice.index === 0)
 }
 
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined
-}
-
-/** Argument text as streamed; a whole arguments object (sent by a few servers) is serialized once. */
-function argumentsText(value: unknown): string | undefined {
-  if (typeof value === 'string')
-    return value
-  return isObject(value) ? JSON.stringify(value) : undefined
 }
 
 function isObject(value: unknown): value is object {

@@ -97,9 +97,20 @@ export function chatTurnUsage(usage: ChatWireUsage | undefined, context: UsageCo
   const thinking = optionalTokenCount(usage?.completion_tokens_details?.reasoning_tokens)
   if (thinking !== undefined)
     result.thinking = thinking
-  if (typeof usage?.cost === 'number' && Number.isFinite(usage.cost))
-    result.cost = usage.cost
+  const cost = usage?.cost
+  if (isCost(cost))
+    result.cost = cost
   return result
+}
+
+/**
+ * A reported cost (OpenRouter, in USD) is taken when it is a number from 0 to
+ * `Number.MAX_SAFE_INTEGER`, as token counts are; otherwise the turn has none
+ * and the catalog's price estimates it. A negative cost subtracted from the
+ * run's spend: one turn reporting `-1000` let every later turn past `maxCostUsd`.
+ */
+function isCost(value: unknown): value is number {
+  return typeof value === 'number' && value >= 0 && value <= Number.MAX_SAFE_INTEGER
 }
 
 /** `energy_joules` of a Neuralwatt energy report, when it is a finite, non-negative number. */

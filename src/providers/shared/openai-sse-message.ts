@@ -9,6 +9,8 @@
 
 import { APIError } from 'openai'
 import { ClassifiedError } from '../../errors'
+import { truncateText } from '../../text/truncate'
+import { refuseOverDeepValue } from './over-deep'
 
 /** Longest excerpt of an unreadable message quoted in the error. */
 const EXCERPT_CHARS = 120
@@ -38,7 +40,22 @@ export function openAIStreamData(message: string, provider: string, state: OpenA
     throw new ClassifiedError(`${provider} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider })
   }
   const error = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined
-  if (error)
-    throw new APIError(undefined, error as object, undefined, headers)
+  if (error) {
+    // The client's error builds its message with `JSON.stringify` of what came: past the depth cap that
+    // overflows the stack, and a message of megabytes would be carried whole.
+    refuseOverDeepValue(error, provider, 'an error')
+    throw new APIError(undefined, withReadableMessage(error) as object, undefined, headers)
+  }
   return data
+}
+
+/** The most of a streamed error's message kept (UTF-16 units). */
+const MAX_ERROR_MESSAGE_CHARS = 4096
+
+/** `error` with a string `message` over `MAX_ERROR_MESSAGE_CHARS` cut, with a note of its length; otherwise itself. */
+function withReadableMessage(error: unknown): unknown {
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined
+  if (typeof message !== 'string' || message.length <= MAX_ERROR_MESSAGE_CHARS)
+    return error
+  return Object.assign({}, error, { message: `${truncateText(message, MAX_ERROR_MESSAGE_CHARS)}… (${message.length} characters)` })
 }

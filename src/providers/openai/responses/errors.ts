@@ -7,6 +7,7 @@
 
 import type { ClassifiedErrorKind } from '../../../errors'
 import { ClassifiedError, matchesContextExceeded } from '../../../errors'
+import { truncateText } from '../../../text/truncate'
 import { isRetryableKind } from '../../shared/error-classification'
 import { classifyOpenAISdkError } from '../../shared/openai-sdk-errors'
 
@@ -36,7 +37,19 @@ export function classifyResponsesError(error: unknown, provider: string, signal?
   return classifyOpenAISdkError(error, { provider, signal, url })
 }
 
-function kindForCode(code: string | null | undefined): ClassifiedErrorKind | undefined {
+/**
+ * The longest failure message taken from a stream event (4 Ki characters):
+ * far above a real one (a sentence), while a server's megabytes would reach
+ * the run's error, its logs and its telemetry. HTTP error bodies are cut
+ * before the SDK reads them (`capped-error-body.ts`); an event is only cut by
+ * the stream's own limits.
+ */
+const MAX_FAILURE_MESSAGE_CHARS = 4096
+
+/** The longest failure code taken (codes are short identifiers, `rate_limit_exceeded`). */
+const MAX_FAILURE_CODE_CHARS = 256
+
+function kindForCode(code: string | undefined): ClassifiedErrorKind | undefined {
   if (!code)
     return undefined
   const known = KIND_BY_CODE.get(code)
@@ -54,10 +67,22 @@ function kindForStreamMessage(message: string): ClassifiedErrorKind {
   return matchesContextExceeded(message) ? 'context_exceeded' : 'server'
 }
 
-/** An `error` event or a `response.failed` event's `error`, as a classified error. */
-export function streamFailureError(code: string | null | undefined, message: string | undefined, provider: string): ClassifiedError {
+/**
+ * An `error` event or a `response.failed` event's `error`, as a classified
+ * error. Both fields come from the server: a code is taken only as a short
+ * string and a message only as a string, cut at `MAX_FAILURE_MESSAGE_CHARS`;
+ * anything else (a number, a list, an object nested thousands deep) is read
+ * as missing, so the failure is classified by what is left.
+ */
+export function streamFailureError(rawCode: unknown, rawMessage: unknown, provider: string): ClassifiedError {
+  const code = typeof rawCode === 'string' && rawCode.length <= MAX_FAILURE_CODE_CHARS ? rawCode : undefined
+  const message = typeof rawMessage === 'string' ? cutMessage(rawMessage) : undefined
   const text = message || (code ? `The response failed (${code})` : 'The response failed')
   return make(text, kindForCode(code) ?? kindForStreamMessage(text), provider, { code, message })
+}
+
+function cutMessage(message: string): string {
+  return message.length > MAX_FAILURE_MESSAGE_CHARS ? `${truncateText(message, MAX_FAILURE_MESSAGE_CHARS)}… (${message.length} characters)` : message
 }
 
 /** A stream that ended without `response.completed` or `response.incomplete` was cut off on the way. */

@@ -8,6 +8,11 @@
  * is not an object, a missing `response` on a lifecycle event, a delta that is
  * not a string, a missing `summary_index` or `summary`/`content` list, and
  * unknown event types are skipped or read as empty rather than failing the turn.
+ *
+ * A hostile server gets no further: what reaches the session is typed here
+ * (a call's id and name are strings, its arguments text or an object, a
+ * reasoning item is signed only with string parts), lists are read in one
+ * pass, and the turn ends at its terminal event whatever follows it.
  */
 
 import type { ResponseOutputItem, ResponseStreamEvent, ResponseUsage, Response as WireResponse } from 'openai/resources/responses/responses'
@@ -15,19 +20,30 @@ import type { SessionContentBlock } from '../../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../../core/stats'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../../types'
 import type { ReasoningFollower } from './reasoning'
+import { randomUUID } from 'node:crypto'
 import { mergeObjects } from '../../../core/merge-objects'
 import { servedId } from '../../shared/served-id'
 import { optionalTokenCount, tokenCount } from '../../shared/token-count'
-import { ToolJsonBuffer } from '../../tool-json'
+import { INVALID_TOOL_INPUT_KEY, ToolJsonBuffer } from '../../tool-json'
 import { abortedError, streamFailureError, truncatedStreamError } from './errors'
 import { encodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
 
 /** An output item between `output_item.added` and the end of the stream. */
 type OpenItem
-  = | { kind: 'reasoning', id: string, summary: string[][], content: string[], encrypted?: string }
+  = | ReasoningItem
     | { kind: 'message', parts: string[], refusal: boolean }
-    | { kind: 'function_call', callId: string, name: string, json: ToolJsonBuffer }
+    | FunctionCallItem
     | { kind: 'other' }
+
+/**
+ * `summary` holds only the parts that received text, by their index: a part
+ * index the server skipped costs nothing, and whether any part has text is
+ * its size, not a search.
+ */
+interface ReasoningItem { kind: 'reasoning', id: string, summary: Map<number, string[]>, content: string[], encrypted?: string }
+
+/** `args` is arguments the finished item gave as something other than text (a gateway that parsed them). */
+interface FunctionCallItem { kind: 'function_call', callId: string, name: string, json: ToolJsonBuffer, args?: unknown }
 
 export interface ResponsesStreamContext {
   /** The model asked for; used when the stream does not name the model that served it. */
@@ -49,8 +65,12 @@ export async function consumeResponsesStream(
   context: ResponsesStreamContext,
 ): Promise<TurnResult> {
   const reader = new ResponsesTurnReader(callbacks, context)
-  for await (const event of events)
+  for await (const event of events) {
     reader.handle(event)
+    // Nothing after the terminal event is read; leaving the loop also lets the iterator's source go.
+    if (reader.ended)
+      break
+  }
   return reader.finish()
 }
 
@@ -73,7 +93,8 @@ export class ResponsesTurnReader {
     // Events may already sit in a buffer when the caller aborts; none of them is wanted any more.
     if (this.context.signal?.aborted)
       throw abortedError(this.context.provider)
-    if (!isObject(event))
+    // The response ended: text, calls, usage or a failure sent after that are not part of it.
+    if (this.final || !isObject(event))
       return
     switch (event.type) {
       case 'response.created':
@@ -116,17 +137,23 @@ export class ResponsesTurnReader {
         return
       case 'response.completed':
         // The event says the response completed, even from a gateway that left the response out.
-        this.final = isObject(event.response) ? event.response : { status: 'completed' } as WireResponse
+        this.final = isRecord(event.response) ? event.response : { status: 'completed' } as WireResponse
         return
       case 'response.incomplete':
         // The event itself says the response is incomplete, whatever status a lenient server wrote.
-        this.final = mergeObjects(event.response, { status: 'incomplete' })
+        // Only an object is merged: a string would be copied one property per character.
+        this.final = isRecord(event.response) ? mergeObjects(event.response, { status: 'incomplete' }) : { status: 'incomplete' } as WireResponse
         return
       case 'response.failed':
         throw streamFailureError(event.response?.error?.code, event.response?.error?.message, this.context.provider)
       case 'error':
         throw streamFailureError(event.code, event.message, this.context.provider)
     }
+  }
+
+  /** Whether the terminal event (`response.completed` or `response.incomplete`) arrived: nothing after it is read. */
+  get ended(): boolean {
+    return this.final !== undefined
   }
 
   /** The turn, once every event was handed in. */
@@ -179,16 +206,58 @@ function openItem(item: ResponseOutputItem, callbacks: StreamCallbacks): OpenIte
   switch (item.type) {
     case 'reasoning':
       callbacks.onActivity?.()
-      return { kind: 'reasoning', id: item.id, summary: [], content: [] }
+      return newReasoning(item)
     case 'message':
       return { kind: 'message', parts: [], refusal: false }
     case 'function_call':
-      callbacks.onToolCallStart?.({ id: item.call_id, name: item.name })
-      return { kind: 'function_call', callId: item.call_id, name: item.name, json: new ToolJsonBuffer() }
+      return startCall(item, callbacks)
     default:
       callbacks.onActivity?.()
       return { kind: 'other' }
   }
+}
+
+function newReasoning(item: ResponseOutputItem): ReasoningItem {
+  return { kind: 'reasoning', id: stringOr(item.id, ''), summary: new Map(), content: [] }
+}
+
+/**
+ * A call as the session will keep it, announced. The id and the name are
+ * strings whatever the server sent: code past the provider (the wire's id
+ * rule, the tool lookup, the session) treats them as text. A call without a
+ * usable id gets a fresh one, as on Chat Completions, so it still pairs with
+ * its result; one without a name is answered as a call to no tool.
+ */
+function startCall(item: ResponseOutputItem & { type: 'function_call' }, callbacks: StreamCallbacks): FunctionCallItem {
+  const call: FunctionCallItem = { kind: 'function_call', callId: stringOr(item.call_id, '') || freshCallId(), name: stringOr(item.name, ''), json: new ToolJsonBuffer() }
+  callbacks.onToolCallStart?.({ id: call.callId, name: call.name })
+  return call
+}
+
+function freshCallId(): string {
+  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`
+}
+
+/** The finished item's arguments: text is the one fragment; anything else is kept for `callInput` to judge. */
+function takeArguments(call: FunctionCallItem, value: unknown): void {
+  if (typeof value === 'string')
+    call.json.push(value)
+  else if (value != null)
+    call.args = value
+}
+
+/**
+ * The call's input: its streamed text parsed; without text, an object the
+ * finished item gave (depth-checked like parsed text), or `{}` when it gave
+ * nothing. Arguments of another type (a number, a list) are refused with the
+ * marker the loop answers as invalid arguments; `{}` would run a tool whose
+ * parameters are all optional.
+ */
+function callInput(call: FunctionCallItem): Record<string, unknown> {
+  if (!call.json.empty || call.args === undefined || (isObject(call.args) && !Array.isArray(call.args)))
+    return call.json.finish(call.args)
+  const kind = Array.isArray(call.args) ? 'a list' : `a ${typeof call.args}`
+  return { [INVALID_TOOL_INPUT_KEY]: { raw: '', error: `arguments are not a JSON object (the server sent ${kind}, not text)` } }
 }
 
 function appendText(item: OpenItem | undefined, delta: string, refusal: boolean, callbacks: StreamCallbacks): void {
@@ -203,11 +272,14 @@ function appendText(item: OpenItem | undefined, delta: string, refusal: boolean,
 function appendSummary(item: OpenItem | undefined, index: number, delta: string, callbacks: StreamCallbacks): void {
   if (item?.kind !== 'reasoning' || typeof delta !== 'string' || !delta)
     return
-  while (item.summary.length <= index)
-    item.summary.push([])
-  const part = item.summary[index]
-  if (part.length === 0 && item.summary.some(other => other !== part && other.length > 0))
-    callbacks.onThinking('\n\n')
+  let part = item.summary.get(index)
+  if (!part) {
+    // A new part with text; the parts already in the map have text too.
+    if (item.summary.size > 0)
+      callbacks.onThinking('\n\n')
+    part = []
+    item.summary.set(index, part)
+  }
   part.push(delta)
   callbacks.onThinking(delta)
 }
@@ -220,12 +292,13 @@ function appendSummary(item: OpenItem | undefined, index: number, delta: string,
 function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callbacks: StreamCallbacks): OpenItem {
   switch (item.type) {
     case 'reasoning': {
-      const reasoning = open?.kind === 'reasoning' ? open : { kind: 'reasoning' as const, id: item.id, summary: [], content: [] }
-      reasoning.id = item.id || reasoning.id
-      reasoning.encrypted = item.encrypted_content || undefined
-      if (reasoning.summary.every(part => part.length === 0))
+      const reasoning = open?.kind === 'reasoning' ? open : newReasoning(item)
+      // Only strings are signed: the signature is JSON, and a value nested thousands deep would overflow writing it.
+      reasoning.id = stringOr(item.id, '') || reasoning.id
+      reasoning.encrypted = stringOr(item.encrypted_content, '') || undefined
+      if (reasoning.summary.size === 0)
         listOf(item.summary).forEach((part, index) => appendSummary(reasoning, index, part.text, callbacks))
-      if (reasoning.content.length === 0 && reasoning.summary.every(part => part.length === 0)) {
+      if (reasoning.content.length === 0 && reasoning.summary.size === 0) {
         for (const part of listOf(item.content))
           appendReasoningText(reasoning, part.text, callbacks)
       }
@@ -242,16 +315,15 @@ function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callba
     case 'function_call': {
       if (open?.kind === 'function_call') {
         if (open.json.empty) {
-          open.json.push(item.arguments)
+          takeArguments(open, item.arguments)
           // A proxy that skipped the argument deltas: the whole arguments are the one fragment.
           if (typeof item.arguments === 'string' && item.arguments)
             callbacks.onToolCallDelta?.({ id: open.callId, name: open.name }, item.arguments)
         }
         return open
       }
-      callbacks.onToolCallStart?.({ id: item.call_id, name: item.name })
-      const call = { kind: 'function_call' as const, callId: item.call_id, name: item.name, json: new ToolJsonBuffer() }
-      call.json.push(item.arguments)
+      const call = startCall(item, callbacks)
+      takeArguments(call, item.arguments)
       return call
     }
     default:
@@ -260,7 +332,7 @@ function finishItem(open: OpenItem | undefined, item: ResponseOutputItem, callba
   }
 }
 
-function appendReasoningText(item: Extract<OpenItem, { kind: 'reasoning' }>, text: string, callbacks: StreamCallbacks): void {
+function appendReasoningText(item: ReasoningItem, text: string, callbacks: StreamCallbacks): void {
   if (typeof text !== 'string' || !text)
     return
   item.content.push(text)
@@ -284,7 +356,7 @@ function itemBlock(item: Exclude<OpenItem, { kind: 'reasoning' }>): SessionConte
       return text ? { type: 'text', text } : undefined
     }
     case 'function_call':
-      return { type: 'tool_call', id: item.callId, name: item.name, input: item.json.finish(undefined) }
+      return { type: 'tool_call', id: item.callId, name: item.name, input: callInput(item) }
     case 'other':
       return undefined
   }
@@ -301,10 +373,11 @@ function followerOf(block: SessionContentBlock | undefined): ReasoningFollower |
  * reads back. A reasoning item with neither is dropped; one without encrypted
  * content is kept as unsigned thinking, shown but never replayed.
  */
-function reasoningBlock(item: Extract<OpenItem, { kind: 'reasoning' }>, next: ReasoningFollower | undefined): SessionContentBlock | undefined {
-  const summary = item.summary.map(part => part.join('')).filter(Boolean).join('\n\n')
+function reasoningBlock(item: ReasoningItem, next: ReasoningFollower | undefined): SessionContentBlock | undefined {
+  const summary = [...item.summary].sort(([a], [b]) => a - b).map(([, part]) => part.join('')).join('\n\n')
   const text = summary || item.content.join('')
-  if (!item.encrypted)
+  // Without an id the item cannot be sent back (the API needs both), so it is not signed.
+  if (!item.encrypted || !item.id)
     return text ? { type: 'thinking', text } : undefined
   const signature = encodeReasoningSignature({ id: item.id, encryptedContent: item.encrypted, next })
   return { type: 'thinking', text, signature, signatureProducer: OPENAI_SIGNATURE_PRODUCER }
@@ -335,7 +408,7 @@ function listOf<T>(value: readonly T[] | null | undefined): T[] {
   return Array.isArray(value) ? value.filter(isObject) : []
 }
 
-/** Summary parts an item may hold; a larger index is a gateway's garbage, not a reason to allocate. */
+/** Summary parts an item may hold; a larger index is a gateway's garbage, read as the first part. */
 const MAX_SUMMARY_PARTS = 1024
 
 /** A summary delta without a usable index belongs to the first summary part. */
@@ -345,4 +418,14 @@ function summaryIndex(value: unknown): number {
 
 function isObject<T>(value: T): value is T & object {
   return typeof value === 'object' && value !== null
+}
+
+/** An object that is not a list: what a response may be. */
+function isRecord<T>(value: T): value is T & object {
+  return isObject(value) && !Array.isArray(value)
+}
+
+/** `value` when it is a string, else `fallback`. */
+function stringOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback
 }
