@@ -42,20 +42,22 @@ export function readAnthropicBody(response: Response, turn: AnthropicTurnReader)
       throw streamedError(data, response.headers)
     if (!data)
       return
-    const parsed = parseEvent(data)
+    // Parsed here rather than in a helper: this runs for every event of every turn.
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    }
+    catch {
+      throw notJson(data)
+    }
     if (typeof parsed === 'object' && parsed !== null)
       turn.handle(parsed as RawMessageStreamEvent)
   }, { provider: PROVIDER_NAME })
 }
 
-function parseEvent(data: string): unknown {
-  try {
-    return JSON.parse(data)
-  }
-  catch {
-    const excerpt = data.length > EXCERPT_CHARS ? `${data.slice(0, EXCERPT_CHARS)}…` : data
-    throw new ClassifiedError(`${PROVIDER_NAME} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider: PROVIDER_NAME })
-  }
+function notJson(data: string): ClassifiedError {
+  const excerpt = data.length > EXCERPT_CHARS ? `${data.slice(0, EXCERPT_CHARS)}…` : data
+  return new ClassifiedError(`${PROVIDER_NAME} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider: PROVIDER_NAME })
 }
 
 function streamedError(data: string, headers: Headers): APIError {

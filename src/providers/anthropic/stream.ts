@@ -406,7 +406,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** The fields of what should be an object; none when it is anything else. */
+/** What `fields` gives for a value that is no object: nothing is ever written to it. */
+const NO_FIELDS: Record<string, unknown> = Object.freeze({})
+
+/** The fields of what should be an object; none when it is anything else. Checked inline: it runs for every event. */
 function fields(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {}
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : NO_FIELDS
 }
