@@ -1,7 +1,7 @@
 /** Shared inputs for the Responses provider tests, run against the shared fake OpenAI server. */
 
 import type { StreamCallbacks, StreamOptions, TurnResult } from '../../src/providers/types'
-import type { FakeOpenAI } from '../support/fake-openai'
+import type { FakeOpenAI, RawSseEvent } from '../support/fake-openai'
 import OpenAI from 'openai'
 import { streamResponses } from '../../src/providers/openai/responses'
 import { user } from './anthropic-fixtures'
@@ -25,4 +25,19 @@ export function responsesOptions(overrides: Partial<StreamOptions> = {}): Stream
 export function streamAgainst(fake: FakeOpenAI, options: StreamOptions, callbacks: StreamCallbacks): Promise<TurnResult> {
   const client = new OpenAI({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 })
   return streamResponses(client, options, callbacks, { providerName: 'openai' })
+}
+
+/** One Responses event of `type`, its fields from `body`. */
+export function responsesEvent(type: string, body: Record<string, unknown> = {}): RawSseEvent {
+  return { event: type, data: { type, ...body } }
+}
+
+/** A client whose every request is answered with `body`, with no socket: the test decides how the bytes are cut, and timings measure the reader alone. */
+export function clientAnswering(body: () => ReadableStream<Uint8Array>): OpenAI {
+  return new OpenAI({
+    apiKey: 'k',
+    baseURL: 'http://responses.test/v1',
+    maxRetries: 0,
+    fetch: async () => new Response(body(), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
+  })
 }

@@ -7,7 +7,6 @@
  */
 
 import type { RawSseEvent } from '../support/fake-openai'
-import OpenAI from 'openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { ClassifiedError } from '../../src/errors'
@@ -18,7 +17,7 @@ import { createSession } from '../../src/session'
 import { startFakeOpenAI } from '../support/fake-openai'
 import { lookupTool } from '../support/lookup-tool'
 import { responsesEvents } from '../support/openai-responses-sse'
-import { recordCallbacks, rejectionOf, responsesOptions, streamAgainst } from './openai-responses-fixtures'
+import { clientAnswering, recordCallbacks, rejectionOf, responsesEvent, responsesOptions, streamAgainst } from './openai-responses-fixtures'
 
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>
 
@@ -30,10 +29,6 @@ afterEach(async () => {
   await fake.close()
 })
 
-function event(type: string, body: Record<string, unknown> = {}): RawSseEvent {
-  return { event: type, data: { type, ...body } }
-}
-
 /** An event written as raw JSON text: for values the fake's own `JSON.stringify` cannot write (20,000 levels deep). */
 function rawEvent(type: string, json: string): RawSseEvent {
   return { event: type, data: json }
@@ -44,13 +39,13 @@ function deepJson(levels: number): string {
   return `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`
 }
 
-const COMPLETED = event('response.completed', { response: { id: 'resp_1', status: 'completed', model: 'gpt-5.2', output: [], usage: { input_tokens: 5, output_tokens: 3 } } })
+const COMPLETED = responsesEvent('response.completed', { response: { id: 'resp_1', status: 'completed', model: 'gpt-5.2', output: [], usage: { input_tokens: 5, output_tokens: 3 } } })
 
 function call(index: number, fields: Record<string, unknown>): RawSseEvent[] {
   const item = { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"word":"alpha"}', ...fields }
   return [
-    event('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } }),
-    event('response.output_item.done', { output_index: index, item }),
+    responsesEvent('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } }),
+    responsesEvent('response.output_item.done', { output_index: index, item }),
   ]
 }
 
@@ -150,9 +145,9 @@ describe('function call arguments that are not a string', () => {
 
 describe('error and response.failed events with odd bodies', () => {
   it.each<[string, RawSseEvent]>([
-    ['an error event whose code is a number', event('error', { code: 42, message: 'Upstream broke.' })],
-    ['an error event whose code is a list', event('error', { code: ['rate_limit_exceeded'], message: 'Upstream broke.' })],
-    ['a response.failed whose code is an object', event('response.failed', { response: { error: { code: { value: 1 }, message: 'Upstream broke.' } } })],
+    ['an error event whose code is a number', responsesEvent('error', { code: 42, message: 'Upstream broke.' })],
+    ['an error event whose code is a list', responsesEvent('error', { code: ['rate_limit_exceeded'], message: 'Upstream broke.' })],
+    ['a response.failed whose code is an object', responsesEvent('response.failed', { response: { error: { code: { value: 1 }, message: 'Upstream broke.' } } })],
   ])('%s: a server error with the message', async (_name, failure) => {
     fake.enqueue({ type: 'sse', events: [failure] })
     const error = await rejectionOf(streamAgainst(fake, responsesOptions(), recordCallbacks().callbacks))
@@ -163,8 +158,8 @@ describe('error and response.failed events with odd bodies', () => {
   })
 
   it.each<[string, RawSseEvent]>([
-    ['a message that is a list', event('error', { code: 'server_error', message: ['context_length_exceeded'] })],
-    ['a message that is a number', event('response.failed', { response: { error: { code: 'server_error', message: 404 } } })],
+    ['a message that is a list', responsesEvent('error', { code: 'server_error', message: ['context_length_exceeded'] })],
+    ['a message that is a number', responsesEvent('response.failed', { response: { error: { code: 'server_error', message: 404 } } })],
     ['a code and message nested 20,000 levels deep', rawEvent('error', `{"type":"error","code":${deepJson(20_000)},"message":${deepJson(20_000)}}`)],
   ])('%s: the failure without it', async (_name, failure) => {
     fake.enqueue({ type: 'sse', events: [failure] })
@@ -175,7 +170,7 @@ describe('error and response.failed events with odd bodies', () => {
   })
 
   it('a message of megabytes is cut to a readable length', async () => {
-    fake.enqueue({ type: 'sse', events: [event('response.failed', { response: { error: { code: 'server_error', message: 'm'.repeat(5_000_000) } } })] })
+    fake.enqueue({ type: 'sse', events: [responsesEvent('response.failed', { response: { error: { code: 'server_error', message: 'm'.repeat(5_000_000) } } })] })
     const error = await rejectionOf(streamAgainst(fake, responsesOptions(), recordCallbacks().callbacks))
     expect(error).toBeInstanceOf(ClassifiedError)
     expect(error.kind).toBe('server')
@@ -196,8 +191,8 @@ describe('a reasoning item whose id or encrypted content is not a string', () =>
       type: 'sse',
       events: [
         rawEvent('response.output_item.done', `{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","id":${id},"summary":[{"type":"summary_text","text":"Thinking."}],"encrypted_content":${encrypted}}}`),
-        event('response.output_item.added', { output_index: 1, item: { type: 'message', content: [] } }),
-        event('response.output_text.delta', { output_index: 1, delta: 'Hi.' }),
+        responsesEvent('response.output_item.added', { output_index: 1, item: { type: 'message', content: [] } }),
+        responsesEvent('response.output_text.delta', { output_index: 1, delta: 'Hi.' }),
         COMPLETED,
       ],
     })
@@ -205,16 +200,6 @@ describe('a reasoning item whose id or encrypted content is not a string', () =>
     expect(result.content).toEqual([{ type: 'thinking', text: 'Thinking.' }, { type: 'text', text: 'Hi.' }])
   })
 })
-
-/** One client whose request is answered with `body`; no socket, so timings measure the reader alone. */
-function clientAnswering(body: () => ReadableStream<Uint8Array>): OpenAI {
-  return new OpenAI({
-    apiKey: 'k',
-    baseURL: 'http://responses.test/v1',
-    maxRetries: 0,
-    fetch: async () => new Response(body(), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
-  })
-}
 
 function frames(events: RawSseEvent[]): Uint8Array {
   return new TextEncoder().encode(events.map(e => `event: ${e.event}\ndata: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`).join(''))
@@ -243,7 +228,7 @@ describe('reasoning summaries built for quadratic work', () => {
       ...Array.from({ length: 100_000 }).fill({ type: 'summary_text', text: '' }),
       ...Array.from({ length: 100_000 }).fill({ type: 'summary_text', text: 'a' }),
     ]
-    const events = [event('response.output_item.done', { output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary } }), COMPLETED]
+    const events = [responsesEvent('response.output_item.done', { output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary } }), COMPLETED]
     const rec = recordCallbacks()
     const { value: result, ms } = await timed(() => streamResponses(clientAnswering(() => streamOf(events)), responsesOptions(), rec.callbacks, { providerName: 'openai' }))
     const text = Array.from({ length: 100_000 }).fill('a').join('\n\n')
@@ -256,11 +241,11 @@ describe('reasoning summaries built for quadratic work', () => {
   it('summary deltas at the highest index of 20,000 reasoning items allocate nothing for the parts skipped', async () => {
     const events: RawSseEvent[] = []
     for (let index = 0; index < 20_000; index++) {
-      events.push(event('response.output_item.added', { output_index: index, item: { type: 'reasoning', id: `rs_${index}` } }))
-      events.push(event('response.reasoning_summary_text.delta', { output_index: index, summary_index: 1023, delta: 'a' }))
+      events.push(responsesEvent('response.output_item.added', { output_index: index, item: { type: 'reasoning', id: `rs_${index}` } }))
+      events.push(responsesEvent('response.reasoning_summary_text.delta', { output_index: index, summary_index: 1023, delta: 'a' }))
     }
     events.push(COMPLETED)
-    const plain = events.map(e => e.data && (e.data as { summary_index?: number }).summary_index === 1023 ? event('response.reasoning_summary_text.delta', { output_index: (e.data as { output_index: number }).output_index, summary_index: 0, delta: 'a' }) : e)
+    const plain = events.map(e => e.data && (e.data as { summary_index?: number }).summary_index === 1023 ? responsesEvent('response.reasoning_summary_text.delta', { output_index: (e.data as { output_index: number }).output_index, summary_index: 0, delta: 'a' }) : e)
     const read = (list: RawSseEvent[]) => timed(() => streamResponses(clientAnswering(() => streamOf(list)), responsesOptions(), recordCallbacks().callbacks, { providerName: 'openai' }))
     await read(plain)
     const first = await read(plain)
@@ -298,10 +283,10 @@ describe('events after the response ended', () => {
       type: 'sse',
       events: [
         ...responsesEvents({ text: 'All done.', usage: { input_tokens: 10, output_tokens: 4 } }),
-        event('response.output_text.delta', { output_index: 0, delta: ' And more.' }),
+        responsesEvent('response.output_text.delta', { output_index: 0, delta: ' And more.' }),
         ...call(1, {}),
-        event('response.completed', { response: { status: 'completed', usage: { input_tokens: 9000, output_tokens: 9000 } } }),
-        event('response.failed', { response: { error: { code: 'server_error', message: 'late' } } }),
+        responsesEvent('response.completed', { response: { status: 'completed', usage: { input_tokens: 9000, output_tokens: 9000 } } }),
+        responsesEvent('response.failed', { response: { error: { code: 'server_error', message: 'late' } } }),
       ],
     })
     const rec = recordCallbacks()
@@ -317,9 +302,9 @@ describe('events after the response ended', () => {
 describe('response.incomplete whose response is not an object', () => {
   it('a string of megabytes is not copied character by character', async () => {
     const events = [
-      event('response.output_item.added', { output_index: 0, item: { type: 'message', content: [] } }),
-      event('response.output_text.delta', { output_index: 0, delta: 'Partial' }),
-      event('response.incomplete', { response: 'x'.repeat(20_000_000) }),
+      responsesEvent('response.output_item.added', { output_index: 0, item: { type: 'message', content: [] } }),
+      responsesEvent('response.output_text.delta', { output_index: 0, delta: 'Partial' }),
+      responsesEvent('response.incomplete', { response: 'x'.repeat(20_000_000) }),
     ]
     const { value: result, ms } = await timed(() => streamResponses(clientAnswering(() => streamOf(events)), responsesOptions(), recordCallbacks().callbacks, { providerName: 'openai' }))
     expect(result.content).toEqual([{ type: 'text', text: 'Partial' }])

@@ -1,27 +1,16 @@
-import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 import { ClassifiedError } from '../../src/errors'
 import { streamResponses } from '../../src/providers/openai/responses'
 import { MAX_EVENT_STREAM_LINE_CHARS } from '../../src/providers/shared/event-stream'
 import { responsesEvents } from '../support/openai-responses-sse'
 import { sseFrame } from '../support/sse'
-import { recordCallbacks, rejectionOf, responsesOptions } from './openai-responses-fixtures'
+import { clientAnswering, recordCallbacks, rejectionOf, responsesOptions } from './openai-responses-fixtures'
 
 // The Responses body is read by zidane's event-stream parser: a line of many MiB that arrives in small reads is
 // read in linear time (the client's own line decoder joined and searched the whole pending buffer on every
 // read), and a line past the cap fails the turn instead of growing without end.
 
 const encoder = new TextEncoder()
-
-/** A client whose every request is answered with `body`, so the test decides how the bytes are cut. */
-function clientAnswering(body: () => ReadableStream<Uint8Array>): OpenAI {
-  return new OpenAI({
-    apiKey: 'k',
-    baseURL: 'http://responses.test/v1',
-    maxRetries: 0,
-    fetch: async () => new Response(body(), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
-  })
-}
 
 /** `text` in reads of `size` bytes. */
 function inReads(text: string, size: number): () => ReadableStream<Uint8Array> {

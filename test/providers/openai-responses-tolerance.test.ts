@@ -1,7 +1,7 @@
 import type { FakeOpenAI, RawSseEvent } from '../support/fake-openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeOpenAI } from '../support/fake-openai'
-import { recordCallbacks, responsesOptions, streamAgainst } from './openai-responses-fixtures'
+import { recordCallbacks, responsesEvent, responsesOptions, streamAgainst } from './openai-responses-fixtures'
 
 // Gateways that re-emit the Responses API leave fields out or set them to
 // null where OpenAI never would; none of that may fail the turn.
@@ -16,33 +16,29 @@ afterEach(async () => {
   await fake.close()
 })
 
-function event(type: string, body: Record<string, unknown> = {}): RawSseEvent {
-  return { event: type, data: { type, ...body } }
-}
-
 /** A reasoning summary, a message and a tool call, with a gateway's gaps in every lifecycle event and finished item. */
 function sparseGatewayStream(): RawSseEvent[] {
   return [
-    event('response.created'),
-    event('response.in_progress', { response: null }),
+    responsesEvent('response.created'),
+    responsesEvent('response.in_progress', { response: null }),
     { data: null },
-    event('response.output_item.added', { output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: [] } }),
-    event('response.reasoning_summary_text.delta', { output_index: 0, item_id: 'rs_1', delta: 'Weighing ' }),
-    event('response.reasoning_summary_text.delta', { output_index: 0, item_id: 'rs_1', delta: 'options.', summary_index: null }),
-    event('response.output_item.done', { output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: null } }),
-    event('response.output_item.added', { output_index: 1, item: null }),
-    event('response.output_item.added', { output_index: 1, item: { id: 'msg_1', type: 'message', role: 'assistant', content: null } }),
-    event('response.output_text.delta', { output_index: 1, item_id: 'msg_1', content_index: 0, delta: 'Calling ' }),
-    event('response.output_text.delta', { output_index: 1, item_id: 'msg_1', content_index: 0, delta: null }),
-    event('response.output_text.delta', { output_index: 1, item_id: 'msg_1', content_index: 0, delta: 'the tool.' }),
-    event('response.output_text.annotation.added', { output_index: 1, annotation: { type: 'url_citation' } }),
-    event('response.output_item.done', { output_index: 1, item: { id: 'msg_1', type: 'message', role: 'assistant', content: null } }),
-    event('response.output_item.added', { output_index: 2, item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '' } }),
-    event('response.function_call_arguments.delta', { output_index: 2, item_id: 'fc_1', delta: '{"word":' }),
-    event('response.function_call_arguments.delta', { output_index: 2, item_id: 'fc_1', delta: null }),
-    event('response.function_call_arguments.delta', { output_index: 2, item_id: 'fc_1', delta: '"alpha"}' }),
-    event('response.output_item.done', { output_index: 2, item: null }),
-    event('response.completed', {
+    responsesEvent('response.output_item.added', { output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: [] } }),
+    responsesEvent('response.reasoning_summary_text.delta', { output_index: 0, item_id: 'rs_1', delta: 'Weighing ' }),
+    responsesEvent('response.reasoning_summary_text.delta', { output_index: 0, item_id: 'rs_1', delta: 'options.', summary_index: null }),
+    responsesEvent('response.output_item.done', { output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: null } }),
+    responsesEvent('response.output_item.added', { output_index: 1, item: null }),
+    responsesEvent('response.output_item.added', { output_index: 1, item: { id: 'msg_1', type: 'message', role: 'assistant', content: null } }),
+    responsesEvent('response.output_text.delta', { output_index: 1, item_id: 'msg_1', content_index: 0, delta: 'Calling ' }),
+    responsesEvent('response.output_text.delta', { output_index: 1, item_id: 'msg_1', content_index: 0, delta: null }),
+    responsesEvent('response.output_text.delta', { output_index: 1, item_id: 'msg_1', content_index: 0, delta: 'the tool.' }),
+    responsesEvent('response.output_text.annotation.added', { output_index: 1, annotation: { type: 'url_citation' } }),
+    responsesEvent('response.output_item.done', { output_index: 1, item: { id: 'msg_1', type: 'message', role: 'assistant', content: null } }),
+    responsesEvent('response.output_item.added', { output_index: 2, item: { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '' } }),
+    responsesEvent('response.function_call_arguments.delta', { output_index: 2, item_id: 'fc_1', delta: '{"word":' }),
+    responsesEvent('response.function_call_arguments.delta', { output_index: 2, item_id: 'fc_1', delta: null }),
+    responsesEvent('response.function_call_arguments.delta', { output_index: 2, item_id: 'fc_1', delta: '"alpha"}' }),
+    responsesEvent('response.output_item.done', { output_index: 2, item: null }),
+    responsesEvent('response.completed', {
       response: {
         id: 'resp_1',
         status: 'completed',
@@ -76,9 +72,9 @@ describe('a Responses stream with gaps', () => {
     fake.enqueue({
       type: 'sse',
       events: [
-        event('response.output_item.added', { output_index: 0, item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } }),
-        event('response.output_text.delta', { output_index: 0, item_id: 'msg_1', content_index: 0, delta: 'Done.' }),
-        event('response.completed'),
+        responsesEvent('response.output_item.added', { output_index: 0, item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } }),
+        responsesEvent('response.output_text.delta', { output_index: 0, item_id: 'msg_1', content_index: 0, delta: 'Done.' }),
+        responsesEvent('response.completed'),
       ],
     })
     const result = await streamAgainst(fake, responsesOptions(), recordCallbacks().callbacks)
