@@ -13,6 +13,7 @@ import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { fillEstimatedCost } from '../providers/catalog/cost'
 import { refuseOverDeepInput } from '../providers/tool-json'
 import { settleApprovals } from './approval-resume'
+import { uniqueCallIds } from './call-ids'
 import { dispatchToolCalls } from './dispatch'
 import { streamWithFallback } from './fallback'
 import { turnAfterContext } from './hook-contexts'
@@ -94,7 +95,7 @@ async function loop(run: RunContext): Promise<StopReason> {
     if (!streamed)
       return 'aborted'
 
-    const { result } = streamed
+    const result = uniqueCallIds(run.turns, streamed.result)
     // Providers that report no cost get one from the model catalog.
     const usage: TurnUsage = fillEstimatedCost(extendContext(result.usage, {
       finishReason: result.finishReason,
