@@ -17,7 +17,6 @@ import { mergeObjects } from '../core/merge-objects'
 
 /** The ids of the tool calls of a run's turns, and how many turns were read. */
 interface SeenIds {
-  turns: readonly SessionTurn[]
   read: number
   ids: Set<string>
 }
@@ -28,7 +27,7 @@ const seenByTurns = new WeakMap<readonly SessionTurn[], SeenIds>()
 function seenIds(turns: readonly SessionTurn[]): Set<string> {
   let seen = seenByTurns.get(turns)
   if (!seen || seen.read > turns.length) {
-    seen = { turns, read: 0, ids: new Set() }
+    seen = { read: 0, ids: new Set() }
     seenByTurns.set(turns, seen)
   }
   for (; seen.read < turns.length; seen.read++) {

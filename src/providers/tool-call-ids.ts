@@ -14,7 +14,7 @@
  * turns always keep the original ids.
  */
 
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 
 /** `[A-Za-z0-9_-]`: the alphabet every tool-calling API takes (`\w` is ASCII-only without the `u` flag). */
 const ID_ALPHABET = /^[\w-]+$/
@@ -59,4 +59,13 @@ export function fitAlphanumericToolCallId(id: string, length: number): string {
   for (let i = 0; i < length; i++)
     out += BASE62[digest[i] % BASE62.length]
   return out
+}
+
+/**
+ * A new id for a call whose server sent none it could keep (missing, empty,
+ * not a string, or reused): `prefix`, `_` and 24 hex digits. Made inside the
+ * model call, so a durable run journals it with the turn.
+ */
+export function freshToolCallId(prefix: 'call' | 'toolu'): string {
+  return `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 24)}`
 }

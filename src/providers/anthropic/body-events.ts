@@ -25,13 +25,9 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { AnthropicTurnReader } from './stream'
 import { APIError } from '#anthropic-sdk/error'
-import { ClassifiedError } from '../../errors'
 import { MAX_ERROR_BODY_BYTES } from '../shared/capped-error-body'
-import { readEventStream } from '../shared/event-stream'
+import { notJsonMessageError, readEventStream } from '../shared/event-stream'
 import { PROVIDER_NAME } from './errors'
-
-/** Longest excerpt of an unreadable message quoted in the error. */
-const EXCERPT_CHARS = 120
 
 /** Read `response`'s body to its end into `turn`. */
 export function readAnthropicBody(response: Response, turn: AnthropicTurnReader): Promise<void> {
@@ -48,16 +44,11 @@ export function readAnthropicBody(response: Response, turn: AnthropicTurnReader)
       parsed = JSON.parse(data)
     }
     catch {
-      throw notJson(data)
+      throw notJsonMessageError(PROVIDER_NAME, data)
     }
     if (typeof parsed === 'object' && parsed !== null)
       turn.handle(parsed as RawMessageStreamEvent)
   }, { provider: PROVIDER_NAME })
-}
-
-function notJson(data: string): ClassifiedError {
-  const excerpt = data.length > EXCERPT_CHARS ? `${data.slice(0, EXCERPT_CHARS)}…` : data
-  return new ClassifiedError(`${PROVIDER_NAME} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider: PROVIDER_NAME })
 }
 
 function streamedError(data: string, headers: Headers): APIError {

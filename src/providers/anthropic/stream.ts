@@ -9,10 +9,10 @@ import type { SessionContentBlock } from '../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../core/stats'
 import type { InvalidToolInput } from '../tool-json'
 import type { ProviderInputTransformation, StreamCallbacks, ToolCall, TurnResult } from '../types'
-import { randomUUID } from 'node:crypto'
 import { refuseOverDeepValue } from '../shared/over-deep'
 import { servedId } from '../shared/served-id'
 import { optionalTokenCount, tokenCount } from '../shared/token-count'
+import { freshToolCallId } from '../tool-call-ids'
 import { INVALID_TOOL_INPUT_KEY, ToolJsonBuffer } from '../tool-json'
 import { PROVIDER_NAME, truncatedStreamError } from './errors'
 import { anthropicTurnCost, findAnthropicModel } from './models'
@@ -394,7 +394,7 @@ function stringField(value: Record<string, unknown>, key: string): string {
  * wire, which dropped the other.
  */
 function callId(value: unknown): string {
-  return typeof value === 'string' && value ? value : `toolu_${randomUUID().replaceAll('-', '').slice(0, 24)}`
+  return typeof value === 'string' && value ? value : freshToolCallId('toolu')
 }
 
 /** Present, but not a string. */

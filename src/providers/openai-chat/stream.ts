@@ -24,9 +24,9 @@
 import type { SessionContentBlock } from '../../core/content'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../types'
 import type { ChatWireUsage } from './usage'
-import { randomUUID } from 'node:crypto'
 import { refuseOverDeepValue } from '../shared/over-deep'
 import { servedId } from '../shared/served-id'
+import { freshToolCallId } from '../tool-call-ids'
 import { refuseOverDeepInput, ToolJsonBuffer } from '../tool-json'
 import { generationFailedError, truncatedStreamError } from './errors'
 import { GEMINI_SIGNATURE_PRODUCER } from './gemini-signatures'
@@ -389,7 +389,7 @@ class ToolCallCollector {
   /** A call needs an id before anyone hears of it; servers that send none get a fresh one. */
   private announce(call: OpenCall): void {
     if (!call.id) {
-      call.id = `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`
+      call.id = freshToolCallId('call')
       call.invented = true
     }
     call.announced = true

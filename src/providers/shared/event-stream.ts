@@ -272,3 +272,16 @@ function lineEnd(text: string, from: number, lfOnly: boolean): number {
   }
   return -1
 }
+
+/** Longest excerpt of an unreadable message quoted in `notJsonMessageError`. */
+const EXCERPT_CHARS = 120
+
+/**
+ * The error for a message whose data is not JSON: a retryable `server` error
+ * quoting its start. The server broke the stream's format, which a new
+ * attempt may not repeat. Both wires' readers throw it.
+ */
+export function notJsonMessageError(provider: string, data: string): ClassifiedError {
+  const excerpt = data.length > EXCERPT_CHARS ? `${data.slice(0, EXCERPT_CHARS)}…` : data
+  return new ClassifiedError(`${provider} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider })
+}

@@ -8,12 +8,9 @@
  */
 
 import { APIError } from 'openai'
-import { ClassifiedError } from '../../errors'
 import { truncateText } from '../../text/truncate'
+import { notJsonMessageError } from './event-stream'
 import { refuseOverDeepValue } from './over-deep'
-
-/** Longest excerpt of an unreadable message quoted in the error. */
-const EXCERPT_CHARS = 120
 
 /** What `openAIStreamData` returns for a message that carries no data. */
 export const NO_DATA = Symbol('noData')
@@ -36,8 +33,7 @@ export function openAIStreamData(message: string, provider: string, state: OpenA
     data = JSON.parse(message)
   }
   catch {
-    const excerpt = message.length > EXCERPT_CHARS ? `${message.slice(0, EXCERPT_CHARS)}…` : message
-    throw new ClassifiedError(`${provider} streamed a message that is not JSON: ${excerpt}`, { kind: 'server', retryable: true, provider })
+    throw notJsonMessageError(provider, message)
   }
   const error = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined
   if (error) {

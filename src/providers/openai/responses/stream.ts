@@ -20,10 +20,10 @@ import type { SessionContentBlock } from '../../../core/content'
 import type { TurnFinishReason, TurnUsage } from '../../../core/stats'
 import type { StreamCallbacks, ToolCall, TurnResult } from '../../types'
 import type { ReasoningFollower } from './reasoning'
-import { randomUUID } from 'node:crypto'
 import { mergeObjects } from '../../../core/merge-objects'
 import { servedId } from '../../shared/served-id'
 import { optionalTokenCount, tokenCount } from '../../shared/token-count'
+import { freshToolCallId } from '../../tool-call-ids'
 import { INVALID_TOOL_INPUT_KEY, ToolJsonBuffer } from '../../tool-json'
 import { abortedError, streamFailureError, truncatedStreamError } from './errors'
 import { encodeReasoningSignature, OPENAI_SIGNATURE_PRODUCER } from './reasoning'
@@ -229,13 +229,9 @@ function newReasoning(item: ResponseOutputItem): ReasoningItem {
  * its result; one without a name is answered as a call to no tool.
  */
 function startCall(item: ResponseOutputItem & { type: 'function_call' }, callbacks: StreamCallbacks): FunctionCallItem {
-  const call: FunctionCallItem = { kind: 'function_call', callId: stringOr(item.call_id, '') || freshCallId(), name: stringOr(item.name, ''), json: new ToolJsonBuffer() }
+  const call: FunctionCallItem = { kind: 'function_call', callId: stringOr(item.call_id, '') || freshToolCallId('call'), name: stringOr(item.name, ''), json: new ToolJsonBuffer() }
   callbacks.onToolCallStart?.({ id: call.callId, name: call.name })
   return call
-}
-
-function freshCallId(): string {
-  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`
 }
 
 /** The finished item's arguments: text is the one fragment; anything else is kept for `callInput` to judge. */
