@@ -112,6 +112,14 @@ export interface ScenarioResult {
    * OpenTelemetry SDK costs the leanest loop doing the same telemetry work.
    */
   floorTelemetry?: Sample
+  /**
+   * zidane's `defaults` with its requests sent through Node's `fetch`, the
+   * floor's client (`ZIDANE_HTTP_CLIENT=fetch`), in scenarios with nothing
+   * persisted: the loop's own cost with the HTTP client taken out of the
+   * comparison (zidane otherwise sends over `node:http`, see
+   * docs/providers/http-client.md).
+   */
+  overFetch?: Sample
   configs: ConfigResult[]
 }
 
@@ -180,8 +188,13 @@ export async function loopOverhead(): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = []
   for (const scenario of SCENARIOS)
     results.push(await runScenario(scenario, code))
-  const lines = results.flatMap(result => result.configs.map(config =>
-    `${PROVIDER_LABELS[result.provider]}, ${result.label}, ${config.config}: ${config.ratio.toFixed(2)}× (${config.ratio <= config.target ? 'within' : 'ABOVE'} ${config.target.toFixed(2)}×)`))
+  const lines = results.flatMap(result => result.configs.map((config) => {
+    const line = `${PROVIDER_LABELS[result.provider]}, ${result.label}, ${config.config}: ${config.ratio.toFixed(2)}× (${config.ratio <= config.target ? 'within' : 'ABOVE'} ${config.target.toFixed(2)}×)`
+    if (config.config !== 'defaults' || !result.overFetch)
+      return line
+    const ratio = result.overFetch.cpuMs / result.floor.cpuMs
+    return `${line}; over the floor's client (Node's fetch) ${ratio.toFixed(2)}× (${ratio <= config.target ? 'within' : 'ABOVE'} ${config.target.toFixed(2)}×)`
+  }))
   console.log(`\nloop-overhead zidane/floor CPU per turn:\n  ${lines.join('\n  ')}`)
   const telemetryLines = results.flatMap((result) => {
     const on = result.configs.find(config => config.config === 'telemetry')
@@ -213,7 +226,9 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
     const floorRun = floorRunner(scenario.provider, options('floor'))
     const traced = configs.includes('telemetry')
     const floorTracedRun = traced ? floorRunner(scenario.provider, { ...options('floor-telemetry'), telemetry: benchTelemetry() }) : undefined
-    const loops: { name: 'floor' | 'floor-telemetry' | LoopConfig, run: () => Promise<void> }[] = [
+    const overFetch = scenario.persistence === 'none' && configs.includes('defaults')
+    const overFetchRun = overFetch ? zidaneRunner(scenario.provider, 'defaults', scenario.callsPerTurn > 1, options('defaults-over-fetch')) : undefined
+    const loops: { name: 'floor' | 'floor-telemetry' | 'defaults-over-fetch' | LoopConfig, run: () => Promise<void> }[] = [
       { name: 'floor', run: async () => checkTurns('floor', (await floorRun()).turns) },
       ...(floorTracedRun ? [{ name: 'floor-telemetry' as const, run: async () => checkTurns('floor-telemetry', (await floorTracedRun()).turns) }] : []),
       ...configs.map((config) => {
@@ -228,6 +243,21 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
           },
         }
       }),
+      ...(overFetchRun
+        ? [{
+            name: 'defaults-over-fetch' as const,
+            run: async () => {
+              // Read by zidane per request; the loops run one at a time, so only this one sees it.
+              process.env.ZIDANE_HTTP_CLIENT = 'fetch'
+              try {
+                checkTurns('defaults-over-fetch', (await overFetchRun()).turns)
+              }
+              finally {
+                delete process.env.ZIDANE_HTTP_CLIENT
+              }
+            },
+          }]
+        : []),
     ]
     for (let i = 0; i < WARMUP_RUNS; i++) {
       for (const loop of loops) await loop.run()
@@ -249,6 +279,7 @@ async function runScenario(scenario: Scenario, code: LoopCode): Promise<Scenario
       persistence: scenario.persistence,
       floor,
       ...(traced ? { floorTelemetry: perTurn(samples.get('floor-telemetry')!) } : {}),
+      ...(overFetch ? { overFetch: perTurn(samples.get('defaults-over-fetch')!) } : {}),
       configs: configs.map((config) => {
         const own = samples.get(config)!
         const zidane = perTurn(own)
@@ -297,6 +328,7 @@ function printScenario(result: ScenarioResult): void {
       `${target.toFixed(2)}×`,
       `${median.toFixed(2)}× (${q1.toFixed(2)}–${q3.toFixed(2)})`,
     ]),
+    ...(result.overFetch ? [['zidane, defaults, over Node\'s fetch as the floor (ZIDANE_HTTP_CLIENT=fetch)', result.overFetch.cpuMs.toFixed(3), result.overFetch.wallMs.toFixed(3), `${(result.overFetch.cpuMs / result.floor.cpuMs).toFixed(2)}×`, '', '']] : []),
   ])
 }
 

@@ -1,7 +1,7 @@
 /**
- * The `fetch` every vendor SDK client of zidane is built with. It differs
- * from the global one in a single way: the body of an answer with an error
- * status is cut at `MAX_ERROR_BODY_BYTES`.
+ * The `fetch` every vendor SDK client of zidane is built with: requests go
+ * out through `transportFetch` (`http-transport.ts`), and the body of an
+ * answer with an error status is cut at `MAX_ERROR_BODY_BYTES`.
  *
  * Why: on an error status the SDK reads the whole body (`response.text()`)
  * to build its error, before zidane is handed anything. A server that sends
@@ -12,6 +12,8 @@
  * itself, under its own caps (`event-stream.ts`).
  */
 
+import { transportFetch } from './http-transport'
+
 /**
  * Most bytes of an error answer's body the SDK gets to read (256 KiB): far
  * above a real API error (a JSON object of a few hundred bytes) or a gateway's
@@ -19,9 +21,9 @@
  */
 export const MAX_ERROR_BODY_BYTES = 256 * 1024
 
-/** The global `fetch`, looked up per request, with error bodies cut at `MAX_ERROR_BODY_BYTES`. */
+/** `transportFetch`, with error bodies cut at `MAX_ERROR_BODY_BYTES`. */
 export async function fetchWithCappedErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init)
+  const response = await transportFetch(input, init)
   if (response.ok || response.body === null)
     return response
   return new Response(cutAfter(response.body, MAX_ERROR_BODY_BYTES), {

@@ -1,0 +1,399 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { getEventListeners } from 'node:events'
+import { createServer } from 'node:http'
+import { createServer as createTcpServer } from 'node:net'
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
+import fc from 'fast-check'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createAgent } from '../../src'
+import { anthropic } from '../../src/providers/anthropic'
+import { openai } from '../../src/providers/openai'
+import { nodeHttpFetch, transportFetch } from '../../src/providers/shared/http-transport'
+import { startFakeAnthropic } from '../support/fake-anthropic'
+import { startFakeOpenAI } from '../support/fake-openai'
+
+// The HTTP client under the vendor SDKs: `node:http` when Node's fetch is
+// untouched, the platform's fetch when a host changed how requests go out.
+// Node's fetch sends `sec-fetch-mode: cors` on every request and `node:http`
+// never does, so each server below can tell which one carried a request.
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void
+
+const servers: Server[] = []
+const cleanups: (() => void)[] = []
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0))
+    cleanup()
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections()
+    await new Promise(resolve => server.close(resolve))
+  }
+})
+
+async function serve(handler: Handler): Promise<{ url: string, server: Server }> {
+  const server = createServer(handler)
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+}
+
+const SETTINGS = { idleTimeoutMs: 60_000 }
+
+function carrier(headers: Record<string, string>): 'fetch' | 'node:http' {
+  return headers['sec-fetch-mode'] === undefined ? 'node:http' : 'fetch'
+}
+
+function setEnv(name: string, value: string): void {
+  const before = process.env[name]
+  process.env[name] = value
+  cleanups.push(() => {
+    if (before === undefined)
+      delete process.env[name]
+    else
+      process.env[name] = before
+  })
+}
+
+describe('which client carries a provider\'s requests', () => {
+  it('node:http for Anthropic, Chat Completions and Responses while Node\'s fetch is untouched', async () => {
+    const claude = await startFakeAnthropic()
+    const gpt = await startFakeOpenAI()
+    cleanups.push(() => void claude.close(), () => void gpt.close())
+    claude.enqueue({ type: 'turn', turn: { text: 'from claude' } })
+    gpt.enqueue({ type: 'turn', turn: { text: 'from chat' } })
+
+    const first = await createAgent({ provider: anthropic({ baseURL: claude.url, apiKey: 'k' }) }).run({ prompt: 'hi' })
+    const second = await createAgent({ provider: openai({ baseURL: gpt.url, apiKey: 'k' }) }).run({ prompt: 'hi' })
+    expect([first.text, second.text]).toEqual(['from claude', 'from chat'])
+    // The Responses API's request goes out the same way; its answer (a 400 here) is not the point.
+    gpt.enqueue({ type: 'error', status: 400 })
+    await createAgent({ provider: openai({ api: 'responses', baseURL: gpt.url, apiKey: 'k' }) }).run({ prompt: 'hi' }).catch(() => {})
+    expect(claude.requests.map(r => carrier(r.headers))).toEqual(['node:http'])
+    expect(gpt.requests.map(r => [r.path, carrier(r.headers)])).toEqual([['/v1/chat/completions', 'node:http'], ['/v1/responses', 'node:http']])
+  })
+
+  it('the platform\'s fetch under ZIDANE_HTTP_CLIENT=fetch', async () => {
+    setEnv('ZIDANE_HTTP_CLIENT', 'fetch')
+    const claude = await startFakeAnthropic()
+    cleanups.push(() => void claude.close())
+    claude.enqueue({ type: 'turn', turn: { text: 'one' } })
+    await createAgent({ provider: anthropic({ baseURL: claude.url, apiKey: 'k' }) }).run({ prompt: 'hi' })
+    expect(claude.requests.map(r => carrier(r.headers))).toEqual(['fetch'])
+  })
+
+  it('a replaced globalThis.fetch, called for every request', async () => {
+    const claude = await startFakeAnthropic()
+    cleanups.push(() => void claude.close())
+    claude.enqueue({ type: 'turn', turn: { text: 'one' } }, { type: 'turn', turn: { text: 'two' } })
+    const nodeFetch = globalThis.fetch
+    const wrapper = vi.fn((input: string | URL | Request, init?: RequestInit) => nodeFetch(input, init))
+    globalThis.fetch = wrapper as typeof fetch
+    cleanups.push(() => {
+      globalThis.fetch = nodeFetch
+    })
+    const agent = createAgent({ provider: anthropic({ baseURL: claude.url, apiKey: 'k' }) })
+    await agent.run({ prompt: 'one' })
+    await agent.run({ prompt: 'two' })
+    expect(wrapper).toHaveBeenCalledTimes(2)
+    expect(claude.requests.map(r => carrier(r.headers))).toEqual(['fetch', 'fetch'])
+  })
+
+  it('fetch through a host\'s global dispatcher; node:http again once the default is back', async () => {
+    const key = Symbol.for('undici.globalDispatcher.1')
+    const global = globalThis as unknown as Record<symbol, { dispatch: (...args: unknown[]) => boolean }>
+    // Node's fetch installs its default dispatcher on first use.
+    await fetch('data:,ready')
+    const nodeDefault = global[key]!
+    let dispatched = 0
+    const hostDispatcher = {
+      dispatch: (...args: unknown[]) => {
+        dispatched++
+        return nodeDefault.dispatch(...args)
+      },
+      on: () => hostDispatcher,
+      once: () => hostDispatcher,
+      off: () => hostDispatcher,
+    }
+    global[key] = hostDispatcher
+    cleanups.push(() => {
+      global[key] = nodeDefault
+    })
+    const gpt = await startFakeOpenAI()
+    cleanups.push(() => void gpt.close())
+    gpt.enqueue({ type: 'turn', turn: { text: 'one' } }, { type: 'turn', turn: { text: 'two' } })
+    const agent = createAgent({ provider: openai({ baseURL: gpt.url, apiKey: 'k' }) })
+    await agent.run({ prompt: 'one' })
+    expect(dispatched).toBe(1)
+    global[key] = nodeDefault
+    await agent.run({ prompt: 'two' })
+    expect(dispatched).toBe(1)
+    expect(gpt.requests.map(r => carrier(r.headers))).toEqual(['fetch', 'node:http'])
+  })
+
+  it('fetch for a body node:http is not given (a stream) and for a non-HTTP URL', async () => {
+    const { url } = await serve((request, response) => {
+      response.end(carrier(request.headers as Record<string, string>))
+    })
+    const streamed = await transportFetch(url, {
+      method: 'POST',
+      body: new Blob(['x']).stream(),
+      duplex: 'half',
+    } as RequestInit)
+    expect(await streamed.text()).toBe('fetch')
+    expect(await (await transportFetch(url, { method: 'POST', body: 'x' })).text()).toBe('node:http')
+    expect(await (await transportFetch('data:,inline')).text()).toBe('inline')
+    // Credentials in the URL: fetch refuses them, where node:http would send them as Basic auth.
+    const withCredentials = new URL(url)
+    withCredentials.username = 'user'
+    await expect(transportFetch(withCredentials.href)).rejects.toThrow(TypeError)
+  })
+})
+
+describe('a request over node:http', () => {
+  it('sends the method, headers of every form and the body with its length', async () => {
+    const seen: { method?: string, headers: IncomingMessage['headers'], body: string }[] = []
+    const { url } = await serve((request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (chunk: Buffer) => chunks.push(chunk))
+      request.on('end', () => {
+        seen.push({ method: request.method, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') })
+        response.end('ok')
+      })
+    })
+    const base = new URL(url)
+    await nodeHttpFetch(base, { method: 'post', headers: new Headers({ 'X-One': 'a', 'x-two': 'b' }), body: 'héllo' }, SETTINGS)
+    await nodeHttpFetch(base, { method: 'PUT', headers: [['x-one', 'a'], ['X-One', 'b']], body: new TextEncoder().encode('bytes') }, SETTINGS)
+    await nodeHttpFetch(base, { headers: { 'accept-encoding': 'identity' } }, SETTINGS)
+    expect(seen[0]).toMatchObject({ method: 'POST', body: 'héllo', headers: { 'x-one': 'a', 'x-two': 'b', 'content-length': '6', 'accept-encoding': 'gzip, deflate' } })
+    expect(seen[1]).toMatchObject({ method: 'PUT', body: 'bytes', headers: { 'x-one': 'a, b', 'content-length': '5' } })
+    expect(seen[2]).toMatchObject({ method: 'GET', body: '', headers: { 'accept-encoding': 'identity' } })
+    expect(seen[2]!.headers['content-length']).toBeUndefined()
+  })
+
+  it('answers with the status, reason, headers, URL and a body read as it streams', async () => {
+    let finish: () => void = () => {}
+    const { url } = await serve((_request, response) => {
+      response.writeHead(201, 'Made', [['x-a', '1'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']])
+      response.write('first ')
+      finish = () => response.end('last')
+    })
+    const answer = await nodeHttpFetch(new URL(`${url}/path?q=1`), undefined, SETTINGS)
+    expect([answer.status, answer.statusText, answer.ok, answer.url]).toEqual([201, 'Made', true, `${url}/path?q=1`])
+    expect(answer.headers.get('x-a')).toBe('1')
+    expect(answer.headers.getSetCookie()).toEqual(['a=1', 'b=2'])
+    const reader = answer.body!.getReader()
+    // The first bytes arrive while the server still holds the response open.
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('first ')
+    finish()
+    const rest: string[] = []
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      rest.push(new TextDecoder().decode(read.value))
+    expect(rest.join('')).toBe('last')
+  })
+
+  it('decodes gzip, deflate and brotli bodies, and leaves an unknown coding as it came', async () => {
+    const text = 'a body worth compressing '.repeat(200)
+    const encoded: Record<string, Buffer> = {
+      'gzip': gzipSync(text),
+      'x-gzip': gzipSync(text),
+      'deflate': deflateSync(text),
+      'br': brotliCompressSync(text),
+      'zstd-ish': Buffer.from('raw'),
+    }
+    const { url } = await serve((request, response) => {
+      const coding = request.url!.slice(1)
+      response.writeHead(200, { 'content-encoding': coding })
+      response.end(encoded[coding])
+    })
+    for (const coding of ['gzip', 'x-gzip', 'deflate', 'br'])
+      expect(await (await nodeHttpFetch(new URL(`${url}/${coding}`), undefined, SETTINGS)).text()).toBe(text)
+    expect(await (await nodeHttpFetch(new URL(`${url}/zstd-ish`), undefined, SETTINGS)).text()).toBe('raw')
+  })
+
+  it('gives a null body for 204 and 304 and for HEAD', async () => {
+    const { url } = await serve((request, response) => {
+      response.writeHead(request.url === '/204' ? 204 : request.url === '/304' ? 304 : 200)
+      response.end()
+    })
+    expect((await nodeHttpFetch(new URL(`${url}/204`), undefined, SETTINGS)).body).toBeNull()
+    expect((await nodeHttpFetch(new URL(`${url}/304`), undefined, SETTINGS)).body).toBeNull()
+    expect((await nodeHttpFetch(new URL(`${url}/200`), { method: 'HEAD' }, SETTINGS)).body).toBeNull()
+  })
+
+  it('leaves a redirect to fetch, which follows it with the spec\'s rules', async () => {
+    const { url } = await serve((request, response) => {
+      if (request.url === '/moved') {
+        response.writeHead(307, { location: '/here' })
+        response.end()
+        return
+      }
+      let body = ''
+      request.on('data', (chunk: Buffer) => {
+        body += chunk
+      })
+      request.on('end', () => response.end(`${request.method} ${request.url} ${body}`))
+    })
+    const answer = await nodeHttpFetch(new URL(`${url}/moved`), { method: 'POST', body: 'payload' }, SETTINGS)
+    expect(await answer.text()).toBe('POST /here payload')
+    expect(answer.redirected).toBe(true)
+  })
+
+  it('rejects as fetch does: a refused connection, a status Response refuses', async () => {
+    const closed = await serve(() => {})
+    const port = new URL(closed.url).port
+    servers.splice(0).forEach(server => server.close())
+    const refused = await nodeHttpFetch(new URL(`http://127.0.0.1:${port}/`), undefined, SETTINGS).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(TypeError)
+    expect((refused as Error).message).toBe('fetch failed')
+    expect(((refused as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED')
+
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200)
+      response.end()
+    })
+    const odd = await rawServer('HTTP/1.1 999 Odd\r\ncontent-length: 0\r\n\r\n')
+    const outOfRange = await nodeHttpFetch(new URL(odd), undefined, SETTINGS).catch((error: unknown) => error)
+    expect(outOfRange).toBeInstanceOf(TypeError)
+    expect(((outOfRange as Error).cause as Error).name).toBe('RangeError')
+    expect((await nodeHttpFetch(new URL(url), undefined, SETTINGS)).status).toBe(200)
+  })
+
+  it('errors the body with "terminated" when the connection drops before its end', async () => {
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-length': '100' })
+      response.write('partial', () => response.socket?.destroy())
+    })
+    const answer = await nodeHttpFetch(new URL(url), undefined, SETTINGS)
+    const failure = await answer.text().catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(TypeError)
+    expect((failure as Error).message).toBe('terminated')
+  })
+})
+
+describe('cancelling and waiting', () => {
+  it('rejects with the signal\'s reason before the answer, and errors the body with it after; no listener is left', async () => {
+    const { url } = await serve((request, response) => {
+      if (request.url === '/stall')
+        return
+      response.writeHead(200)
+      response.write('some')
+    })
+    const early = new AbortController()
+    const pending = nodeHttpFetch(new URL(`${url}/stall`), { signal: early.signal }, SETTINGS)
+    const reason = new Error('stop now')
+    early.abort(reason)
+    await expect(pending).rejects.toBe(reason)
+    expect(getEventListeners(early.signal, 'abort')).toHaveLength(0)
+
+    const late = new AbortController()
+    const answer = await nodeHttpFetch(new URL(`${url}/body`), { signal: late.signal }, SETTINGS)
+    const reader = answer.body!.getReader()
+    await reader.read()
+    late.abort()
+    const failure = await reader.read().catch((error: unknown) => error)
+    expect((failure as Error).name).toBe('AbortError')
+    expect(getEventListeners(late.signal, 'abort')).toHaveLength(0)
+
+    const already = new AbortController()
+    already.abort(reason)
+    await expect(nodeHttpFetch(new URL(url), { signal: already.signal }, SETTINGS)).rejects.toBe(reason)
+  })
+
+  it('removes its abort listener once a body has been read to the end', async () => {
+    const { url } = await serve((_request, response) => response.end('all'))
+    const controller = new AbortController()
+    const answer = await nodeHttpFetch(new URL(url), { signal: controller.signal }, SETTINGS)
+    expect(await answer.text()).toBe('all')
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('gives up on a server silent before its headers or in its body, after the idle timeout', async () => {
+    const { url } = await serve((request, response) => {
+      if (request.url === '/body') {
+        response.writeHead(200)
+        response.write('start')
+      }
+    })
+    const short = { idleTimeoutMs: 150 }
+    const beforeHeaders = await nodeHttpFetch(new URL(`${url}/headers`), undefined, short).catch((error: unknown) => error)
+    expect(((beforeHeaders as Error).cause as NodeJS.ErrnoException).code).toBe('ETIMEDOUT')
+    const answer = await nodeHttpFetch(new URL(`${url}/body`), undefined, short)
+    const inBody = await answer.text().catch((error: unknown) => error)
+    expect((inBody as Error).message).toBe('terminated')
+  })
+
+  it('sends again once, on a fresh connection, when a kept-alive one was closed by the server as it was reused', async () => {
+    const connections = new Set<Socket>()
+    let handled = 0
+    const { url } = await serve((request, response) => {
+      handled++
+      const socket = request.socket
+      // The second request on a connection finds it closed, as a server's idle timeout would leave it.
+      if (connections.has(socket)) {
+        socket.destroy()
+        return
+      }
+      connections.add(socket)
+      response.end(`answer ${handled}`)
+    })
+    expect(await (await nodeHttpFetch(new URL(url), { method: 'POST', body: 'a' }, SETTINGS)).text()).toBe('answer 1')
+    expect(await (await nodeHttpFetch(new URL(url), { method: 'POST', body: 'b' }, SETTINGS)).text()).toBe('answer 3')
+    expect(connections.size).toBe(2)
+  })
+
+  it('reads the socket only as far ahead of the reader as the stream holds', async () => {
+    const total = 256 * 1024 * 1024
+    let written = 0
+    const { url } = await serve((_request, response) => {
+      const chunk = Buffer.alloc(1024 * 1024, 97)
+      response.writeHead(200, { 'content-length': String(total) })
+      const pump = (): void => {
+        while (written < total) {
+          written += chunk.length
+          if (!response.write(chunk)) {
+            response.once('drain', pump)
+            return
+          }
+        }
+        response.end()
+      }
+      pump()
+    })
+    const answer = await nodeHttpFetch(new URL(url), undefined, SETTINGS)
+    const reader = answer.body!.getReader()
+    await reader.read()
+    // Give the server every chance to push: only the socket buffers and one stream's worth may be taken.
+    await new Promise(resolve => setTimeout(resolve, 300))
+    expect(written).toBeLessThan(64 * 1024 * 1024)
+    await reader.cancel()
+  })
+})
+
+/** A TCP server answering every connection with `reply` as raw bytes, then closing it. */
+async function rawServer(reply: string | Uint8Array): Promise<string> {
+  const server = createTcpServer((socket) => {
+    socket.once('data', () => socket.end(reply))
+    socket.on('error', () => {})
+  })
+  cleanups.push(() => server.close())
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+}
+
+describe('hostile answers', () => {
+  it('any bytes a server sends end in a Response or a TypeError, never a hang or a crash', async () => {
+    const head = fc.constantFrom('HTTP/1.1 200 OK\r\n', 'HTTP/1.1 500 x\r\n', 'HTTP/1.0 204\r\n', 'HTTP/1.1 302 Found\r\n', '')
+    const header = fc.constantFrom('content-length: 5\r\n', 'content-length: -1\r\n', 'transfer-encoding: chunked\r\n', 'content-encoding: gzip\r\n', 'content-encoding: br\r\n', 'location: /x\r\n', 'x: \u00FF\r\n', 'bad header\r\n')
+    await fc.assert(fc.asyncProperty(head, fc.array(header, { maxLength: 4 }), fc.uint8Array({ maxLength: 64 }), async (status, headers, tail) => {
+      const reply = Buffer.concat([Buffer.from(`${status}${headers.join('')}\r\n`, 'latin1'), tail])
+      const url = await rawServer(reply)
+      const outcome = await nodeHttpFetch(new URL(url), undefined, { idleTimeoutMs: 2_000 })
+        .then(answer => answer.arrayBuffer().then(() => 'read', (error: unknown) => error))
+        .catch((error: unknown) => error)
+      if (outcome !== 'read')
+        expect(outcome).toBeInstanceOf(TypeError)
+    }), { numRuns: 60 })
+  }, 60_000)
+})
