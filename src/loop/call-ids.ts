@@ -11,8 +11,9 @@ import { mergeObjects } from '../core/merge-objects'
  * A call whose id an earlier turn already used is recorded under
  * `<id>_<n>`, the first such name no earlier call has: a pure function of
  * the turns before it, so a replayed or resumed run names it the same way.
- * Calls sharing an id within one turn are left as they came: each still gets
- * its own result in the session.
+ * Calls sharing an id within one turn are renamed the same way, all but the
+ * first: an API refuses a message whose calls share an id, and pairing would
+ * keep only one of them and its result.
  */
 
 /** The ids of the tool calls of a run's turns, and how many turns were read. */
@@ -39,23 +40,56 @@ function seenIds(turns: readonly SessionTurn[]): Set<string> {
   return seen.ids
 }
 
-/** `result` with each call whose id an earlier turn of `turns` used renamed; `result` itself when none was. */
+/**
+ * `result` with each call renamed whose id an earlier turn of `turns` used,
+ * or an earlier call of the same turn; `result` itself when none was.
+ */
 export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult): TurnResult {
   if (result.toolCalls.length === 0)
     return result
   const seen = seenIds(turns)
-  let renamed: Map<string, string> | undefined
+  // Only a repeat within the turn or of an earlier turn costs more than one set lookup per call.
+  const own = result.toolCalls.length > 1 ? new Set<string>() : undefined
+  let repeated = false
   for (const call of result.toolCalls) {
-    if (!seen.has(call.id) || renamed?.has(call.id))
-      continue
-    let n = 2
-    while (seen.has(`${call.id}_${n}`)) n++
-    ;(renamed ??= new Map()).set(call.id, `${call.id}_${n}`)
+    if (seen.has(call.id) || own?.has(call.id)) {
+      repeated = true
+      break
+    }
+    own?.add(call.id)
   }
-  if (!renamed)
+  if (!repeated)
     return result
-  const names = renamed
-  const content = result.content.map((block): SessionContentBlock => block.type === 'tool_call' && names.has(block.id) ? mergeObjects(block, { id: names.get(block.id)! }) : block)
-  const toolCalls = result.toolCalls.map((call): ToolCall => names.has(call.id) ? mergeObjects(call, { id: names.get(call.id)! }) : call)
+  const original = new Set(result.toolCalls.map(call => call.id))
+  const taken = new Set<string>()
+  // Per id, the names its calls get, in the order the calls came.
+  const names = new Map<string, string[]>()
+  for (const call of result.toolCalls) {
+    let name = call.id
+    if (seen.has(name) || taken.has(name)) {
+      let n = 2
+      // A fresh name is used by no earlier call and by no call of this turn.
+      while (seen.has(`${call.id}_${n}`) || taken.has(`${call.id}_${n}`) || original.has(`${call.id}_${n}`)) n++
+      name = `${call.id}_${n}`
+    }
+    taken.add(name)
+    const list = names.get(call.id)
+    if (list)
+      list.push(name)
+    else
+      names.set(call.id, [name])
+  }
+  const nextName = (queues: Map<string, string[]>, id: string): string => queues.get(id)?.shift() ?? id
+  const forCalls = new Map(Array.from(names, ([id, list]) => [id, [...list]]))
+  const toolCalls = result.toolCalls.map((call): ToolCall => {
+    const name = nextName(forCalls, call.id)
+    return name === call.id ? call : mergeObjects(call, { id: name })
+  })
+  const content = result.content.map((block): SessionContentBlock => {
+    if (block.type !== 'tool_call')
+      return block
+    const name = nextName(names, block.id)
+    return name === block.id ? block : mergeObjects(block, { id: name })
+  })
   return mergeObjects(result, { content, toolCalls })
 }
