@@ -148,12 +148,12 @@ describe('toolBatchExecutor', () => {
     ])
   })
 
-  it('pairs results under a repeated call id in order', async () => {
+  it('pairs results in call order when two calls came under one id (the second recorded as dup_2)', async () => {
     const calls = [{ id: 'dup', name: 'alpha', input: { n: 1 } }, { id: 'dup', name: 'beta', input: { n: 2 } }]
     const observed = await runBatch({
       toolBatchExecutor: async batch => [await batch.execute(batch.calls[1]), await batch.execute(batch.calls[0])],
     }, { calls })
-    expect(observed.results).toEqual([{ callId: 'dup', output: 'alpha says 1' }, { callId: 'dup', output: 'beta says 2' }])
+    expect(observed.results).toEqual([{ callId: 'dup', output: 'alpha says 1' }, { callId: 'dup_2', output: 'beta says 2' }])
   })
 
   it('runs a call once when execute is called twice, and rejects a call that is not in the batch', async () => {
