@@ -1,6 +1,7 @@
 import type { SessionContentBlock, SessionTurn } from '../core/content'
 import type { ToolCall, TurnResult } from '../providers/types'
 import { mergeObjects } from '../core/merge-objects'
+import { fitToolCallId } from '../providers/tool-call-ids'
 
 /**
  * Tool-call ids that a server reuses from turn to turn. Some servers and
@@ -13,7 +14,9 @@ import { mergeObjects } from '../core/merge-objects'
  * the turns before it, so a replayed or resumed run names it the same way.
  * Calls sharing an id within one turn are renamed the same way, all but the
  * first: an API refuses a message whose calls share an id, and pairing would
- * keep only one of them and its result.
+ * keep only one of them and its result. An id of thousands of characters is
+ * kept as its start and a hash of the whole: the session stores it with the
+ * call and its result, and every later request would carry it.
  */
 
 /** The ids of the tool calls of a run's turns, and how many turns were read. */
@@ -40,37 +43,36 @@ function seenIds(turns: readonly SessionTurn[]): Set<string> {
   return seen.ids
 }
 
+/** Longest call id a session keeps as it came: far above any real server's (OpenAI's and Anthropic's are under 64). */
+export const MAX_CALL_ID_CHARS = 256
+/** Length of the id an over-long one is kept under: its readable start and a hash of the whole. */
+const SHORTENED_CALL_ID_CHARS = 128
+
 /**
- * `result` with each call renamed whose id an earlier turn of `turns` used,
- * or an earlier call of the same turn; `result` itself when none was.
+ * `result` with each call renamed whose id is over `MAX_CALL_ID_CHARS`
+ * (kept as its start and a hash of the whole), or whose id an earlier turn
+ * of `turns` used, or an earlier call of the same turn; `result` itself when
+ * none was.
  */
 export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult): TurnResult {
   if (result.toolCalls.length === 0)
     return result
   const seen = seenIds(turns)
-  // Only a repeat within the turn or of an earlier turn costs more than one set lookup per call.
-  const own = result.toolCalls.length > 1 ? new Set<string>() : undefined
-  let repeated = false
-  for (const call of result.toolCalls) {
-    if (seen.has(call.id) || own?.has(call.id)) {
-      repeated = true
-      break
-    }
-    own?.add(call.id)
-  }
-  if (!repeated)
+  if (!needsRenaming(seen, result.toolCalls))
     return result
-  const original = new Set(result.toolCalls.map(call => call.id))
+  const kept = (id: string): string => id.length > MAX_CALL_ID_CHARS ? fitToolCallId(id, SHORTENED_CALL_ID_CHARS) : id
+  const own = new Set(result.toolCalls.map(call => kept(call.id)))
   const taken = new Set<string>()
-  // Per id, the names its calls get, in the order the calls came.
+  // Per id as it came, the names its calls get, in the order the calls came.
   const names = new Map<string, string[]>()
   for (const call of result.toolCalls) {
-    let name = call.id
+    const base = kept(call.id)
+    let name = base
     if (seen.has(name) || taken.has(name)) {
       let n = 2
       // A fresh name is used by no earlier call and by no call of this turn.
-      while (seen.has(`${call.id}_${n}`) || taken.has(`${call.id}_${n}`) || original.has(`${call.id}_${n}`)) n++
-      name = `${call.id}_${n}`
+      while (seen.has(`${base}_${n}`) || taken.has(`${base}_${n}`) || own.has(`${base}_${n}`)) n++
+      name = `${base}_${n}`
     }
     taken.add(name)
     const list = names.get(call.id)
@@ -79,7 +81,7 @@ export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult)
     else
       names.set(call.id, [name])
   }
-  const nextName = (queues: Map<string, string[]>, id: string): string => queues.get(id)?.shift() ?? id
+  const nextName = (queues: Map<string, string[]>, id: string): string => queues.get(id)?.shift() ?? kept(id)
   const forCalls = new Map(Array.from(names, ([id, list]) => [id, [...list]]))
   const toolCalls = result.toolCalls.map((call): ToolCall => {
     const name = nextName(forCalls, call.id)
@@ -92,4 +94,16 @@ export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult)
     return name === block.id ? block : mergeObjects(block, { id: name })
   })
   return mergeObjects(result, { content, toolCalls })
+}
+
+/** Whether any call's id is over-long, or repeats one of an earlier turn or of an earlier call of this turn. */
+function needsRenaming(seen: ReadonlySet<string>, calls: readonly ToolCall[]): boolean {
+  // Only a turn of several calls needs a set of its own.
+  const own = calls.length > 1 ? new Set<string>() : undefined
+  for (const call of calls) {
+    if (call.id.length > MAX_CALL_ID_CHARS || seen.has(call.id) || own?.has(call.id))
+      return true
+    own?.add(call.id)
+  }
+  return false
 }

@@ -16,7 +16,7 @@ export { elicitThroughAskUser } from './elicitation-form'
 export type { McpElicitationContext, McpElicitationHandler } from './elicitation-form'
 export { expandEnvString, expandServerConfig } from './expand-env'
 export { filterTools, validateServerConfig } from './filters'
-export { MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_LISTED_TOOLS } from './list-tools'
+export { MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_LISTED_TOOLS, MAX_MCP_TOOL_NAME_CHARS } from './list-tools'
 export { canonicalMcpToolName, isMcpToolName, MAX_WIRE_NAME_LENGTH, MCP_TOOL_PREFIX, sanitizeMcpName, wireMcpToolName } from './naming'
 export {
   createFileMcpCredentialStore,

@@ -23,6 +23,14 @@ export const MAX_MCP_LISTED_TOOLS = 10_000
  */
 export const MAX_MCP_DESCRIPTION_CHARS = 10_000
 
+/**
+ * Longest tool name a listing keeps, in characters; a tool with a longer one
+ * is left out. The MCP spec asks for at most 128; the name becomes part of
+ * the tool's name in the run, which every request carries and every call
+ * the model makes repeats.
+ */
+export const MAX_MCP_TOOL_NAME_CHARS = 256
+
 /** A server's `tools/list` answer: one page of tools and the cursor of the next. */
 type ListPage = Record<string, unknown>
 
@@ -35,8 +43,9 @@ type ListPage = Record<string, unknown>
  * rest. The listing is also bounded: it stops at `MAX_MCP_LISTED_TOOLS` and
  * at a cursor seen before (a server paginating for ever filled hundreds of
  * megabytes before `bootstrapTimeout` failed it). A tool listed twice keeps
- * its first entry, and a description over `MAX_MCP_DESCRIPTION_CHARS` is cut:
- * descriptions go with every request. Each kind of problem is reported once
+ * its first entry, a tool whose name is over `MAX_MCP_TOOL_NAME_CHARS` is
+ * left out, and a description over `MAX_MCP_DESCRIPTION_CHARS` is cut:
+ * names and descriptions go with every request. Each kind of problem is reported once
  * to `report`, naming the first few.
  */
 export async function listServerTools(server: string, listPage: (cursor: string | undefined) => Promise<ListPage>, report: (error: Error) => void): Promise<McpToolSchema[]> {
@@ -48,6 +57,8 @@ export async function listServerTools(server: string, listPage: (cursor: string 
   let invalidCount = 0
   const duplicates: string[] = []
   let duplicateCount = 0
+  const overLong: string[] = []
+  let overLongCount = 0
   let cut = 0
   let listed = 0
   let overflow = false
@@ -71,6 +82,11 @@ export async function listServerTools(server: string, listPage: (cursor: string 
         continue
       }
       const tool = parsed.data as McpToolSchema
+      if (tool.name.length > MAX_MCP_TOOL_NAME_CHARS) {
+        if (overLongCount++ < 5)
+          overLong.push(tool.name)
+        continue
+      }
       if (names.has(tool.name)) {
         if (duplicateCount++ < 5)
           duplicates.push(tool.name)
@@ -102,6 +118,8 @@ export async function listServerTools(server: string, listPage: (cursor: string 
     report(new TypeError(`${where}: ${invalidCount} listed tool${invalidCount === 1 ? ' does' : 's do'} not match the MCP schema and ${invalidCount === 1 ? 'is' : 'are'} left out: ${schemaProblems(invalid, 'tools')}${invalidCount > invalid.length ? `; and ${invalidCount - invalid.length} more` : ''}`))
   if (duplicateCount > 0)
     report(new TypeError(`${where} lists ${duplicateCount} tool${duplicateCount === 1 ? '' : 's'} a second time (${duplicates.map(name => JSON.stringify(cutText(name))).join(', ')}${duplicateCount > duplicates.length ? ', …' : ''}); only the first of each name is kept`))
+  if (overLongCount > 0)
+    report(new TypeError(`${where} lists ${overLongCount} tool${overLongCount === 1 ? '' : 's'} named with more than ${MAX_MCP_TOOL_NAME_CHARS} characters (${overLong.map(name => JSON.stringify(cutText(name, 40))).join(', ')}${overLongCount > overLong.length ? ', …' : ''}); ${overLongCount === 1 ? 'it is' : 'they are'} left out`))
   if (cut > 0)
     report(new TypeError(`${where}: the description of ${cut} tool${cut === 1 ? ' is' : 's are'} longer than ${MAX_MCP_DESCRIPTION_CHARS} characters and was cut`))
   return tools

@@ -89,6 +89,30 @@ describe('a tool-call id reused from an earlier turn', () => {
     })
   })
 
+  it('an id of a megabyte is kept as its start and a hash, the same on every run, and stays paired', async () => {
+    const long = `call_${'x'.repeat(1_000_000)}`
+    const script = () => scriptedProvider([
+      { toolCalls: [{ id: long, name: 'echo', input: { n: 1 } }, { id: `${long}y`, name: 'echo', input: { n: 2 } }] },
+      { text: 'done' },
+    ])
+    const stored: string[][] = []
+    for (let i = 0; i < 2; i++) {
+      const session = await createSession()
+      const provider = script()
+      const agent = createAgent({ provider, session, tools: { echo: echoTool('echo') } })
+      expect((await agent.run({ prompt: 'go' })).stopReason).toBe('completed')
+      const ids = idsOf(session.turns.flatMap(turn => turn.content))
+      stored.push(ids)
+      expect(idsOf(provider.requests.at(-1)!.messages.flatMap(message => message.content))).toEqual(ids)
+    }
+    expect(stored[0]).toEqual(stored[1])
+    const [first, second] = [stored[0]![0]!.slice(5), stored[0]![1]!.slice(5)]
+    expect(first.length).toBeLessThanOrEqual(128)
+    expect(first.startsWith('call_xxx')).toBe(true)
+    expect(second).not.toBe(first)
+    expect(stored[0]).toEqual([`call ${first}`, `call ${second}`, `result ${first}`, `result ${second}`])
+  })
+
   it('over the Anthropic wire, two tool_use blocks sharing an id go back as two calls with their own results', async () => {
     const fake = await startFakeAnthropic()
     try {

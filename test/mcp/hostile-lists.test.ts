@@ -2,7 +2,7 @@ import type { McpServerConfig } from '../../src/mcp'
 import type { ToolResultBlock } from '../../src/types'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
-import { connectMcpServers, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_LISTED_TOOLS, MAX_WAITING_ELICITATIONS } from '../../src/mcp'
+import { connectMcpServers, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_LISTED_TOOLS, MAX_MCP_TOOL_NAME_CHARS, MAX_WAITING_ELICITATIONS } from '../../src/mcp'
 import { scriptedProvider } from '../../src/testing'
 import { blocksOfType } from '../support/helpers'
 import { toolContext } from './support'
@@ -27,6 +27,7 @@ const pages = {
   clash: () => ({ tools: Array.from({ length: N }, (_, i) => tool('x' + String.fromCodePoint(0x4E00 + i))) }),
   malformed: () => ({ tools: [tool('ok'), { name: 'noschema' }, { name: 42, inputSchema: { type: 'object' } }, ...Array.from({ length: N }, (_, i) => ({ name: 'b' + i, inputSchema: { type: 'string' } }))] }),
   twice: () => ({ tools: [tool('x', { description: 'first' }), tool('y'), tool('x', { description: 'second' })] }),
+  longname: () => ({ tools: [tool('n'.repeat(N)), tool('m'.repeat(N)), tool('ok')] }),
   cycle: () => ({ tools: [tool('t' + page++)], nextCursor: page < 3 ? 'c' + page : 'c1' }),
   endless: () => ({ tools: Array.from({ length: 1000 }, (_, i) => tool('p' + page + '_' + i)), nextCursor: String(++page) }),
   long: () => ({ tools: [tool('long', { description: 'D'.repeat(N) }), tool('short')] }),
@@ -98,6 +99,17 @@ describe('a server whose tools/list is hostile', () => {
         + 'tools.1.inputSchema: Invalid input: expected object, received undefined; tools.2.name: Invalid input: expected string, received number; '
         + 'tools.3.inputSchema.type: Invalid input: expected "object"; tools.4.inputSchema.type: Invalid input: expected "object"; '
         + `tools.5.inputSchema.type: Invalid input: expected "object"; and ${MAX_MCP_LISTED_TOOLS - 6} more`)
+    }
+    finally {
+      await mcp.close()
+    }
+  })
+
+  it('leaves out tools named with a megabyte, and keeps the others', async () => {
+    const { mcp, messages } = await connect('longname', 1_000_000)
+    try {
+      expect(Object.keys(mcp.tools)).toEqual(['mcp__h__ok'])
+      expect(messages).toEqual([`TypeError: MCP server "h" lists 2 tools named with more than ${MAX_MCP_TOOL_NAME_CHARS} characters ("${'n'.repeat(40)}…", "${'m'.repeat(40)}…"); they are left out`])
     }
     finally {
       await mcp.close()

@@ -196,7 +196,7 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
         const status = incoming.statusCode ?? 0
         if (REDIRECT_STATUSES.has(status) && incoming.headers.location !== undefined) {
           // The spec's redirect rules (method changes, dropped credentials across origins) are the platform's to apply.
-          incoming.resume()
+          drain(incoming)
           settled = true
           finish()
           resolve(fetch(url, init))
@@ -277,7 +277,7 @@ function buildResponse(
     headers.append(raw[i]!, raw[i + 1]!)
   const noBody = NULL_BODY_STATUSES.has(status) || method === 'HEAD'
   if (noBody) {
-    incoming.resume()
+    drain(incoming)
     onBodyEnd()
   }
   const body = noBody ? null : bodyStream(incoming, decoderFor(headers.get('content-encoding')), onBodyStart, onBodyEnd)
@@ -294,6 +294,12 @@ function buildResponse(
   // `url` is read by the SDKs' logs; a constructed Response has none of its own.
   Object.defineProperty(response, 'url', { value: url.href })
   return response
+}
+
+/** Read and drop what is left of a body nobody reads; a failure there has nobody to tell. */
+function drain(incoming: IncomingMessage): void {
+  incoming.on('error', () => {})
+  incoming.resume()
 }
 
 /** The stream that decodes a `content-encoding` fetch decodes; `undefined` for identity and unknown codings. */
