@@ -1,8 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { execFile } from 'node:child_process'
 import { getEventListeners } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import { createServer as createTcpServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -411,4 +416,72 @@ describe('hostile answers', () => {
         expect(outcome).toBeInstanceOf(TypeError)
     }), { numRuns: 60 })
   }, 60_000)
+})
+
+describe('over TLS', () => {
+  const tls = (name: string) => fileURLToPath(new URL(`../fixtures/tls/${name}`, import.meta.url))
+
+  it('refuses a certificate nobody trusts with the same cause fetch gives', async () => {
+    const server = createHttpsServer({ key: readFileSync(tls('key.pem')), cert: readFileSync(tls('cert.pem')) }, (_request, response) => response.end('secret'))
+    servers.push(server)
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    const ours = await nodeHttpFetch(new URL(url), undefined, SETTINGS).catch((error: unknown) => error) as Error
+    const theirs = await fetch(url).catch((error: unknown) => error) as Error
+    expect(ours).toBeInstanceOf(TypeError)
+    expect(ours.message).toBe(theirs.message)
+    expect((ours.cause as NodeJS.ErrnoException).code).toBe((theirs.cause as NodeJS.ErrnoException).code)
+    expect((ours.cause as NodeJS.ErrnoException).code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT')
+  })
+
+  it('runs an agent over node:https against a server whose CA the process trusts (NODE_EXTRA_CA_CERTS), brotli body included', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url))
+    const script = `
+      import { readFileSync } from 'node:fs'
+      import { createServer } from 'node:https'
+      import { brotliCompressSync } from 'node:zlib'
+      const { startFakeAnthropic } = await import('./test/support/fake-anthropic.ts')
+      const { transportFetch } = await import('./src/providers/shared/http-transport.ts')
+      const { createAgent } = await import('./src/index.ts')
+      const { anthropic } = await import('./src/providers/anthropic/index.ts')
+      const seen = []
+      const tls = { key: readFileSync(process.env.TLS_KEY), cert: readFileSync(process.env.TLS_CERT) }
+      // A TLS front for the fake Anthropic server, passing each request on and its answer back.
+      const fake = await startFakeAnthropic()
+      fake.enqueue({ type: 'turn', turn: { text: 'over tls' } })
+      const front = createServer(tls, async (request, response) => {
+        seen.push({ path: request.url, encoding: request.headers['accept-encoding'], fetch: request.headers['sec-fetch-mode'] !== undefined })
+        if (request.url === '/br') {
+          response.writeHead(200, { 'content-encoding': 'br' })
+          response.end(brotliCompressSync('decoded'))
+          return
+        }
+        const chunks = []
+        for await (const chunk of request) chunks.push(chunk)
+        const answer = await fetch(fake.url + request.url, { method: request.method, headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') })
+        response.end(Buffer.from(await answer.arrayBuffer()))
+      })
+      await new Promise(resolve => front.listen(0, '127.0.0.1', resolve))
+      const base = 'https://127.0.0.1:' + front.address().port
+      const run = await createAgent({ provider: anthropic({ baseURL: base, apiKey: 'k' }) }).run({ prompt: 'hi' })
+      const br = await (await transportFetch(base + '/br')).text()
+      console.log(JSON.stringify({ text: run.text, br, seen }))
+      front.close()
+      await fake.close()
+    `
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: tls('cert.pem'), TLS_KEY: tls('key.pem'), TLS_CERT: tls('cert.pem'), NODE_OPTIONS: '' },
+      timeout: 30_000,
+    })
+    expect(JSON.parse(stdout)).toEqual({
+      text: 'over tls',
+      br: 'decoded',
+      seen: [
+        { path: '/v1/messages', encoding: 'br, gzip, deflate', fetch: false },
+        { path: '/br', encoding: 'br, gzip, deflate', fetch: false },
+      ],
+    })
+  }, 30_000)
 })
