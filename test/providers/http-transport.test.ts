@@ -8,13 +8,14 @@ import { createServer as createHttpsServer } from 'node:https'
 import { createServer as createTcpServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createAgent } from '../../src'
 import { anthropic } from '../../src/providers/anthropic'
 import { openai } from '../../src/providers/openai'
-import { nodeHttpFetch, transportFetch } from '../../src/providers/shared/http-transport'
+import { transportFetch } from '../../src/providers/shared/http-transport'
+import { nodeHttpFetch } from '../../src/providers/shared/node-http-fetch'
 import { startFakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI } from '../support/fake-openai'
 
@@ -157,6 +158,35 @@ describe('which client carries a provider\'s requests', () => {
 })
 
 describe('a request over node:http', () => {
+  it('refuses a GET with a body, and adds the headers fetch adds', async () => {
+    const seen: IncomingMessage['headers'][] = []
+    const methods: string[] = []
+    const { url } = await serve((request, response) => {
+      seen.push(request.headers)
+      methods.push(request.method!)
+      request.resume()
+      request.on('end', () => response.end())
+    })
+    await expect(nodeHttpFetch(new URL(url), { body: 'x' }, SETTINGS)).rejects.toThrow(TypeError)
+    await nodeHttpFetch(new URL(url), { method: 'patch', body: 'text' }, SETTINGS)
+    await nodeHttpFetch(new URL(url), { method: 'post', body: 'text', headers: { 'content-type': 'application/json', 'accept': 'text/event-stream', 'user-agent': 'sdk/1' } }, SETTINGS)
+    // node:http writes every method in capitals, where fetch would send `patch` as written.
+    expect(methods).toEqual(['PATCH', 'POST'])
+    expect(seen[0]).toMatchObject({ 'accept': '*/*', 'user-agent': 'node', 'content-type': 'text/plain;charset=UTF-8' })
+    expect(seen[1]).toMatchObject({ 'accept': 'text/event-stream', 'user-agent': 'sdk/1', 'content-type': 'application/json' })
+  })
+
+  it('trims header values as Headers does, and refuses one with a line break inside: no listener left, a later abort harmless', async () => {
+    const { url } = await serve((request, response) => response.end(String(request.headers['x-api-key'])))
+    expect(await (await nodeHttpFetch(new URL(url), { headers: { 'x-api-key': ' sk-1\n' } }, SETTINGS)).text()).toBe('sk-1')
+    const controller = new AbortController()
+    const refused = await nodeHttpFetch(new URL(url), { headers: { 'x-api-key': 'sk\nInjected: yes' }, signal: controller.signal }, SETTINGS).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(TypeError)
+    expect((refused as Error).message).toBe('fetch failed')
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+    controller.abort()
+  })
+
   it('sends the method, headers of every form and the body with its length', async () => {
     const seen: { method?: string, headers: IncomingMessage['headers'], body: string }[] = []
     const { url } = await serve((request, response) => {
@@ -184,7 +214,7 @@ describe('a request over node:http', () => {
       response.write('first ')
       finish = () => response.end('last')
     })
-    const answer = await nodeHttpFetch(new URL(`${url}/path?q=1`), undefined, SETTINGS)
+    const answer = await nodeHttpFetch(new URL(`${url}/path?q=1#part`), undefined, SETTINGS)
     expect([answer.status, answer.statusText, answer.ok, answer.url]).toEqual([201, 'Made', true, `${url}/path?q=1`])
     expect(answer.headers.get('x-a')).toBe('1')
     expect(answer.headers.getSetCookie()).toEqual(['a=1', 'b=2'])
@@ -217,6 +247,30 @@ describe('a request over node:http', () => {
     expect(await (await nodeHttpFetch(new URL(`${url}/zstd-ish`), undefined, SETTINGS)).text()).toBe('raw')
   })
 
+  it('decodes raw deflate sent as deflate, chained codings in reverse, an empty compressed body as empty, and refuses six codings', async () => {
+    const text = 'chained and raw '.repeat(100)
+    const bodies: Record<string, [string, Buffer]> = {
+      '/raw': ['deflate', deflateRawSync(text)],
+      '/chain': ['deflate, gzip', gzipSync(deflateSync(text))],
+      '/twice': ['gzip, gzip', gzipSync(gzipSync(text))],
+      '/empty': ['gzip', Buffer.alloc(0)],
+      '/empty-br': ['br', Buffer.alloc(0)],
+      '/six': ['gzip, gzip, gzip, gzip, gzip, gzip', Buffer.from('x')],
+    }
+    const { url } = await serve((request, response) => {
+      const [coding, body] = bodies[request.url!]!
+      response.writeHead(200, { 'content-encoding': coding })
+      response.end(body)
+    })
+    const read = (path: string) => nodeHttpFetch(new URL(`${url}${path}`), undefined, SETTINGS).then(answer => answer.text())
+    expect(await read('/raw')).toBe(text)
+    expect(await read('/chain')).toBe(text)
+    expect(await read('/twice')).toBe(text)
+    expect(await read('/empty')).toBe('')
+    expect(await read('/empty-br')).toBe('')
+    await expect(read('/six')).rejects.toThrow('fetch failed')
+  })
+
   it('gives a null body for 204 and 304 and for HEAD', async () => {
     const { url } = await serve((request, response) => {
       response.writeHead(request.url === '/204' ? 204 : request.url === '/304' ? 304 : 200)
@@ -227,7 +281,7 @@ describe('a request over node:http', () => {
     expect((await nodeHttpFetch(new URL(`${url}/200`), { method: 'HEAD' }, SETTINGS)).body).toBeNull()
   })
 
-  it('leaves a redirect to fetch, which follows it with the spec\'s rules', async () => {
+  it('follows a 307 with its method and body, as fetch does', async () => {
     const { url } = await serve((request, response) => {
       if (request.url === '/moved') {
         response.writeHead(307, { location: '/here' })
@@ -260,7 +314,140 @@ describe('a request over node:http', () => {
     await new Promise(resolve => setTimeout(resolve, 100))
   })
 
-  it('rejects as fetch does: a refused connection, a status Response refuses', async () => {
+  it('turns a POST answered by 303 into one GET without the body, and sends the POST once', async () => {
+    const seen: string[] = []
+    const { url } = await serve((request, response) => {
+      let body = ''
+      request.on('data', (chunk: Buffer) => {
+        body += chunk
+      })
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} ${body} ${request.headers['content-type'] ?? '-'}`)
+        if (request.url === '/form') {
+          response.writeHead(303, { location: '/done' })
+          response.end()
+          return
+        }
+        response.end('done')
+      })
+    })
+    const answer = await nodeHttpFetch(new URL(`${url}/form`), { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }, SETTINGS)
+    expect(await answer.text()).toBe('done')
+    expect(answer.redirected).toBe(true)
+    expect(answer.url).toBe(`${url}/done`)
+    expect(seen).toEqual(['POST /form {"a":1} application/json', 'GET /done  -'])
+  })
+
+  it('leaves credentials behind on a redirect to another origin, and keeps them on the same one', async () => {
+    const other = await serve((request, response) => response.end(JSON.stringify([request.headers.authorization ?? null, request.headers['x-api-key'] ?? null, request.headers['x-trace'] ?? null])))
+    const { url } = await serve((request, response) => {
+      if (request.url === '/away') {
+        response.writeHead(302, { location: `${other.url}/landing` })
+        response.end()
+        return
+      }
+      if (request.url === '/near') {
+        response.writeHead(307, { location: '/landing' })
+        response.end()
+        return
+      }
+      response.end(JSON.stringify([request.headers.authorization ?? null, request.headers['x-api-key'] ?? null, request.headers['x-trace'] ?? null]))
+    })
+    const headers = { 'authorization': 'Bearer t', 'x-api-key': 'sk', 'x-trace': 'kept' }
+    expect(await (await nodeHttpFetch(new URL(`${url}/away`), { headers }, SETTINGS)).json()).toEqual([null, null, 'kept'])
+    expect(await (await nodeHttpFetch(new URL(`${url}/near`), { headers }, SETTINGS)).json()).toEqual(['Bearer t', 'sk', 'kept'])
+  })
+
+  it('stops after 20 redirects, and never reads a redirect\'s own body', async () => {
+    let written = 0
+    const { url } = await serve((request, response) => {
+      if (request.url === '/endless') {
+        // A redirect whose body never ends: none of it may be read.
+        response.writeHead(302, { location: '/loop/0' })
+        const chunk = Buffer.alloc(64 * 1024)
+        const pump = (): void => {
+          while (response.write(chunk)) written += chunk.length
+          response.once('drain', pump)
+        }
+        pump()
+        return
+      }
+      const n = Number(request.url!.split('/').at(-1))
+      response.writeHead(302, { location: `/loop/${n + 1}` })
+      response.end()
+    })
+    const looped = await nodeHttpFetch(new URL(`${url}/loop/0`), undefined, SETTINGS).catch((error: unknown) => error)
+    expect(looped).toBeInstanceOf(TypeError)
+    expect(((looped as Error).cause as Error).message).toBe('more than 20 redirects')
+    await nodeHttpFetch(new URL(`${url}/endless`), undefined, SETTINGS).catch(() => {})
+    const afterFollow = written
+    await new Promise(resolve => setTimeout(resolve, 200))
+    expect(written - afterFollow).toBeLessThan(16 * 1024 * 1024)
+  })
+
+  it('fails a 101 upgrade nobody asked for instead of waiting for ever', async () => {
+    const url = await rawServer('HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\nconnection: upgrade\r\n\r\n')
+    const upgraded = await nodeHttpFetch(new URL(url), undefined, SETTINGS).catch((error: unknown) => error)
+    expect(upgraded).toBeInstanceOf(TypeError)
+    expect((upgraded as Error).message).toBe('fetch failed')
+  })
+
+  it('lets the connection go when the server answered before taking the whole request body', async () => {
+    let closed!: () => void
+    const serverClosed = new Promise<void>((resolve) => {
+      closed = resolve
+    })
+    let serverSide: Socket | undefined
+    let received = 0
+    const server = createTcpServer((socket) => {
+      serverSide = socket
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length
+      })
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 413 Too Large\r\ncontent-length: 3\r\n\r\nbig')
+        // Reads nothing more: the client's writes back up.
+        socket.pause()
+      })
+      socket.on('error', () => {})
+      socket.once('close', () => closed())
+    })
+    cleanups.push(() => server.close())
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const answer = await nodeHttpFetch(new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`), { method: 'POST', body: Buffer.alloc(32 * 1024 * 1024) }, SETTINGS)
+    expect([answer.status, await answer.text()]).toEqual([413, 'big'])
+    // Reading again, the server finds the connection closed before the whole body: kept alive, it would have taken all 32 MB.
+    serverSide!.resume()
+    await serverClosed
+    expect(received).toBeLessThan(32 * 1024 * 1024)
+  })
+
+  it('does not send again a request the server had begun to answer before the connection broke', async () => {
+    let posts = 0
+    const connections = new Set<Socket>()
+    const server = createTcpServer((socket) => {
+      socket.on('error', () => {})
+      socket.on('data', () => {
+        posts++
+        if (!connections.has(socket)) {
+          connections.add(socket)
+          socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok')
+          return
+        }
+        // The second request on the kept-alive connection: half an answer, then a reset.
+        socket.write('HTTP/1.1 200 OK\r\ncontent-le', () => socket.resetAndDestroy())
+      })
+    })
+    cleanups.push(() => server.close())
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)
+    expect(await (await nodeHttpFetch(url, { method: 'POST', body: 'a' }, SETTINGS)).text()).toBe('ok')
+    const broken = await nodeHttpFetch(url, { method: 'POST', body: 'b' }, SETTINGS).catch((error: unknown) => error)
+    expect(broken).toBeInstanceOf(TypeError)
+    expect(posts).toBe(2)
+  })
+
+  it('rejects a refused connection as fetch does, and a status outside 200-599 (which fetch would pass on)', async () => {
     const closed = await serve(() => {})
     const port = new URL(closed.url).port
     servers.splice(0).forEach(server => server.close())
@@ -342,6 +529,19 @@ describe('cancelling and waiting', () => {
     const answer = await nodeHttpFetch(new URL(`${url}/body`), undefined, short)
     const inBody = await answer.text().catch((error: unknown) => error)
     expect((inBody as Error).message).toBe('terminated')
+    expect(((inBody as Error).cause as NodeJS.ErrnoException).code).toBe('ETIMEDOUT')
+  })
+
+  it('does not count the reader\'s own pauses as the server\'s silence', async () => {
+    const size = 4 * 1024 * 1024
+    const { url } = await serve((_request, response) => response.end(Buffer.alloc(size, 98)))
+    const answer = await nodeHttpFetch(new URL(url), undefined, { idleTimeoutMs: 150 })
+    const reader = answer.body!.getReader()
+    let total = (await reader.read()).value!.byteLength
+    await new Promise(resolve => setTimeout(resolve, 600))
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      total += read.value.byteLength
+    expect(total).toBe(size)
   })
 
   it('sends again once, on a fresh connection, when a kept-alive one was closed by the server as it was reused', async () => {

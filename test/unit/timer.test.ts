@@ -115,8 +115,7 @@ describe('every timer of the package goes through startTimer', () => {
           continue
         // Comments may name them; code may not.
         const code = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
-        // A socket's or request's own idle timeout (`request.setTimeout`) is a setting of Node's I/O, not a timer of the run.
-        if (/(?<!\b(?:request|socket)\.)\bsetTimeout\s*\(|AbortSignal\.timeout\s*\(|\bsetInterval\s*\(/.test(code))
+        if (/\bsetTimeout\s*\(|AbortSignal\.timeout\s*\(|\bsetInterval\s*\(/.test(code))
           offenders.push(relative(root, path))
       }
     }
