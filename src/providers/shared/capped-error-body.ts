@@ -26,11 +26,14 @@ export async function fetchWithCappedErrorBodies(input: string | URL | Request, 
   const response = await transportFetch(input, init)
   if (response.ok || response.body === null)
     return response
-  return new Response(cutAfter(response.body, MAX_ERROR_BODY_BYTES), {
+  const capped = new Response(cutAfter(response.body, MAX_ERROR_BODY_BYTES), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   })
+  // The SDKs name the URL in their logs; a constructed Response has none of its own.
+  Object.defineProperty(capped, 'url', { value: response.url })
+  return capped
 }
 
 const encoder = new TextEncoder()

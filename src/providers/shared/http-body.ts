@@ -69,30 +69,52 @@ export function readBody(incoming: IncomingMessage, codings: string[] | undefine
   }
   const failTerminated = (error: unknown): void => fail(new TypeError('terminated', { cause: error }))
 
-  const flow = (first: Buffer | undefined): void => {
-    for (const coding of codings ?? []) {
-      const stage = decoder(coding, stages.length === 0 ? first : undefined)
-      stage.on('error', failTerminated)
-      stages.push(stage)
-    }
-    if (first)
-      stages[0]!.write(first)
-    source = stages.reduce<Readable>((from, stage) => from.pipe(stage), incoming)
-    source.on('data', (chunk: Buffer) => {
+  // Reads what the last stage gives, pausing it when the reader is a stream's worth behind.
+  const flow = (last: Readable): void => {
+    source = last
+    last.on('data', (chunk: Buffer) => {
       if (done)
         return
       controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
       if ((controller.desiredSize ?? 0) <= 0) {
         paused = true
-        source.pause()
+        last.pause()
       }
     })
-    source.once('end', () => {
+    last.once('end', () => {
       if (done)
         return
       done = true
       onEnd()
       controller.close()
+    })
+  }
+
+  // Adds the decoder of `codings[i]` after `upstream`, then the rest. Raw deflate and zlib-wrapped deflate
+  // both come as `deflate`, so a deflate stage waits for the first bytes of what it decodes to pick its kind.
+  const chain = (upstream: Readable, i: number): void => {
+    if (done)
+      return
+    if (!codings || i === codings.length) {
+      flow(upstream)
+      return
+    }
+    const attach = (first: Buffer | undefined): void => {
+      const stage = decoder(codings[i]!, first)
+      stage.on('error', failTerminated)
+      stages.push(stage)
+      if (first)
+        stage.write(first)
+      upstream.pipe(stage)
+      chain(stage, i + 1)
+    }
+    if (codings[i] !== 'deflate') {
+      attach(undefined)
+      return
+    }
+    upstream.once('readable', () => {
+      if (!done)
+        attach((upstream.read() as Buffer | null) ?? undefined)
     })
   }
 
@@ -106,15 +128,7 @@ export function readBody(incoming: IncomingMessage, codings: string[] | undefine
   const stream = new ReadableStream<Uint8Array>({
     start(streamController) {
       controller = streamController
-      if (codings?.[0] !== 'deflate') {
-        flow(undefined)
-        return
-      }
-      // Raw deflate and zlib-wrapped deflate both come as `deflate`: the first bytes tell which.
-      incoming.once('readable', () => {
-        if (!done)
-          flow((incoming.read() as Buffer | null) ?? undefined)
-      })
+      chain(incoming, 0)
     },
     pull() {
       paused = false
@@ -126,6 +140,22 @@ export function readBody(incoming: IncomingMessage, codings: string[] | undefine
     },
   }, { highWaterMark: BODY_HIGH_WATER_BYTES, size: chunk => chunk.byteLength })
   return { stream, paused: () => paused, fail }
+}
+
+/**
+ * Bodies nobody started to read when their `Response` was collected: the
+ * connection is let go, as undici lets it go. A body whose stream a reader
+ * took (the error-body cap reads one through a `Response` of its own) is
+ * left alone.
+ */
+const unreadBodies = new FinalizationRegistry<{ stream: ReadableStream<Uint8Array>, fail: (reason: unknown) => void }>(({ stream, fail }) => {
+  if (!stream.locked)
+    fail(new Error('the Response was collected with its body unread'))
+})
+
+/** Let `reading`'s connection go if `response` is collected before anyone reads its body. */
+export function releaseWhenCollected(response: Response, reading: BodyReading): void {
+  unreadBodies.register(response, { stream: reading.stream, fail: reading.fail })
 }
 
 /** The decoder of one coding; for deflate, `first` (the body's first bytes) tells zlib-wrapped from raw. */

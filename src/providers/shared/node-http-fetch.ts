@@ -5,10 +5,12 @@
  */
 
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http'
+import type { BodyReading } from './http-body'
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { mergeObjects } from '../../core/merge-objects'
 import { startTimer, timerNow } from '../../core/timer'
-import { codingsOf, readBody } from './http-body'
+import { codingsOf, readBody, releaseWhenCollected } from './http-body'
 
 /** Idle time after which a request in flight gives up: undici's headers and body timeouts. */
 export const HTTP_IDLE_TIMEOUT_MS = 300_000
@@ -34,8 +36,11 @@ const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'con
  * not be able to send elsewhere.
  */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']
-/** What `Headers` strips from both ends of a value. */
-const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
+const NON_ASCII = /[\u0080-\uFFFF]/
+/** Methods fetch refuses to send. */
+const FORBIDDEN_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK'])
+/** Headers about the connection itself, which fetch refuses from a caller: they would make the request malformed. */
+const CONNECTION_HEADERS = ['transfer-encoding', 'keep-alive', 'upgrade']
 
 const agents = {
   http: new HttpAgent({ keepAlive: true, timeout: KEEP_ALIVE_MS }),
@@ -67,7 +72,14 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
     return Promise.reject(error instanceof TypeError ? error : new TypeError('fetch failed', { cause: error }))
   }
   return new Promise<Response>((resolve, reject) => {
-    let settled = false
+    // The promise's resolvers, dropped once it settles: the socket's and the timer's listeners outlive the
+    // promise, and through the resolvers they would keep its Response from being collected.
+    let pending: { resolve: (response: Response | Promise<Response>) => void, reject: (error: unknown) => void } | undefined = { resolve, reject }
+    const settle = (): typeof pending => {
+      const resolvers = pending
+      pending = undefined
+      return resolvers
+    }
     let request: ClientRequest | undefined
     let response: IncomingMessage | undefined
     let body: { paused: () => boolean, fail: (reason: unknown) => void } | undefined
@@ -78,7 +90,8 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
     // The server is waited for only while bytes stop moving and the reader is not the one holding them back.
     const idle = startTimer(settings.idleTimeoutMs / IDLE_CHECKS, () => {
       const socket = request?.socket
-      const bytes = socket ? socket.bytesRead + socket.bytesWritten : -1
+      // Before the answer's head only the upload counts: a server sending its headers a byte at a time is not progress.
+      const bytes = socket ? socket.bytesWritten + (response ? socket.bytesRead : 0) : -1
       if (body?.paused() || bytes !== seenBytes) {
         seenBytes = bytes
         lastProgressAt = timerNow()
@@ -98,12 +111,12 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
       idle.clear()
     }
     function fail(error: unknown): void {
-      if (settled)
+      const resolvers = settle()
+      if (!resolvers)
         return
-      settled = true
       finish()
       request?.destroy()
-      reject(error)
+      resolvers.reject(error)
     }
     function onAbort(): void {
       const reason = signal!.reason
@@ -128,7 +141,7 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
       })
       // `on`, not `once`: a socket can fail more than once, and an error with no listener would end the process.
       current.on('error', (error: NodeJS.ErrnoException) => {
-        if (settled || current !== request)
+        if (!pending || current !== request)
           return
         // A kept-alive connection the server had closed: nothing came back, so the server never took the request.
         if (!fresh && current.reusedSocket && response === undefined && (current.socket?.bytesRead ?? 0) === readBefore
@@ -138,13 +151,17 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
         }
         fail(new TypeError('fetch failed', { cause: error }))
       })
+      // An interim answer (100, 103) is the server at work.
+      current.on('information', () => {
+        lastProgressAt = timerNow()
+      })
       // Closed with neither an answer nor an error: a `101` upgrade, which Node hands to nobody.
       current.once('close', () => {
         if (current === request && response === undefined)
           fail(new TypeError('fetch failed', { cause: new Error('the connection closed before an answer came') }))
       })
       current.once('response', (incoming) => {
-        if (settled || current !== request) {
+        if (!pending || current !== request) {
           incoming.destroy()
           return
         }
@@ -161,9 +178,8 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
         // The redirect's own body is never read.
         incoming.on('error', () => {})
         incoming.destroy()
-        settled = true
         finish()
-        redirect(url, init, status, location, settings, redirects).then(resolve, reject)
+        settle()?.resolve(redirect(url, init, status, location, settings, redirects))
         return
       }
       let built: Response
@@ -182,8 +198,7 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
         fail(new TypeError('fetch failed', { cause: error }))
         return
       }
-      settled = true
-      resolve(built)
+      settle()?.resolve(built)
     }
 
     signal?.addEventListener('abort', onAbort)
@@ -201,10 +216,15 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
 function outgoingOf(url: URL, init: RequestInit | undefined): Outgoing {
   const given = init?.method ?? 'GET'
   const method = NORMALIZED_METHODS.has(given.toUpperCase()) ? given.toUpperCase() : given
+  if (FORBIDDEN_METHODS.has(method.toUpperCase()))
+    throw new TypeError(`'${method}' HTTP method is unsupported.`)
   const body = requestBody(init?.body)
   if (body !== undefined && (method === 'GET' || method === 'HEAD'))
     throw new TypeError('Request with GET/HEAD method cannot have body.')
   const headers = requestHeaders(init?.headers)
+  const connection = headers.connection?.toLowerCase()
+  if (CONNECTION_HEADERS.some(name => headers[name] !== undefined) || (connection !== undefined && connection !== 'close' && connection !== 'keep-alive'))
+    throw new TypeError('fetch failed', { cause: new Error('a request may not set transfer-encoding, keep-alive, upgrade or connection') })
   // What fetch adds when the caller did not say.
   headers.accept ??= '*/*'
   headers['user-agent'] ??= 'node'
@@ -216,22 +236,17 @@ function outgoingOf(url: URL, init: RequestInit | undefined): Outgoing {
   return { method, headers, body }
 }
 
-/** The request's headers: names in lower case, values trimmed, repeated ones joined as `Headers` joins them. */
+/**
+ * The request's headers as `Headers` reads them (names in lower case, values
+ * trimmed, repeated ones joined, a bad value refused), from any form fetch
+ * takes. The SDKs pass a `Headers` already, which is read without a copy.
+ */
 function requestHeaders(given: RequestInit['headers']): Record<string, string> {
   const headers: Record<string, string> = {}
-  const add = (name: string, value: string): void => {
-    const key = name.toLowerCase()
-    const trimmed = String(value).replace(HTTP_WHITESPACE, '')
-    headers[key] = headers[key] === undefined ? trimmed : `${headers[key]}, ${trimmed}`
-  }
-  if (given instanceof Headers) {
-    given.forEach((value, name) => add(name, value))
-  }
-  else if (Array.isArray(given)) {
-    for (const [name, value] of given) add(name!, value!)
-  }
-  else if (given) {
-    for (const [name, value] of Object.entries(given as Record<string, string>)) add(name, value)
+  if (given) {
+    (given instanceof Headers ? given : new Headers(given)).forEach((value, name) => {
+      headers[name] = value
+    })
   }
   return headers
 }
@@ -258,13 +273,17 @@ async function redirect(from: URL, init: RequestInit | undefined, status: number
     throw new TypeError('fetch failed', { cause: new Error(`more than ${MAX_REDIRECTS} redirects`) })
   let next: URL
   try {
-    next = new URL(location, from)
+    // Node reads header bytes as Latin-1; a location in UTF-8 is read again as UTF-8, as fetch reads it.
+    next = new URL(NON_ASCII.test(location) ? Buffer.from(location, 'latin1').toString('utf8') : location, from)
   }
   catch (error) {
     throw new TypeError('fetch failed', { cause: error })
   }
   if (next.protocol !== 'http:' && next.protocol !== 'https:')
     throw new TypeError('fetch failed', { cause: new Error(`a redirect to a ${next.protocol} URL`) })
+  // `node:http` would send a user name and password in the URL as Basic auth; fetch refuses such a redirect.
+  if (next.username !== '' || next.password !== '')
+    throw new TypeError('fetch failed', { cause: new Error('a redirect to a URL with credentials') })
   const headers = requestHeaders(init?.headers)
   const method = (init?.method ?? 'GET').toUpperCase()
   const toGet = status === 303 ? method !== 'GET' && method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST'
@@ -274,7 +293,7 @@ async function redirect(from: URL, init: RequestInit | undefined, status: number
   if (next.origin !== from.origin) {
     for (const name of CREDENTIAL_HEADERS) delete headers[name]
   }
-  const nextInit: RequestInit = { ...init, headers, ...(toGet ? { method: 'GET', body: null } : {}) }
+  const nextInit: RequestInit = mergeObjects(init ?? {}, toGet ? { headers, method: 'GET', body: null } : { headers })
   const answer = await nodeHttpFetch(next, nextInit, settings, redirects + 1)
   Object.defineProperty(answer, 'redirected', { value: true })
   return answer
@@ -286,24 +305,24 @@ function buildResponse(
   url: URL,
   method: string,
   onBodyEnd: () => void,
-  onBody: (reading: { paused: () => boolean, fail: (reason: unknown) => void }) => void,
+  onBody: (reading: BodyReading) => void,
 ): Response {
   const status = incoming.statusCode ?? 0
   const headers = new Headers()
   const raw = incoming.rawHeaders
   for (let i = 0; i + 1 < raw.length; i += 2)
     headers.append(raw[i]!, raw[i + 1]!)
-  let body: ReadableStream<Uint8Array> | null = null
+  let reading: BodyReading | undefined
   if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
     incoming.on('error', () => {})
     incoming.resume()
     onBodyEnd()
   }
   else {
-    const reading = readBody(incoming, codingsOf(headers.get('content-encoding') ?? undefined), onBodyEnd)
+    reading = readBody(incoming, codingsOf(headers.get('content-encoding') ?? undefined), onBodyEnd)
     onBody(reading)
-    body = reading.stream
   }
+  const body = reading?.stream ?? null
   let response: Response
   try {
     response = new Response(body, { status, statusText: incoming.statusMessage ?? '', headers })
@@ -318,5 +337,7 @@ function buildResponse(
   const answered = new URL(url)
   answered.hash = ''
   Object.defineProperty(response, 'url', { value: answered.href })
+  if (reading)
+    releaseWhenCollected(response, reading)
   return response
 }
