@@ -82,7 +82,7 @@ export function nodeHttpFetch(url: URL, init: RequestInit | undefined, settings:
     }
     let request: ClientRequest | undefined
     let response: IncomingMessage | undefined
-    let body: { paused: () => boolean, fail: (reason: unknown) => void } | undefined
+    let body: BodyReading | undefined
     // The idle timer looks a few times per period for bytes moved either way on the connection.
     let seenBytes = -1
     let lastProgressAt = timerNow()
