@@ -63,9 +63,8 @@ export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult)
   const kept = (id: string): string => id.length > MAX_CALL_ID_CHARS ? fitToolCallId(id, SHORTENED_CALL_ID_CHARS) : id
   const own = new Set(result.toolCalls.map(call => kept(call.id)))
   const taken = new Set<string>()
-  // Per id as it came, the names its calls get, in the order the calls came.
-  const names = new Map<string, string[]>()
-  for (const call of result.toolCalls) {
+  // Each call's recorded id, in the order of the calls.
+  const names = result.toolCalls.map((call) => {
     const base = kept(call.id)
     let name = base
     if (seen.has(name) || taken.has(name)) {
@@ -75,22 +74,22 @@ export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult)
       name = `${base}_${n}`
     }
     taken.add(name)
-    const list = names.get(call.id)
-    if (list)
-      list.push(name)
+    return name
+  })
+  const toolCalls = result.toolCalls.map((call, i): ToolCall => names[i] === call.id ? call : mergeObjects(call, { id: names[i]! }))
+  // The content's call blocks take the same names: per id as it came, in the order its calls came.
+  const queues = new Map<string, string[]>()
+  result.toolCalls.forEach((call, i) => {
+    const queue = queues.get(call.id)
+    if (queue)
+      queue.push(names[i]!)
     else
-      names.set(call.id, [name])
-  }
-  const nextName = (queues: Map<string, string[]>, id: string): string => queues.get(id)?.shift() ?? kept(id)
-  const forCalls = new Map(Array.from(names, ([id, list]) => [id, [...list]]))
-  const toolCalls = result.toolCalls.map((call): ToolCall => {
-    const name = nextName(forCalls, call.id)
-    return name === call.id ? call : mergeObjects(call, { id: name })
+      queues.set(call.id, [names[i]!])
   })
   const content = result.content.map((block): SessionContentBlock => {
     if (block.type !== 'tool_call')
       return block
-    const name = nextName(names, block.id)
+    const name = queues.get(block.id)?.shift() ?? kept(block.id)
     return name === block.id ? block : mergeObjects(block, { id: name })
   })
   return mergeObjects(result, { content, toolCalls })

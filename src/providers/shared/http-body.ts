@@ -55,9 +55,12 @@ export function readBody(incoming: IncomingMessage, codings: string[] | undefine
   let controller!: ReadableStreamDefaultController<Uint8Array>
   const stages: Transform[] = []
 
-  const stop = (): void => {
+  const end = (): void => {
     done = true
     onEnd()
+  }
+  const stop = (): void => {
+    end()
     incoming.destroy()
     for (const stage of stages) stage.destroy()
   }
@@ -84,8 +87,7 @@ export function readBody(incoming: IncomingMessage, codings: string[] | undefine
     last.once('end', () => {
       if (done)
         return
-      done = true
-      onEnd()
+      end()
       controller.close()
     })
   }
@@ -148,14 +150,14 @@ export function readBody(incoming: IncomingMessage, codings: string[] | undefine
  * took (the error-body cap reads one through a `Response` of its own) is
  * left alone.
  */
-const unreadBodies = new FinalizationRegistry<{ stream: ReadableStream<Uint8Array>, fail: (reason: unknown) => void }>(({ stream, fail }) => {
+const unreadBodies = new FinalizationRegistry<BodyReading>(({ stream, fail }) => {
   if (!stream.locked)
     fail(new Error('the Response was collected with its body unread'))
 })
 
 /** Let `reading`'s connection go if `response` is collected before anyone reads its body. */
 export function releaseWhenCollected(response: Response, reading: BodyReading): void {
-  unreadBodies.register(response, { stream: reading.stream, fail: reading.fail })
+  unreadBodies.register(response, reading)
 }
 
 /** The decoder of one coding; for deflate, `first` (the body's first bytes) tells zlib-wrapped from raw. */

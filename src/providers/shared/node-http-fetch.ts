@@ -334,9 +334,7 @@ function buildResponse(
     response = new Response(body, { status, headers })
   }
   // `url` is read by the SDKs' logs; a constructed Response has none of its own. Fetch leaves the fragment out.
-  const answered = new URL(url)
-  answered.hash = ''
-  Object.defineProperty(response, 'url', { value: answered.href })
+  Object.defineProperty(response, 'url', { value: url.hash === '' ? url.href : url.href.slice(0, -url.hash.length) })
   if (reading)
     releaseWhenCollected(response, reading)
   return response
