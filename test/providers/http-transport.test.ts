@@ -157,6 +157,25 @@ describe('which client carries a provider\'s requests', () => {
     withCredentials.username = 'user'
     await expect(transportFetch(withCredentials.href)).rejects.toThrow(TypeError)
   })
+
+  it('fetch for a non-standard method in lower case, which node:http would send in capitals', async () => {
+    // A raw server: Node's own HTTP parser refuses a lower-case method before a handler sees it.
+    const lines: string[] = []
+    const server = createTcpServer((socket) => {
+      socket.once('data', (chunk: Buffer) => {
+        const text = chunk.toString('latin1')
+        lines.push(`${text.slice(0, text.indexOf(' '))} ${/^sec-fetch-mode:/im.test(text) ? 'fetch' : 'node:http'}`)
+        socket.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
+      })
+      socket.on('error', () => {})
+    })
+    cleanups.push(() => server.close())
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    for (const method of ['propfind', 'PATCH', 'post', 'Delete', 'PROPFIND'])
+      await (await transportFetch(url, { method, body: method === 'Delete' ? undefined : 'x' })).arrayBuffer()
+    expect(lines).toEqual(['propfind fetch', 'PATCH node:http', 'POST node:http', 'DELETE node:http', 'PROPFIND node:http'])
+  })
 })
 
 describe('a request over node:http', () => {

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { SessionStoreError } from '../../src/errors'
 import { createFileStore, createMemoryStore, createSession, loadSession } from '../../src/session'
+import { assertWritableLine } from '../../src/session/stores/jsonl-log'
 import { scriptedProvider } from '../../src/testing'
 import { userTurn } from './sample-turns'
 import { tempDirForFile } from './temp-dir'
@@ -58,6 +59,25 @@ function appendHole(path: string, length: number, tail: string): void {
 const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
 
 describe('file store: oversized input', () => {
+  it('a write whose line would pass the cap is refused as corrupt, with the problem a load would name, and writes nothing', () => {
+    // A record of half a gigabyte of JSON is too heavy for a test run; the check
+    // reads only the line's length, so a stand-in of that length drives it.
+    const line = { length: LONGEST_STRING + 1 } as Buffer
+    const error = (() => {
+      try {
+        assertWritableLine(line, 'chat')
+      }
+      catch (failure) {
+        return failure
+      }
+    })()
+    expect(error).toBeInstanceOf(SessionStoreError)
+    expect((error as SessionStoreError).code).toBe('corrupt')
+    expect((error as SessionStoreError).record).toEqual({ problem: `is ${(LONGEST_STRING + 1).toLocaleString('en-US')} bytes long, over the ${LONGEST_STRING.toLocaleString('en-US')} a log line may hold` })
+    expect((error as SessionStoreError).message).toContain('nothing was written')
+    expect(() => assertWritableLine({ length: LONGEST_STRING } as Buffer, 'chat')).not.toThrow()
+  })
+
   it('a line longer than the longest string: a corrupt line named by number, skipped without being held in memory', async () => {
     const { store, log } = await fileSession({ maxLogBytes: 2 * GiB })
     const length = LONGEST_STRING + 10 * MiB

@@ -18,11 +18,13 @@
  * changed how requests go out and would expect zidane's to follow:
  * `globalThis.fetch` replaced (a test's mock, a tracing wrapper), a global
  * undici dispatcher set (a proxy agent, a mock agent), Node's proxy
- * variables switched on, or `ZIDANE_HTTP_CLIENT=fetch` in the environment.
+ * variables switched on, or `ZIDANE_HTTP_CLIENT=fetch` in the environment;
+ * and for a request `node:http` would send differently (a body it cannot
+ * take as it is, a non-standard method in lower case).
  */
 
 import type { NodeHttpSettings } from './node-http-fetch'
-import { HTTP_IDLE_TIMEOUT_MS, nodeHttpFetch } from './node-http-fetch'
+import { HTTP_IDLE_TIMEOUT_MS, nodeHttpFetch, NORMALIZED_METHODS } from './node-http-fetch'
 
 /** Where undici (Node's copy and the npm package alike) keeps the process's global dispatcher. */
 const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')
@@ -43,6 +45,10 @@ function nodeHttpCanCarry(input: string | URL | Request, init: RequestInit | und
   if (body != null && typeof body !== 'string' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer))
     return undefined
   if ((init?.redirect !== undefined && init.redirect !== 'follow') || (init as { dispatcher?: unknown } | undefined)?.dispatcher !== undefined)
+    return undefined
+  // `node:http` sends every method in capitals; fetch keeps the case of all but the six standard ones.
+  const method = init?.method
+  if (method !== undefined && method !== method.toUpperCase() && !NORMALIZED_METHODS.has(method.toUpperCase()))
     return undefined
   if (!platformFetchIsNodes())
     return undefined

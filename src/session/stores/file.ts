@@ -21,8 +21,8 @@
  * piece and one line in memory at a time, and refuses before reading a log
  * over `maxLogBytes` or anything that is not a regular file (a FIFO would
  * wait for ever). A line over `LOG_LINE_MAX_BYTES` is a broken record, and
- * the store refuses to write one (`io`); so is a record nested past
- * `MAX_RECORD_DEPTH`, whose write is refused with `corrupt` (`writable-json.ts`).
+ * the store refuses to write one (`corrupt`, as a load would name it); so is a
+ * record nested past `MAX_RECORD_DEPTH` (`writable-json.ts`).
  *
  * Durability: by default a write returns once the line is in the operating
  * system's page cache. That survives a crash of this process (the usual

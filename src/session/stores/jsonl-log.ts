@@ -112,15 +112,18 @@ export function checkHeaderLine(line: LogLine, id: string): void {
 /**
  * Check that a line the store is about to write can be loaded back: one over
  * `LOG_LINE_MAX_BYTES` could not be, and would cost a skip on every load, so
- * the write fails instead (`io`, naming its size).
+ * the write fails instead. The code is `corrupt` with the problem a load would
+ * name, as for a record nested too deep (`writable-json.ts`): the refusal is
+ * the same on every attempt, so nothing should retry it (a remote store
+ * retries `io`).
  */
 export function assertWritableLine(bytes: Buffer, id: string): void {
   if (bytes.length > LOG_LINE_MAX_BYTES) {
     throw new SessionStoreError(
       `Could not write to session "${id}": the record is ${groupDigits(bytes.length)} bytes of JSON, `
-      + `over the ${groupDigits(LOG_LINE_MAX_BYTES)} one log line may hold (a load could not read it back)`,
-      'io',
-      { sessionId: id },
+      + `over the ${groupDigits(LOG_LINE_MAX_BYTES)} one log line may hold (a load could not read it back); nothing was written`,
+      'corrupt',
+      { sessionId: id, record: { problem: tooLong(bytes.length) } },
     )
   }
 }
