@@ -9,7 +9,7 @@ import { checkSessionData, loadsAreChecked } from './stores/corrupt-records'
 import { DEFAULT_LEASE_TTL_MS, thisProcess } from './stores/lease'
 import { createMemoryStore } from './stores/memory'
 import { withLeases } from './stores/with-leases'
-import { assertWithinRecordDepth } from './stores/writable-json'
+import { assertLoadableRecords, assertWithinRecordDepth } from './stores/writable-json'
 import { flushUnsavedWork } from './unsaved-work'
 
 /**
@@ -186,6 +186,7 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
 
   function saveRun(run: SessionRun): Promise<void> {
     return enqueue(() => asWriter(async (options) => {
+      assertLoadableRecords(id, { kind: 'run', records: [run] })
       if (checkDepth)
         assertWithinRecordDepth(id, { kind: 'run', records: [run] })
       await store.saveRun(id, run, options)
@@ -205,6 +206,9 @@ function sessionFromData(data: SessionData, backend: SessionStore, loadOptions?:
         return run ? saveRun(run) : Promise.resolve()
       const copy = [...batch]
       return enqueue(() => asWriter(async (options) => {
+        assertLoadableRecords(id, { kind: 'turn', records: copy })
+        if (run)
+          assertLoadableRecords(id, { kind: 'run', records: [run] })
         if (checkDepth) {
           assertWithinRecordDepth(id, { kind: 'turn', records: copy })
           if (run)

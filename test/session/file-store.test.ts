@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -43,13 +43,21 @@ function lines(path: string): string[] {
 }
 
 /** The files this process has open (Linux). */
-function openPaths(): string[] {
-  return readdirSync('/proc/self/fd').flatMap((fd) => {
+/**
+ * Whether this process holds `path` open. Compared by inode: a log is created
+ * under a temporary name and linked into place, so its descriptor is named
+ * after the temporary file.
+ */
+function isOpen(path: string): boolean {
+  if (!existsSync(path))
+    return false
+  const inode = statSync(path).ino
+  return readdirSync('/proc/self/fd').some((fd) => {
     try {
-      return [readlinkSync(join('/proc/self/fd', fd))]
+      return statSync(join('/proc/self/fd', fd)).ino === inode
     }
     catch {
-      return []
+      return false
     }
   })
 }
@@ -102,11 +110,11 @@ describe('file store log', () => {
   it.runIf(existsSync('/proc/self/fd'))('keeps a log it created open for the run that follows, and closes it when the run ends', async () => {
     const { store, path } = await storeWithSession('fresh')
     // The create left the log open: the run's first record is one write, with no open, header read or end search.
-    expect(openPaths()).toContain(path)
+    expect(isOpen(path)).toBe(true)
     await store.saveRun('fresh', run('run_1', { status: 'running' }))
     await store.appendTurns('fresh', [userTurn('t1', 'hi')])
     await store.saveRun('fresh', run('run_1', { status: 'completed' }))
-    expect(openPaths()).not.toContain(path)
+    expect(isOpen(path)).toBe(false)
     expect(lines(path).map(line => (JSON.parse(line) as { type: string }).type)).toEqual(['session', 'run', 'turns', 'run'])
   })
 

@@ -152,3 +152,95 @@ describe('remote store: records nested too deep', () => {
     expect(session.skipped).toEqual([{ kind: 'turn', index: 1, problem: 'is nested more than 1,000 levels deep', raw: '(not serializable: Maximum call stack size exceeded)' }])
   })
 })
+
+describe('remote store: what a server answers, and what a request may carry', () => {
+  it('a time JSON cannot hold (1e999 reads as Infinity) is refused with 400, nothing stored', async () => {
+    const backend = createFileStore({ dir: freshDir() })
+    await backend.create({ id: 's1', createdAt: 1 })
+    const server = await serve(createSessionStoreHandler(backend))
+    // Stored, Infinity would have been written as null, and every later strict load of s1 refused.
+    expect(await post(server, '/sessions/s1/turns', '{"turns":[{"id":"t1","role":"user","createdAt":1e999,"content":[]}]}'))
+      .toEqual({ status: 400, body: { error: { code: 'bad_request', message: 'Turn 0 has no numeric createdAt' } } })
+    expect(await post(server, '/sessions/s1/runs/r1', '{"run":{"id":"r1","status":"running","startedAt":-1e999}}', 'PUT'))
+      .toMatchObject({ status: 400, body: { error: { message: 'The run has no numeric startedAt' } } })
+    expect(await loadSession('s1', { store: backend })).toMatchObject({ turns: [], runs: [] })
+  })
+
+  it('a write answered with a redirect fails as http naming it, never taken as stored', async () => {
+    const seen: string[] = []
+    const server = await serve((request, response) => {
+      seen.push(`${request.method} ${request.url}`)
+      request.resume()
+      if (request.url === '/login')
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+      else
+        response.writeHead(302, { location: '/login' }).end()
+    })
+    const store = createRemoteStore({ url: server.url, retryDelayMs: 1 })
+    const error = await rejection(store.appendTurns('s', [userTurn('t1', 'hi')]))
+    expect(error.code).toBe('http')
+    expect(error.message).toContain('302 to /login')
+    // Followed, the POST became a GET of the login page, whose 200 read as a stored write.
+    expect(seen).toEqual(['POST /sessions/s/turns'])
+  })
+
+  it('a session answered with times or a skipped list of the wrong shape: http, not an untyped TypeError', async () => {
+    let answer: Record<string, unknown> = {}
+    const server = await serve((request, response) => {
+      request.resume()
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
+    })
+    const store = createRemoteStore({ url: server.url, retries: 0 })
+    const sound = { version: 1, id: 's', createdAt: 1, updatedAt: 1, turns: [], runs: [] }
+    for (const broken of [{ createdAt: 'yesterday' }, { updatedAt: {} }, { skipped: 5 }, { skipped: [{ kind: 'turn' }] }]) {
+      answer = { ...sound, ...broken }
+      const error = await rejection(store.load('s', { onCorrupt: 'skip' }))
+      expect(error.code).toBe('http')
+      expect(error.message).toContain('without a session')
+    }
+    answer = sound
+    expect(await store.load('s')).toMatchObject(sound)
+  })
+
+  it('a run id or lease owner with a lone surrogate: a TypeError naming the field, before anything is sent', async () => {
+    let requests = 0
+    const server = await serve((request, response) => {
+      requests++
+      request.resume()
+      response.writeHead(204).end()
+    })
+    const store = createRemoteStore({ url: server.url, retries: 0 })
+    await expect(store.saveRun('s', { id: 'r\uD800', status: 'running', startedAt: 1 })).rejects.toThrow(/cannot send the run id .*lone surrogate/)
+    await expect(store.releaseLease!('s', 'owner\uDC00')).rejects.toThrow(TypeError)
+    expect(requests).toBe(0)
+  })
+
+  it('the outcomes kept for retried writes hold at most idempotencyBytes of requests: the oldest large create is forgotten', async () => {
+    const server = await serve(createSessionStoreHandler(createMemoryStore(), { idempotencyBytes: MiB }))
+    const create = async (id: string, key: string, bytes: number) => {
+      const response = await fetch(`${server.url}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ id, createdAt: 1, metadata: { blob: 'x'.repeat(bytes) } }),
+      })
+      await response.arrayBuffer()
+      return response.status
+    }
+    const big = 600 * 1024
+    expect(await create('big-1', 'k1', big)).toBe(201)
+    // Retried while remembered: the first outcome again.
+    expect(await create('big-1', 'k1', big)).toBe(201)
+    expect(await create('big-2', 'k2', big)).toBe(201)
+    expect(await create('big-2', 'k2', big)).toBe(201)
+    // A write larger than the whole budget is never kept, and pushes no other key out.
+    expect(await create('huge', 'k4', 2 * MiB)).toBe(201)
+    expect(await create('huge', 'k4', 2 * MiB)).toBe(409)
+    expect(await create('big-2', 'k2', big)).toBe(201)
+    // 1.2 MiB of requests: k1's outcome (a whole session) was let go, so its retry runs again and finds the session.
+    expect(await create('big-1', 'k1', big)).toBe(409)
+    // Small writes are kept by count as before.
+    expect(await create('small', 'k3', 10)).toBe(201)
+    expect(await create('small', 'k3', 10)).toBe(201)
+    expect(() => createSessionStoreHandler(createMemoryStore(), { idempotencyBytes: Number.NaN })).toThrow(/idempotencyBytes must be a number/)
+  })
+})

@@ -80,6 +80,9 @@ export function loadsAreChecked(store: object): boolean {
 export function checkSessionData(data: SessionData, options: SessionLoadOptions | undefined, subject = `Session "${data.id}"`): SessionData {
   if (!Array.isArray(data.turns) || !Array.isArray(data.runs))
     throw new SessionStoreError(`${subject} has no turns and runs arrays`, 'corrupt', { sessionId: data.id, record: { problem: 'has no turns and runs arrays' } })
+  const fields = sessionFieldsProblem(data)
+  if (fields !== undefined)
+    throw new SessionStoreError(`${subject} ${fields}`, 'corrupt', { sessionId: data.id, record: { problem: fields } })
   const records = corruptRecords(data.id, subject, options)
   // A shallow copy: a custom store may hand out its own object, which a skip must not change.
   const checked: SessionData = { ...data }
@@ -93,6 +96,17 @@ export function checkSessionData(data: SessionData, options: SessionLoadOptions 
   checked.runs = soundOnly(data.runs, withDepth(runProblem), (run, index, problem) =>
     records.report('run', `run ${index}`, { index, problem }, () => rawText(run)))
   return records.attach(checked)
+}
+
+/** What is wrong with a loaded session's own fields, which a handle reads as they are: its times, and the list a skip adds to. */
+function sessionFieldsProblem(data: SessionData): string | undefined {
+  if (!Number.isFinite(data.createdAt))
+    return 'has no numeric createdAt'
+  if (!Number.isFinite(data.updatedAt))
+    return 'has no numeric updatedAt'
+  if (data.skipped !== undefined && !Array.isArray(data.skipped))
+    return 'has a skipped list that is not an array'
+  return undefined
 }
 
 function withDepth(problemOf: (item: unknown) => string | undefined): (item: unknown) => string | undefined {

@@ -28,7 +28,7 @@
 import type { BigIntStats } from 'node:fs'
 import type { SessionLease } from '../../errors'
 import type { SessionLeaseOrigin } from './lease'
-import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { mergeObjects } from '../../core/merge-objects'
 import { delay } from '../../core/timer'
@@ -81,7 +81,7 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       return cached.lease
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
+      text = readLeaseFile(path, id)
     }
     catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
@@ -154,7 +154,7 @@ export function createFileLeases(dir: string, fsync: boolean): FileLeases {
       return lease
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
+      text = readLeaseFile(path, id)
       rmSync(path, { force: true })
     }
     catch (error) {
@@ -323,7 +323,7 @@ function isStaleLock(lock: string): boolean {
   let modified: number
   try {
     modified = statSync(lock).mtimeMs
-    text = readFileSync(lock, 'utf8')
+    text = readLeaseFile(lock)
   }
   catch (error) {
     // Gone already: the holder finished, try again at once.
@@ -354,5 +354,41 @@ export async function syncDirectory(dir: string): Promise<void> {
   }
   catch {
     // Windows and some file systems cannot sync a directory.
+  }
+}
+
+/** A lease record is a few hundred bytes; anything longer is not one (and is not read whole). */
+const MAX_LEASE_FILE_BYTES = 64 * 1024
+
+/**
+ * A lease file's text, read without blocking: a FIFO, socket or device put
+ * under a lease file's name (as under a log's) is `io` at once instead of a
+ * `readFileSync` that blocks the whole event loop for ever, and a huge file
+ * reads as its first `MAX_LEASE_FILE_BYTES` (which `parseLease` then refuses
+ * as no record).
+ */
+function readLeaseFile(path: string, id?: string): string {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) {
+      throw new SessionStoreError(
+        `${path} is not a regular file; a file store reads only regular files: move it out of the store's directory`,
+        'io',
+        { sessionId: id },
+      )
+    }
+    const bytes = Buffer.alloc(Math.min(stats.size, MAX_LEASE_FILE_BYTES))
+    let read = 0
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read)
+      if (n === 0)
+        break
+      read += n
+    }
+    return bytes.subarray(0, read).toString('utf8')
+  }
+  finally {
+    closeSync(fd)
   }
 }

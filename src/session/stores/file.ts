@@ -37,7 +37,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type { SessionTurn } from '../../core/content'
 import type { CreateSessionRecord, SessionData, SessionLoadOptions, SessionRun, SessionStore, SessionWriteOptions } from '../types'
 import fs from 'node:fs'
-import { mkdir, open, readdir, rm } from 'node:fs/promises'
+import { link, mkdir, open, readdir, rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { SessionStoreError } from '../../errors'
 import { groupDigits } from '../../text/group-digits'
@@ -124,25 +124,30 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
    */
   async function createLog(id: string, line: Buffer): Promise<void> {
     const path = logPath(id)
-    let fd: number
-    try {
-      fd = await createForAppend(path, directoryReady)
-    }
-    catch (error) {
-      if (errorCode(error) !== 'EEXIST')
-        throw error
-      await createOverAbortedLog(path, id, line)
-      return
-    }
+    // The header is written to a file of this call's own, then linked into
+    // place: a link fails when the name is taken, so a log appears with its
+    // header already in it, and of two processes creating one id exactly one
+    // wins. (Creating the log itself with O_EXCL and writing the header next
+    // left a moment when another process saw a log without a header, took it
+    // for an aborted create, and wrote its own header too.)
+    const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+    const fd = await createForAppend(temp, directoryReady)
     directoryReady = true
     try {
       await appendAll(fd, line)
       if (fsync)
         await syncData(fd)
+      await link(temp, path)
     }
     catch (error) {
       await closeFd(fd).catch(() => {})
-      throw error
+      if (errorCode(error) !== 'EEXIST')
+        throw error
+      await createOverAbortedLog(path, id, line)
+      return
+    }
+    finally {
+      await rm(temp, { force: true })
     }
     if (fsync)
       await syncDirectory(dir)
@@ -272,7 +277,10 @@ export function createFileStore(options: FileStoreOptions): SessionStore {
   async function openLog(id: string): Promise<{ handle: FileHandle, size: number }> {
     let handle: FileHandle
     try {
-      handle = await open(logPath(id), 'r+')
+      // O_APPEND: a write lands at the log's real end, even when a writer in
+      // another process (one naming no lease owner) appended after `committedEnd`
+      // was found; a positional write there would overwrite its lines.
+      handle = await open(logPath(id), fs.constants.O_RDWR | fs.constants.O_APPEND)
     }
     catch (error) {
       throw errorCode(error) === 'ENOENT' ? notFound(id) : error

@@ -135,7 +135,8 @@ function tooLong(length: number): string {
 function parseRecord(text: string, id: string, lineNumber: number): Record<string, unknown> {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    // An editor may save the log with a UTF-8 byte order mark: it is not JSON, but it is not damage either.
+    value = JSON.parse(lineNumber === 1 && text.charCodeAt(0) === 0xFEFF ? text.slice(1) : text)
   }
   catch (cause) {
     throw corrupt(id, lineNumber, 'is not valid JSON', cause)

@@ -46,7 +46,8 @@ export function turnProblem(turn: unknown): string | undefined {
     return 'has no string role'
   if (!TURN_ROLES.has(turn.role))
     return `has an unknown role ${describeValue(turn.role)}`
-  if (typeof turn.createdAt !== 'number')
+  // JSON has no NaN or Infinity: stored, such a time would come back as null.
+  if (typeof turn.createdAt !== 'number' || !Number.isFinite(turn.createdAt))
     return 'has no numeric createdAt'
   if (!Array.isArray(turn.content))
     return turn.content === undefined ? 'has no content' : `has content that is ${describeValue(turn.content)}, not an array`
@@ -135,7 +136,7 @@ export function runProblem(run: unknown): string | undefined {
     return 'has no string status'
   if (!RUN_STATUSES.has(run.status))
     return `has an unknown status ${describeValue(run.status)}`
-  if (typeof run.startedAt !== 'number')
+  if (typeof run.startedAt !== 'number' || !Number.isFinite(run.startedAt))
     return 'has no numeric startedAt'
   return run.origin === undefined ? undefined : runOriginProblem(run.origin)
 }

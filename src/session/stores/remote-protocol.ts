@@ -79,14 +79,28 @@ export function isStoreErrorCode(code: unknown): code is StoreErrorCode {
   return typeof code === 'string' && STORE_CODES.has(code)
 }
 
+/**
+ * One path segment. A lone surrogate (broken UTF-16) has no UTF-8 a URL can
+ * carry: the request is refused with a `TypeError` naming the field, as other
+ * malformed requests are, not the bare `URIError` of `encodeURIComponent`.
+ */
+function segment(value: string, field: string): string {
+  try {
+    return encodeURIComponent(value)
+  }
+  catch {
+    throw new TypeError(`A remote session store cannot send ${field} ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}: it holds a lone surrogate (broken UTF-16), which a URL cannot carry`)
+  }
+}
+
 /** Paths of the protocol, relative to the base URL. */
 export const paths = {
   sessions: () => '/sessions',
-  session: (id: string) => `/sessions/${encodeURIComponent(id)}`,
-  turns: (id: string) => `/sessions/${encodeURIComponent(id)}/turns`,
-  run: (id: string, runId: string) => `/sessions/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`,
-  lease: (id: string) => `/sessions/${encodeURIComponent(id)}/lease`,
-  leaseOf: (id: string, owner: string) => `/sessions/${encodeURIComponent(id)}/lease/${encodeURIComponent(owner)}`,
+  session: (id: string) => `/sessions/${segment(id, 'the session id')}`,
+  turns: (id: string) => `/sessions/${segment(id, 'the session id')}/turns`,
+  run: (id: string, runId: string) => `/sessions/${segment(id, 'the session id')}/runs/${segment(runId, 'the run id')}`,
+  lease: (id: string) => `/sessions/${segment(id, 'the session id')}/lease`,
+  leaseOf: (id: string, owner: string) => `/sessions/${segment(id, 'the session id')}/lease/${segment(owner, 'the lease owner')}`,
 }
 
 export function errorBody(error: unknown): { status: number, body: ErrorBody } {

@@ -43,6 +43,13 @@ export interface SessionStoreHandlerOptions {
   maxBodyBytes?: number
   /** How many recent idempotency keys are remembered for deduplicating retried writes. Default 10,000. */
   idempotencyKeys?: number
+  /**
+   * Most bytes of request bodies behind the remembered keys, all together;
+   * past it the oldest are forgotten first (a create's outcome holds the
+   * whole session it made, metadata and all). A write larger than this is
+   * not remembered, and a retry of it runs again. Default 64 MiB.
+   */
+  idempotencyBytes?: number
 }
 
 interface Reply {
@@ -77,17 +84,37 @@ export function createSessionStoreHandler(backend: SessionStore, options: Sessio
   // A body is decoded into one string: past the longest one it could not be.
   const maxBodyBytes = Math.min(bodyLimit, constants.MAX_STRING_LENGTH)
   const keyLimit = Math.max(0, options.idempotencyKeys ?? 10_000)
-  // First outcome per idempotency key, oldest first (a Map keeps insertion order).
-  const outcomes = new Map<string, Promise<Reply>>()
+  const byteLimit = options.idempotencyBytes ?? 64 * 1024 * 1024
+  if (typeof byteLimit !== 'number' || !(byteLimit >= 0))
+    throw new TypeError(`createSessionStoreHandler: idempotencyBytes must be a number of bytes, not ${String(byteLimit)}`)
+  // First outcome per idempotency key, oldest first (a Map keeps insertion order), with its request's size.
+  const outcomes = new Map<string, { outcome: Promise<Reply>, bytes: number }>()
+  let rememberedBytes = 0
 
-  const remember = (key: string, outcome: Promise<Reply>) => {
-    outcomes.set(key, outcome)
-    while (outcomes.size > keyLimit)
-      outcomes.delete(outcomes.keys().next().value!)
+  /** Drop a key's outcome; the bytes it held. */
+  const forget = (key: string): number => {
+    const entry = outcomes.get(key)
+    outcomes.delete(key)
+    return entry?.bytes ?? 0
+  }
+  /**
+   * Keep an outcome for its key's retries. Bounded by count and by the bytes
+   * of the requests behind them (`idempotencyBytes`): a create answers with
+   * the session it made, so ten thousand large ones would hold gigabytes.
+   * One larger than the whole budget is not kept (a retry of it runs again).
+   */
+  const remember = (key: string, outcome: Promise<Reply>, bytes: number) => {
+    // Larger than the whole budget: kept, it would only push every other key out.
+    if (bytes > byteLimit)
+      return
+    outcomes.set(key, { outcome, bytes })
+    rememberedBytes += bytes
+    while (outcomes.size > keyLimit || rememberedBytes > byteLimit)
+      rememberedBytes -= forget(outcomes.keys().next().value!)
     // A failure of the server itself is not an answer to replay: let a retry run again.
     void outcome.then((reply) => {
-      if (reply.status >= 500 && outcomes.get(key) === outcome)
-        outcomes.delete(key)
+      if (reply.status >= 500 && outcomes.get(key)?.outcome === outcome)
+        rememberedBytes -= forget(key)
     })
   }
 
@@ -98,17 +125,17 @@ export function createSessionStoreHandler(backend: SessionStore, options: Sessio
     if (options.authorize && !(await options.authorize(req)))
       throw new ProtocolError('unauthorized', 'Not authorized to use this session store')
     const operation = route(store, checkLoads, req.method ?? 'GET', url.pathname.slice(basePath.length), url.searchParams)
-    const body = operation.writes ? await readJson(req, maxBodyBytes) : undefined
+    const read = operation.writes ? await readJson(req, maxBodyBytes) : undefined
     const key = req.headers[IDEMPOTENCY_HEADER]
     if (!operation.writes || typeof key !== 'string' || key === '' || keyLimit === 0) {
-      send(req, res, await answer(operation, body))
+      send(req, res, await answer(operation, read?.value))
       return
     }
     const slot = `${req.method} ${url.pathname} ${key}`
-    let outcome = outcomes.get(slot)
+    let outcome = outcomes.get(slot)?.outcome
     if (!outcome) {
-      outcome = answer(operation, body)
-      remember(slot, outcome)
+      outcome = answer(operation, read?.value)
+      remember(slot, outcome, read?.bytes ?? 0)
     }
     send(req, res, await outcome)
   }
@@ -339,7 +366,8 @@ function decodeSegment(segment: string): string {
   }
 }
 
-function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+/** A request's JSON body (`undefined` when empty) and its size in bytes. */
+function readJson(req: IncomingMessage, maxBytes: number): Promise<{ value: unknown, bytes: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -370,11 +398,11 @@ function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
         return
       }
       if (text === '') {
-        resolve(undefined)
+        resolve({ value: undefined, bytes: 0 })
         return
       }
       try {
-        resolve(JSON.parse(text))
+        resolve({ value: JSON.parse(text), bytes: size })
       }
       catch {
         reject(new ProtocolError('bad_request', 'Request body is not valid JSON'))

@@ -120,7 +120,15 @@ export function createRemoteStore(options: RemoteStoreOptions): SessionStore {
     const label = `${method} ${path}`
     const deadline = timeoutSignal(timeoutMs)
     try {
-      const response = await doFetch(`${base}${path}`, { method, headers, body: payload, signal: deadline.signal })
+      // Redirects are not followed: fetch turns a redirected POST (301, 302, 303) into a GET without
+      // its body, and any 2xx at the new place (a login page, say) would read as a stored write.
+      const response = await doFetch(`${base}${path}`, { method, headers, body: payload, signal: deadline.signal, redirect: 'manual' })
+      if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+        await response.body?.cancel().catch(() => {})
+        const location = response.headers.get('location')
+        const message = `${label} answered a redirect (${response.status || 'opaque'}${location ? ` to ${location}` : ''}); a session store does not follow redirects: point url at the handler itself`
+        return { error: new SessionStoreError(message, 'http', { sessionId }), retryable: false }
+      }
       const text = await readTextCapped(response, maxResponseBytes)
       if (text === undefined) {
         // Not retried: the server would most likely send the same answer again.
@@ -258,10 +266,17 @@ function checkedSession(body: unknown, requestedId: string | undefined): Session
   const id = requestedId ?? (typeof data?.id === 'string' ? data.id : 'unknown')
   const valid = typeof data === 'object' && data !== null && Array.isArray(data.turns) && Array.isArray(data.runs)
     && typeof data.id === 'string' && (requestedId === undefined || data.id === requestedId)
+    && Number.isFinite(data.createdAt) && Number.isFinite(data.updatedAt)
+    && (data.skipped === undefined || (Array.isArray(data.skipped) && data.skipped.every(isSkippedRecord)))
   if (!valid)
     throw new SessionStoreError(`The server answered without a session for "${id}"`, 'http', { sessionId: id })
   assertReadableVersion(data.version, id)
   return data
+}
+
+function isSkippedRecord(value: unknown): boolean {
+  const record = value as { kind?: unknown, problem?: unknown, raw?: unknown } | null
+  return typeof record === 'object' && record !== null && typeof record.kind === 'string' && typeof record.problem === 'string' && typeof record.raw === 'string'
 }
 
 function parseBody(text: string): unknown {

@@ -22,7 +22,7 @@
 import { SessionStoreError } from '../../errors'
 import { groupDigits } from '../../text/group-digits'
 import { truncateText } from '../../text/truncate'
-import { jsonTextNestsTooDeep, MAX_RECORD_DEPTH, nestsTooDeep, TOO_DEEP } from './record-checks'
+import { jsonTextNestsTooDeep, MAX_RECORD_DEPTH, nestsTooDeep, runProblem, TOO_DEEP, turnProblem } from './record-checks'
 
 /** The records a write carries, to check their depth and name the one too deep. */
 export interface WrittenRecords {
@@ -77,6 +77,32 @@ export function assertWithinRecordDepth(sessionId: string | undefined, written: 
   const index = written.records.findIndex(record => nestsTooDeep(record))
   if (index !== -1)
     throw tooDeepToWrite(sessionId, written, index)
+}
+
+/**
+ * Refuse, before any store is handed it, a turn or run that a load would
+ * refuse: a `createdAt` of `NaN` or `Infinity` (JSON writes it as `null`), a
+ * role or status no load knows, content that is not an array. Without this a
+ * host's hand-made record was stored, then failed every strict load of the
+ * session (and was dropped by every skip). The loop's own records always
+ * pass; the check is a few tests per record and block.
+ */
+export function assertLoadableRecords(sessionId: string, written: Omit<WrittenRecords, 'levelsAbove'>): void {
+  if (written.kind === 'metadata')
+    return
+  const check = written.kind === 'turn' ? turnProblem : runProblem
+  for (let index = 0; index < written.records.length; index++) {
+    const problem = check(written.records[index])
+    if (problem === undefined)
+      continue
+    const record = written.records[index]
+    const subject = written.kind === 'run' ? `run ${describeId(record)}` : `turn ${index + (written.firstIndex ?? 0)} of the write (${describeId(record)})`
+    throw new SessionStoreError(
+      `Could not write to session "${sessionId}": ${subject} ${problem}, which no load reads back; nothing was written`,
+      'corrupt',
+      { sessionId, record: written.kind === 'turn' ? { index: index + (written.firstIndex ?? 0), problem } : { problem } },
+    )
+  }
 }
 
 /** Which record is too deep: one record is measured alone only once the whole write was found too deep. */
