@@ -7,6 +7,7 @@ import { defaultRunEffects } from '../core/effects'
 import { delay } from '../core/timer'
 import { AgentAbortedError, ClassifiedError, DurablePayloadTooLargeError } from '../errors'
 import { attachAttemptFacts, factsOfAttempt } from '../loop/stream-turn'
+import { jsonReplacer } from '../loop/tool-output-check'
 import { DEFAULT_MAX_ENTRY_BYTES } from './types'
 
 const made = new WeakMap<DurableRuntime, RunEffects>()
@@ -17,8 +18,9 @@ const DASHES = /-/g
  *
  * In `'replay'` mode each model attempt's result (never its request), each
  * tool call's output with its staged tool-state ops and reported outcome,
- * and each policy step's value is one journal step, named from the run id,
- * the turn or call id and the attempt, so a re-executed run finds its
+ * each policy step's value and each wait's deadline is one journal step,
+ * named from the run id, the turn or call id and the attempt (a wait by its
+ * count in the scope), so a re-executed run finds its
  * entries again; time and ids come from the runtime. In `'checkpoint'` mode
  * nothing is journaled: time and ids come from the runtime, calls run as
  * given (the session store is the checkpoint).
@@ -97,7 +99,16 @@ function journalEffects(journal: Journal, scope: string): RunEffects {
     },
     id: () => journal.inside.getStore() ? flatUUID() : runtime.randomUUID(),
     random: () => uuidFraction(journal.inside.getStore() ? globalThis.crypto.randomUUID() : runtime.randomUUID()),
-    sleep: delay,
+    // A wait (a retry's backoff) is journaled as its deadline, so a replay waits only what is left of it.
+    async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+      // A step's function may not enter the runtime again: a wait inside a step is part of that step.
+      if (journal.inside.getStore())
+        return delay(ms, signal)
+      const step = name('sleep')
+      const { entry } = await journaled<{ until: number }>(journal, step, async () => ({ until: Date.now() + ms }))
+      const left = isRefused(entry) ? ms : Math.min(ms, entry.until - Date.now())
+      return delay(Math.max(0, left), signal)
+    },
 
     async model<T>(kind: ModelCallKind, request: ModelCallRequest, exec: () => Promise<T>): Promise<T> {
       const step = name(`model:${kind}:${request.runId ?? '-'}:${request.id}:${request.attempt}`)
@@ -204,7 +215,8 @@ async function journaled<E extends object>(journal: Journal, step: string, produ
   let ran = false
   const entry = await journal.runtime.step<E | Refused>(step, () => journal.inside.run({ startedAt: journal.lastNow }, async () => {
     ran = true
-    const json = JSON.stringify(await produce())
+    // The loop's own conversion: a bare stringify throws on a bigint and writes a Map or a Set as `{}`.
+    const json = JSON.stringify(await produce(), jsonReplacer)
     const bytes = Buffer.byteLength(json)
     if (bytes > journal.maxBytes)
       return { tooLarge: bytes }

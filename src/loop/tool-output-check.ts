@@ -85,7 +85,8 @@ function jsonText(value: unknown, tool: string): CheckedToolOutput {
   return { output: capResultText(text) }
 }
 
-function jsonReplacer(_key: string, value: unknown): unknown {
+/** How a tool's data becomes JSON text; a durable journal writes its copy the same way, so both runs see the same result. */
+export function jsonReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint')
     return value.toString()
   if (value instanceof Map)

@@ -4,7 +4,7 @@ import type { ReplayRuntimeOptions } from './memory-journal'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { createAgent, tool } from '../../src'
 import { createProcessContext } from '../../src/contexts'
@@ -12,7 +12,7 @@ import { checkpointRuntime, DurablePayloadTooLargeError } from '../../src/durabl
 import { AgentBudgetExceededError } from '../../src/errors'
 import { anthropic } from '../../src/providers/anthropic'
 import { createMemoryStore, createSession, loadSession } from '../../src/session'
-import { startFakeModelServer } from '../../src/testing'
+import { scriptedProvider, startFakeModelServer } from '../../src/testing'
 import { createSpawnTool, edit, readFile as readFileTool, shell } from '../../src/tools'
 import { memoryJournal, replayRuntime } from './memory-journal'
 
@@ -196,5 +196,90 @@ describe('a subagent on a replay runtime (runsNestedAgent)', () => {
     expect(nestedFlags).toEqual({ spawn: true })
     // The spawn call itself is no step: its result follows from the child's.
     expect(result.journal.order.some(name => name.startsWith('tool:') && name.endsWith(':s1'))).toBe(false)
+  })
+})
+
+describe('tool values JSON has no plain form for', () => {
+  it('a bigint, a Map and a Set give the same results as in a run without a durable runtime, on the first execution and on a replay', async () => {
+    let runs = 0
+    const values: Record<string, unknown> = {
+      bigint: { balance: 12345678901234567890n },
+      map: new Map<string, unknown>([['order', 'A-1'], ['items', new Set([1, 2])]]),
+      set: new Set(['a', 'b']),
+      top: 42n,
+    }
+    const value = tool({ name: 'value', description: 'A value', input: z.object({ kind: z.string() }), isConcurrencySafe: true, execute: async ({ kind }) => {
+      runs += 1
+      // Typed as text, but a JavaScript tool may return any data: the loop writes it as JSON (checkToolOutput).
+      return values[kind] as string
+    } })
+    const script: FakeModelStep[] = [
+      { toolCalls: Object.keys(values).map(kind => ({ id: `v-${kind}`, name: 'value', input: { kind } })) },
+      { text: 'done' },
+    ]
+    const results = async (store: Parameters<typeof loadSession>[1]['store']) => {
+      const blocks = (await loadSession('s', { store })).turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result')
+      return blocks.map(block => ({ callId: block.callId, output: block.output, isError: block.isError === true }))
+    }
+
+    const plainServer = await serve(script)
+    const plainStore = createMemoryStore()
+    await createSession({ id: 's', store: plainStore })
+    const plain = createAgent({ tools: { value }, provider: anthropic({ baseURL: plainServer.url, apiKey: 'fake' }), session: await loadSession('s', { store: plainStore }) })
+    await plain.run({ prompt: 'go' })
+    const expected = await results(plainStore)
+    expect(expected.every(result => !result.isError)).toBe(true)
+    expect(expected.find(result => result.callId === 'v-map')!.output).toBe('{"order":"A-1","items":[1,2]}')
+
+    for (const crashAfter of [undefined, 3]) {
+      runs = 0
+      const server = await serve(script)
+      const durable = await runDurably(server, { tools: { value } }, 'go', { crashAfter })
+      expect('stats' in durable && durable.stats.stopReason).toBe('completed')
+      expect(durable.crashed).toBe(crashAfter !== undefined)
+      expect(await results(durable.store)).toEqual(expected)
+      // Every call ran once: a replay takes the journaled value, not a second side effect.
+      expect(runs).toBe(4)
+    }
+  })
+})
+
+describe('a retry\'s backoff on a replay', () => {
+  it('is journaled as its deadline: a replay does not wait again for a backoff the first execution already waited', async () => {
+    const backoffMs = 300
+    const provider = scriptedProvider([
+      { error: { kind: 'rate_limit', retryable: true, retryAfterMs: backoffMs } },
+      { text: 'done after a retry' },
+    ])
+    const store = createMemoryStore()
+    await createSession({ id: 's', store, clock: { now: () => 1, randomUUID: () => 'unused' } })
+    const journal = memoryJournal()
+    // The waits each execution asks a timer for, read off setTimeout: counted, not timed.
+    const waitsOf = async () => {
+      const waits: number[] = []
+      const real = globalThis.setTimeout
+      const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fire: () => void, ms?: number, ...rest: unknown[]) => {
+        if ((ms ?? 0) >= backoffMs / 3)
+          waits.push(ms ?? 0)
+        return real(fire, ms, ...rest)
+      }) as typeof setTimeout)
+      try {
+        const agent = createAgent({ provider, session: await loadSession('s', { store }), durable: replayRuntime(journal), behavior: { retry: { maxAttempts: 2, maxDelayMs: 10_000 } } })
+        const stats = await agent.run({ prompt: 'go' })
+        return { stats, waits }
+      }
+      finally {
+        spy.mockRestore()
+      }
+    }
+    const first = await waitsOf()
+    expect(first.stats.text).toBe('done after a retry')
+    expect(first.waits).toContain(backoffMs)
+    // A worker that died after the run, before its engine took the result: the whole run is replayed from the journal.
+    const replay = await waitsOf()
+    expect(replay.stats.text).toBe('done after a retry')
+    expect(provider.requests).toHaveLength(2)
+    // The deadline has passed: nothing left to wait (before, the replay waited the whole backoff again).
+    expect(replay.waits).toEqual([])
   })
 })

@@ -27,6 +27,8 @@ let model: FakeAnthropic
 let endpoint: ServedEndpoint
 let tasksDir: string
 const store = createMemoryStore()
+/** What the host handler's tool did. */
+const hostEvents: string[] = []
 /** Per session: the options the test wants its agent built with. */
 const configs = new Map<string, Partial<AgentOptions>>()
 
@@ -39,6 +41,44 @@ const slowTool = {
     await new Promise(resolve => setTimeout(resolve, 300))
     return 'waited'
   },
+}
+
+/** A tool that runs until its call is aborted (or 10 s), and says when it started and whether it finished. */
+function cancellableTool(events: string[]) {
+  return {
+    spec: { name: 'charge', description: 'Charge the card', inputSchema: { type: 'object', properties: {} } },
+    isConcurrencySafe: true,
+    execute: async (_input: unknown, ctx: { signal?: AbortSignal }) => {
+      events.push('started')
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, 10_000)
+        ctx.signal?.addEventListener('abort', () => {
+          clearTimeout(timer)
+          reject(new Error('stopped'))
+        })
+      })
+      events.push('charged')
+      return 'charged'
+    },
+  }
+}
+
+/** Cancel an invocation through the admin API, as an operator would. */
+async function cancelInvocation(id: string): Promise<void> {
+  const response = await fetch(`${server.adminUrl}/invocations/${id}/cancel`, { method: 'PATCH' })
+  expect(response.ok).toBe(true)
+}
+
+/** The invocation's answer once it has ended. */
+async function attach(id: string): Promise<{ status: number, body: string }> {
+  const response = await fetch(`${server.ingressUrl}/restate/invocation/${id}/attach`, { signal: AbortSignal.timeout(30_000) })
+  return { status: response.status, body: await response.text() }
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++)
+    await new Promise(resolve => setTimeout(resolve, 25))
+  expect(check()).toBe(true)
 }
 
 beforeAll(async () => {
@@ -61,6 +101,22 @@ beforeAll(async () => {
         for await (const event of stream)
           kinds.push(event.type)
         return { kinds, text: (await stream.result).text }
+      },
+      cancellable: async (ctx: restate.ObjectContext, prompt: string) => {
+        let cancelled: restate.TerminalError | undefined
+        const stop = new AbortController()
+        const durable = restateRuntime(ctx, {
+          startedAt: await ctx.date.now(),
+          onCancel: (error) => {
+            cancelled = error
+            stop.abort()
+          },
+        })
+        const agent = createAgent({ provider, durable, tools: { charge: cancellableTool(hostEvents) } })
+        const stats = await agent.run({ prompt, signal: stop.signal })
+        if (cancelled)
+          throw cancelled
+        return stats.stopReason
       },
     },
   })
@@ -125,6 +181,33 @@ describe('restateAgent', () => {
     expect((error as IngressError).body).toContain('Unknown input fields: tools')
   })
 
+  it('a bad model, prompt part or thinking level, or an input nested past what JSON.stringify can write, is a terminal 400', async () => {
+    const post = async (key: string, body: string) => {
+      const response = await fetch(`${server.ingressUrl}/zidane-agent/${key}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(15_000) })
+      return { status: response.status, body: await response.text() }
+    }
+    const deep = `{"prompt":"hi","metadata":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`
+    const cases: [string, string, string][] = [
+      ['bad-model-number', JSON.stringify({ prompt: 'hi', model: 42 }), 'model must be'],
+      ['bad-model-empty', JSON.stringify({ prompt: 'hi', model: [] }), 'model must be'],
+      ['bad-model-target', JSON.stringify({ prompt: 'hi', model: [{ provider: 'anthropic' }] }), 'model[0].model must be a string'],
+      ['bad-part', JSON.stringify({ prompt: [42] }), 'prompt[0] must be'],
+      ['bad-image', JSON.stringify({ prompt: [{ type: 'image', mediaType: 'image/png' }] }), 'prompt[0].data must be a string'],
+      ['bad-thinking', JSON.stringify({ prompt: 'hi', thinking: 'bogus' }), 'thinking must be one of'],
+      ['too-deep', deep, 'cannot be written back as JSON'],
+    ]
+    const before = model.requests.length
+    for (const [key, body, message] of cases) {
+      const answer = await post(key, body)
+      expect({ key, status: answer.status }).toEqual({ key, status: 400 })
+      expect(answer.body).toContain(message)
+    }
+    expect(model.requests.length).toBe(before)
+    // What the types allow still runs: a list of ids and targets, and a known thinking level.
+    const stats = await server.call<any>('/zidane-agent/good-model/run', { prompt: 'hi', model: ['claude-test', { model: 'claude-other', provider: 'anthropic' }], thinking: 'low' })
+    expect(stats.stopReason).toBe('completed')
+  })
+
   it('a model answer over maxEntryBytes ends the run with a terminal 413', async () => {
     model.enqueue({ type: 'turn', turn: { text: 'x'.repeat(100 * 1024) } })
     const error = await server.call('/zidane-agent/huge/run', { prompt: 'Say a lot.' }).catch((e: unknown) => e)
@@ -162,5 +245,71 @@ describe('restateAgent', () => {
     const result = await server.call<{ kinds: string[], text: string }>('/host/h1/stream', 'Stream something.')
     expect(result.text).toBe('Streaming live.')
     expect(result.kinds.filter(kind => kind === 'text').length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('a cancelled invocation aborts the run in a tool call: the call gets an aborted result, nothing runs after it, 409', async () => {
+    const events: string[] = []
+    configs.set('cancel-tool', { tools: { charge: cancellableTool(events) } })
+    // Had the run gone on, its next request would get the fallback answer and complete.
+    model.enqueue({ type: 'turn', turn: { text: 'Charging.', toolCalls: [{ id: 'toolu_c1', name: 'charge', input: {} }] } })
+    const before = model.requests.length
+    const id = await server.send('/zidane-agent/cancel-tool/run', { prompt: 'Charge twice.' })
+    await until(() => events.length > 0)
+    await cancelInvocation(id)
+    const answer = await attach(id)
+    expect(answer.status).toBe(409)
+    expect(answer.body).toContain('Cancelled')
+    expect(events).toEqual(['started'])
+    expect(model.requests.length - before).toBe(1)
+    const data = await store.load('cancel-tool')
+    expect(data!.runs.map(run => run.status)).toEqual(['aborted'])
+    const results = data!.turns.flatMap(turn => turn.content).filter(block => block.type === 'tool_result')
+    expect(results).toHaveLength(1)
+    expect(results[0]).toMatchObject({ callId: 'toolu_c1', isError: true })
+    expect(JSON.stringify(results[0])).toContain('Aborted')
+  })
+
+  it('a cancelled invocation aborts the run in a model call: no provider error, no tool, 409', async () => {
+    const events: string[] = []
+    configs.set('cancel-model', { tools: { charge: cancellableTool(events) } })
+    model.enqueue({ type: 'turn', delayMs: 2000, turn: { text: 'Charging.', toolCalls: [{ id: 'toolu_m1', name: 'charge', input: {} }] } })
+    const before = model.requests.length
+    const id = await server.send('/zidane-agent/cancel-model/run', { prompt: 'Charge.' })
+    await until(() => model.requests.length > before)
+    await cancelInvocation(id)
+    const answer = await attach(id)
+    expect(answer.status).toBe(409)
+    expect(answer.body).not.toContain('AgentProviderError')
+    // Longer than the model's delay: its answer, had the run gone on, would have started the tool by now.
+    await new Promise(resolve => setTimeout(resolve, 2500))
+    expect(events).toEqual([])
+    expect(model.requests.length - before).toBe(1)
+    const data = await store.load('cancel-model')
+    expect(data!.runs.map(run => run.status)).toEqual(['aborted'])
+  })
+
+  it('suspend answers false once the run\'s invocation was killed (no handler is left to stop)', async () => {
+    const events: string[] = []
+    configs.set('killed', { tools: { charge: cancellableTool(events) } })
+    model.enqueue({ type: 'turn', turn: { text: 'Charging.', toolCalls: [{ id: 'toolu_k1', name: 'charge', input: {} }] } })
+    const id = await server.send('/zidane-agent/killed/run', { prompt: 'Charge.' })
+    await until(() => events.length > 0)
+    expect(await server.call('/zidane-agent/killed/suspend', null)).toBe(true)
+    const response = await fetch(`${server.adminUrl}/invocations/${id}/kill`, { method: 'PATCH' })
+    expect(response.ok).toBe(true)
+    expect((await attach(id)).status).toBe(409)
+    expect(await server.call('/zidane-agent/killed/suspend', 'too late')).toBe(false)
+  })
+
+  it('restateRuntime\'s onCancel lets a host handler abort its agent when the invocation is cancelled', async () => {
+    model.enqueue({ type: 'turn', turn: { text: 'Charging.', toolCalls: [{ id: 'toolu_h1', name: 'charge', input: {} }] } })
+    const before = model.requests.length
+    const id = await server.send('/host/h2/cancellable', 'Charge.')
+    await until(() => hostEvents.length > 0)
+    await cancelInvocation(id)
+    const answer = await attach(id)
+    expect(answer.status).toBe(409)
+    expect(hostEvents).toEqual(['started'])
+    expect(model.requests.length - before).toBe(1)
   })
 })

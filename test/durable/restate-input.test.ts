@@ -21,6 +21,17 @@ describe('the input of run and resume', () => {
     expect(() => parseRunInput({ prompt: 'x'.repeat(2000) }, 1024)).toThrow(/over the 1024-byte limit/)
   })
 
+  it('checks model, prompt parts and thinking as AgentRunOptions types them', () => {
+    const ok = { prompt: [{ type: 'text', text: 'hi' }, { type: 'document', data: 'x', encoding: 'text', mediaType: 'text/plain', name: 'a.txt' }], model: ['m1', { model: 'm2', provider: 'p', contextWindow: 1000 }], thinking: 'high' }
+    expect(parseRunInput(ok, 1 << 20)).toEqual(ok)
+    expect(() => parseRunInput({ model: [{ model: 'm', extra: 1 }] }, 1024)).toThrow(/Unknown fields in model\[0\]: extra/)
+    expect(() => parseRunInput({ model: [{ model: 'm', contextWindow: -1 }] }, 1024)).toThrow(/contextWindow must be a positive number/)
+    expect(() => parseRunInput({ model: ['m', 7] }, 1024)).toThrow(/model\[1\] must be/)
+    expect(() => parseRunInput({ prompt: [{ type: 'document', data: 'x', encoding: 'hex', mediaType: 'text/plain' }] }, 1024)).toThrow(/encoding must be/)
+    expect(() => parseRunInput({ prompt: [{ type: 'text', text: 'hi', origin: 'system-note' }] }, 1024)).toThrow(/Unknown fields in prompt\[0\]: origin/)
+    expect(() => parseRunInput({ prompt: [{ type: 'toString', text: 'hi' }] }, 1024)).toThrow(/type must be one of/)
+  })
+
   it('refuses every object with a field that is not one of the run fields', () => {
     const allowed = new Set(['prompt', 'model', 'system', 'thinking', 'behavior', 'metadata', 'modelOptions', 'runLabel'])
     fc.assert(fc.property(fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 5 }), (raw) => {

@@ -6,7 +6,8 @@
  * while `run` does) asks the running handler to stop at its next journal
  * boundary, through an awakeable the running handler keeps in the object's
  * state (so it reaches the run whichever worker holds it) and races with
- * each journal step (so a replay sees it at the same step).
+ * each journal step (so a replay sees it at the same step). A cancellation
+ * of the invocation aborts the run, which the invocation then ends with.
  */
 import type { ObjectContext, ObjectSharedContext, VirtualObjectDefinition } from '@restatedev/restate-sdk'
 import type { Agent } from '../../agent/create-agent'
@@ -15,6 +16,7 @@ import type { AgentStats } from '../../core/stats'
 import type { SessionStore } from '../../session/types'
 import { createAgent } from '../../agent/create-agent'
 import { mergeObjects } from '../../core/merge-objects'
+import { AgentAbortedError } from '../../errors'
 import { loadSession } from '../../session/session'
 import { DEFAULT_MAX_ENTRY_BYTES } from '../types'
 import { openJournaledStore } from './journaled-store'
@@ -51,6 +53,21 @@ export interface RestateAgentHandlers {
 /** The state key holding the running invocation's suspend awakeable. */
 const SUSPEND_KEY = 'zidane:suspend'
 
+/**
+ * What `SUSPEND_KEY` holds: the awakeable, and the invocation that waits on
+ * it. A killed invocation never clears the key (its `finally` does not
+ * run), so `suspend` checks that the invocation is still running. A bare
+ * string is the awakeable alone, as an earlier version wrote it.
+ */
+type SuspendEntry = string | { awakeable: string, invocation: string }
+
+/**
+ * How long `suspend` lets an attach to the invocation answer before taking
+ * it for running: an ended invocation answers at once (a killed one with
+ * 409), a running one not until it ends.
+ */
+const LIVENESS_WAIT_MS = 200
+
 /** Defaults of the start runner, under what the caller's behavior says. */
 const RUNNER_BEHAVIOR = {
   maxImageEdge: 2000,
@@ -69,15 +86,23 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
   const maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES
 
   const invoke = async (ctx: ObjectContext, raw: unknown, how: 'run' | 'resume'): Promise<AgentStats> => {
+    // Restate's cancellation, once a step has seen it: the run is aborted, and the invocation ends with it (409).
+    let cancelled: Error | undefined
     try {
       const input = parseRunInput(raw, maxEntryBytes)
       const startedAt = await ctx.date.now()
       const suspender = ctx.awakeable<string>()
-      ctx.set(SUSPEND_KEY, suspender.id)
+      // Written at every start, so an entry a killed invocation left behind is replaced.
+      ctx.set<SuspendEntry>(SUSPEND_KEY, { awakeable: suspender.id, invocation: ctx.request().id })
       let agent: Agent | undefined
       // A request that came before the run started (while the session was opened) waits for it.
       let early: string | undefined
-      const runtime = journalRuntime(ctx, { maxEntryBytes, startedAt }, {
+      const abortRun = () => agent?.abort(new AgentAbortedError('The Restate invocation was cancelled', { cause: cancelled }))
+      const onCancel = (error: Error) => {
+        cancelled = error
+        abortRun()
+      }
+      const runtime = journalRuntime(ctx, { maxEntryBytes, startedAt, onCancel }, {
         promise: suspender.promise,
         onRequest: (reason) => {
           if (!agent?.suspend(reason || undefined))
@@ -92,7 +117,12 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
         const running = how === 'run' ? agent.run(input) : agent.resume(input)
         if (early !== undefined)
           agent.suspend(early || undefined)
+        // A cancellation seen while the session was opened, should that step's error not have ended the invocation.
+        if (cancelled)
+          abortRun()
         const stats = await running
+        if (cancelled)
+          throw cancelled
         return JSON.parse(JSON.stringify(stats)) as AgentStats
       }
       finally {
@@ -101,7 +131,8 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
       }
     }
     catch (error) {
-      throw asRestateFailure(error)
+      // Whatever the cut-off run ended with, the invocation was cancelled.
+      throw asRestateFailure(cancelled ?? error)
     }
   }
 
@@ -111,12 +142,24 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
       run: sdk.handlers.object.exclusive((ctx: ObjectContext, input: RestateRunInput | null) => invoke(ctx, input, 'run')),
       resume: sdk.handlers.object.exclusive((ctx: ObjectContext, input: RestateRunInput | null) => invoke(ctx, input, 'resume')),
       suspend: sdk.handlers.object.shared(async (ctx: ObjectSharedContext, reason: string | null) => {
-        const id = await ctx.get<string>(SUSPEND_KEY)
-        if (!id)
+        const entry = await ctx.get<SuspendEntry>(SUSPEND_KEY)
+        if (!entry)
           return false
-        ctx.resolveAwakeable(id, typeof reason === 'string' ? reason.slice(0, 1000) : '')
+        const awakeable = typeof entry === 'string' ? entry : entry.awakeable
+        if (typeof entry !== 'string' && !await stillRunning(ctx, entry.invocation))
+          return false
+        ctx.resolveAwakeable(awakeable, typeof reason === 'string' ? reason.slice(0, 1000) : '')
         return true
       }),
     },
   })
+}
+
+/** Whether `invocation` is still running: an attach to an ended one settles (with its result or its failure) before the wait is over. */
+async function stillRunning(ctx: ObjectSharedContext, invocation: string): Promise<boolean> {
+  const sdk = restateSdk('restateAgent')
+  const id = sdk.InvocationIdParser.fromString(invocation)
+  const ended = ctx.attach(id).map(() => true)
+  const waited = ctx.sleep(LIVENESS_WAIT_MS).map(() => false)
+  return !await sdk.RestatePromise.race([ended, waited])
 }

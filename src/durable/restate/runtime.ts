@@ -13,11 +13,18 @@
  * run awaits its own I/O (a session read, a hook). So the start time is
  * awaited by the first step, and a suspend request (the start runner's) is
  * raced with each step.
+ *
+ * A cancellation (Restate's admin API, or a caller's cancel) is delivered as
+ * a `CancelledError` at whichever Restate promise the invocation awaits
+ * next, here always a step. It is not that step's result: the step throws
+ * `AgentAbortedError` instead, after `onCancel` has had the chance to abort
+ * the agent, so the loop ends the run as aborted rather than handing the
+ * cancellation to the model as a tool's error or failing the model call.
  */
-import type { Context, RestatePromise, Serde } from '@restatedev/restate-sdk'
+import type { CancelledError, Context, RestatePromise, Serde } from '@restatedev/restate-sdk'
 import type { DurableRuntime } from '../types'
 import type { StepRecord } from './step-record'
-import { DurablePayloadTooLargeError } from '../../errors'
+import { AgentAbortedError, DurablePayloadTooLargeError } from '../../errors'
 import { DEFAULT_MAX_ENTRY_BYTES } from '../types'
 import { restateSdk } from './sdk'
 import { decodeStepError, encodeStepError } from './step-record'
@@ -37,6 +44,15 @@ export interface RestateRuntimeOptions {
    * `RestateClockError` until the first step has settled.
    */
   startedAt?: number
+  /**
+   * Called once, with Restate's `CancelledError`, when the invocation is
+   * cancelled; the step that saw it then throws `AgentAbortedError`. Abort
+   * the agent here (`agent.abort()`): a run that is not aborted takes the
+   * thrown error for a tool's or a model's failure and goes on. Steps after
+   * that one run normally (the aborted run still records its end), and the
+   * handler should end by throwing the `CancelledError` (a terminal 409).
+   */
+  onCancel?: (error: CancelledError) => void
 }
 
 /** A request to stop, raced with each step: when it wins, `onRequest` runs once and the step is still awaited. */
@@ -64,22 +80,43 @@ export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, sus
   let clock = options.startedAt
   const startedAt = clock === undefined ? ctx.date.now() : undefined
   let watching = suspend
+  let cancelled = false
+
+  /** Journal the step and wait for its record, watching for a suspend request meanwhile. */
+  async function settle<T>(name: string, fn: () => Promise<T>): Promise<string> {
+    if (clock === undefined && startedAt)
+      clock = await startedAt
+    const entry = ctx.run(name, () => runStep(name, fn, maxEntryBytes), { serde: JSON_TEXT })
+    if (watching) {
+      const watch = watching
+      const first = await sdk.RestatePromise.race([entry.map(() => undefined), watch.promise.map(reason => ({ reason: reason ?? '' }))])
+      if (first) {
+        watching = undefined
+        watch.onRequest(first.reason)
+      }
+    }
+    return await entry
+  }
+
   return {
     mode: 'replay',
     maxEntryBytes,
     async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-      if (clock === undefined && startedAt)
-        clock = await startedAt
-      const entry = ctx.run(name, () => runStep(name, fn, maxEntryBytes), { serde: JSON_TEXT })
-      if (watching) {
-        const watch = watching
-        const first = await sdk.RestatePromise.race([entry.map(() => undefined), watch.promise.map(reason => ({ reason: reason ?? '' }))])
-        if (first) {
-          watching = undefined
-          watch.onRequest(first.reason)
-        }
+      let text: string
+      try {
+        text = await settle(name, fn)
       }
-      const record = JSON.parse(await entry) as StepRecord
+      catch (error) {
+        if (!(error instanceof sdk.CancelledError))
+          throw error
+        // Restate delivers a cancellation once; the steps after this one run, so the aborted run can record its end.
+        if (!cancelled) {
+          cancelled = true
+          options.onCancel?.(error)
+        }
+        throw new AgentAbortedError('The Restate invocation was cancelled', { cause: error })
+      }
+      const record = JSON.parse(text) as StepRecord
       clock = Math.max(clock ?? record.t, record.t)
       if ('e' in record)
         throw decodeStepError(record.e)
