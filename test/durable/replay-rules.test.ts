@@ -258,10 +258,10 @@ describe('a retry\'s backoff on a replay', () => {
     const waitsOf = async () => {
       const waits: number[] = []
       const real = globalThis.setTimeout
-      const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fire: () => void, ms?: number, ...rest: unknown[]) => {
+      const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fire: (...args: unknown[]) => void, ms?: number, ...rest: unknown[]) => {
         if ((ms ?? 0) >= backoffMs / 3)
           waits.push(ms ?? 0)
-        return real(fire, ms, ...rest)
+        return real(() => fire(...rest), ms)
       }) as typeof setTimeout)
       try {
         const agent = createAgent({ provider, session: await loadSession('s', { store }), durable: replayRuntime(journal), behavior: { retry: { maxAttempts: 2, maxDelayMs: 10_000 } } })
