@@ -172,7 +172,8 @@ const { notFound, isDirectory, notDirectory } = FILE_SCRIPT_EXIT
 
 /** In-container file scripts; each takes the absolute path as `$1`. */
 export const FILE_SCRIPTS = Object.freeze({
-  read: `[ -e "$1" ] || exit ${notFound}; [ -d "$1" ] && exit ${isDirectory}; exec cat -- "$1"`,
+  // `$2` bytes at most: a file under /proc reports size 0 and may never end.
+  read: `[ -e "$1" ] || exit ${notFound}; [ -d "$1" ] && exit ${isDirectory}; [ -n "$2" ] && exec head -c "$2" -- "$1"; exec cat -- "$1"`,
   // Write-then-rename in the target's directory, so readers never see half a file.
   write: [
     'dir=$(dirname "$1")',
@@ -204,9 +205,10 @@ export const FILE_SCRIPTS = Object.freeze({
 
 export type FileScript = keyof typeof FILE_SCRIPTS
 
-/** `docker exec` running one file script on `path`; `write` reads the content from stdin. */
-export function fileScriptArgs(name: string, script: FileScript, path: string): string[] {
-  return ['exec', ...(script === 'write' ? ['-i'] : []), name, 'sh', '-c', FILE_SCRIPTS[script], 'sh', path]
+/** `docker exec` running one file script on `path` (and `read`'s byte cap); `write` reads the content from stdin. */
+export function fileScriptArgs(name: string, script: FileScript, path: string, maxBytes?: number): string[] {
+  const rest = maxBytes === undefined ? [] : [String(maxBytes)]
+  return ['exec', ...(script === 'write' ? ['-i'] : []), name, 'sh', '-c', FILE_SCRIPTS[script], 'sh', path, ...rest]
 }
 
 const PERMISSION_DENIED = /permission denied/i

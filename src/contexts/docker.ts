@@ -30,6 +30,7 @@ import {
 import { CombinedOutput, DEFAULT_EXEC_OUTPUT_BYTES } from './output'
 import { createProcessContext } from './process'
 import { DEFAULT_KILL_GRACE_MS } from './process-group'
+import { DEFAULT_READ_FILE_MAX_BYTES, withinReadLimit } from './read-limit'
 import { quoteShellCommand } from './shell-quote'
 import { createTaskManager, openStreamedLog } from './tasks'
 
@@ -92,7 +93,8 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
   const host = createProcessContext()
   const resolvePath = (path: string) => posix.resolve(cwd, path)
   let spawned: Promise<void> | undefined
-  let created = false
+  // Set before the first `docker create`: from then on a container by this name may exist.
+  let createAttempted = false
   let destroyed = false
 
   async function cli(args: string[], cliOptions: { stdin?: Uint8Array, signal?: AbortSignal } = {}): Promise<CliResult> {
@@ -119,6 +121,10 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
       throw new Error('The execution context was destroyed')
     spawned ??= (async () => {
       const { signal } = config
+      // What a failed attempt left (created, not started) would make this create fail on its name.
+      if (createAttempted)
+        await cli(removeContainerArgs(name))
+      createAttempted = true
       await cliOk(createContainerArgs({
         image: options.image,
         name,
@@ -129,10 +135,13 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
         pull: options.pull,
         extraArgs: options.createArgs,
       }), { signal })
-      created = true
       await cliOk(startContainerArgs(name), { signal })
       await cliOk(fileScriptArgs(name, 'mkdir', cwd), { signal })
     })()
+    // A failed start (an image still pulling, an aborted create) is not kept: the next call tries again.
+    spawned.catch(() => {
+      spawned = undefined
+    })
     return spawned
   }
 
@@ -209,13 +218,13 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
     return (await startInContainer(command, streamOptions, true)).handle
   }
 
-  async function fileScript(script: Parameters<typeof fileScriptArgs>[1], path: string, stdin?: Uint8Array): Promise<CliResult> {
+  async function fileScript(script: Parameters<typeof fileScriptArgs>[1], path: string, stdin?: Uint8Array, maxBytes?: number): Promise<CliResult> {
     await spawn()
-    return cli(fileScriptArgs(name, script, resolvePath(path)), { stdin })
+    return cli(fileScriptArgs(name, script, resolvePath(path), maxBytes), { stdin })
   }
 
-  async function fileScriptOk(script: Parameters<typeof fileScriptArgs>[1], path: string, stdin?: Uint8Array): Promise<CliResult> {
-    const result = await fileScript(script, path, stdin)
+  async function fileScriptOk(script: Parameters<typeof fileScriptArgs>[1], path: string, stdin?: Uint8Array, maxBytes?: number): Promise<CliResult> {
+    const result = await fileScript(script, path, stdin, maxBytes)
     if (result.exitCode !== 0)
       throw fileScriptError(result.exitCode, resolvePath(path), result.stderr)
     return result
@@ -240,7 +249,13 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
     exec,
     execStream,
     resolvePath,
-    readFile: async path => (await fileScriptOk('read', path)).stdout,
+    readFile: async (path, readOptions) => {
+      const maxBytes = readOptions?.maxBytes ?? DEFAULT_READ_FILE_MAX_BYTES
+      // Past the cap, to tell a file too large from one exactly at it, and by a multiple of 8:
+      // /proc/<pid>/pagemap refuses a read of any other length.
+      const { stdout } = await fileScriptOk('read', path, undefined, Math.ceil((maxBytes + 1) / 8) * 8)
+      return withinReadLimit(stdout, resolvePath(path), maxBytes)
+    },
     writeFile: async (path, data) => {
       await fileScriptOk('write', path, typeof data === 'string' ? new TextEncoder().encode(data) : data)
     },
@@ -273,7 +288,7 @@ export function createDockerContext(options: DockerContextOptions): DockerContex
       destroyed = true
       await tasks.killAll()
       // A create that failed midway may still have left a container behind; `rm -f` of a missing one is harmless.
-      if (created || spawned)
+      if (createAttempted)
         await cli(removeContainerArgs(name)).catch(() => {})
       await host.destroy()
     },

@@ -5,7 +5,7 @@
  */
 
 /** The file error codes every execution context reports, whatever its backend. */
-export type ContextFileErrorCode = 'ENOENT' | 'EISDIR' | 'ENOTDIR' | 'EEXIST' | 'EACCES' | 'EIO'
+export type ContextFileErrorCode = 'ENOENT' | 'EISDIR' | 'ENOTDIR' | 'EEXIST' | 'EACCES' | 'EIO' | 'EFBIG'
 
 /** A file operation failed in a context that is not the local file system, with the same codes Node uses. */
 export class ContextFileError extends Error {
@@ -28,6 +28,7 @@ function describe(code: ContextFileErrorCode): string {
     case 'EEXIST': return 'already exists'
     case 'EACCES': return 'permission denied'
     case 'EIO': return 'input/output error'
+    case 'EFBIG': return 'file too large'
   }
 }
 

@@ -13,6 +13,7 @@
  */
 
 import type { DetachedTasksCapability, ExecutionContext } from './types'
+import { realpathSync } from 'node:fs'
 import { mergeObjects } from '../core/merge-objects'
 
 /** A built-in tool's refusal to touch the session store. */
@@ -69,12 +70,37 @@ export function hideDirectory(context: ExecutionContext, dir: string): Execution
   return view
 }
 
+/**
+ * The real path of `path` with symlinks resolved: of its deepest existing
+ * ancestor, with the rest appended, for a path not created yet. Host paths
+ * only; a path that cannot be resolved at all comes back as it is.
+ */
+function realPathOf(path: string): string {
+  let head = path
+  let rest = ''
+  for (;;) {
+    try {
+      return realpathSync(head) + rest
+    }
+    catch {
+      const cut = head.lastIndexOf('/')
+      if (cut <= 0)
+        return path
+      rest = head.slice(cut) + rest
+      head = head.slice(0, cut)
+    }
+  }
+}
+
 function createView(context: ExecutionContext, dir: string): ExecutionContext {
   const names = spellings(context, dir)
   const shown = names.at(-1)!
+  // A symlink in the workspace can lead into the store, so on the host real paths are compared too.
+  // Another context's paths are not the host's: resolving them here would mean nothing.
+  const followsLinks = context.type === 'process'
   const check = (path: string): string => {
     const resolved = context.resolvePath(path)
-    if (within(resolved, dir))
+    if (within(resolved, dir) || (followsLinks && within(realPathOf(resolved), realPathOf(dir))))
       throw new HiddenPathError(path, shown)
     return resolved
   }
@@ -84,7 +110,7 @@ function createView(context: ExecutionContext, dir: string): ExecutionContext {
   }
   const overrides: Partial<ExecutionContext> = {
     resolvePath: check,
-    readFile: path => context.readFile(check(path)),
+    readFile: (path, options) => context.readFile(check(path), options),
     writeFile: (path, data) => context.writeFile(check(path), data),
     stat: path => context.stat(check(path)),
     mkdir: path => context.mkdir(check(path)),

@@ -12,6 +12,7 @@ export { defaultExecutionContext, executionContextOf } from './from-tool-context
 export { DEFAULT_EXEC_OUTPUT_BYTES } from './output'
 export { createProcessContext } from './process'
 export type { ProcessContext, ProcessContextOptions } from './process'
+export { DEFAULT_READ_FILE_MAX_BYTES } from './read-limit'
 export { quoteShellArg, quoteShellCommand } from './shell-quote'
 export { createTaskManager, openStreamedLog } from './tasks'
 export type { LogSink, TaskManager, TaskRuntime } from './tasks'
@@ -32,6 +33,7 @@ export type {
   ExecutionHandle,
   FileStat,
   FileType,
+  ReadFileOptions,
   SpawnConfig,
   TaskEntry,
   TaskExitInfo,

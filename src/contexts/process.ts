@@ -6,20 +6,28 @@
 
 import type { ChildProcess } from 'node:child_process'
 import type { LogSink } from './tasks'
-import type { DirEntry, ExecOptions, ExecResult, ExecStreamOptions, ExecutionContext, ExecutionHandle, FileStat, FileType, SpawnConfig } from './types'
+import type { DirEntry, ExecOptions, ExecResult, ExecStreamOptions, ExecutionContext, ExecutionHandle, FileStat, FileType, ReadFileOptions, SpawnConfig } from './types'
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { constants, createWriteStream } from 'node:fs'
-import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, chown, mkdir, open, readdir, readlink, realpath, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { mergeObjects } from '../core/merge-objects'
+import { startTimer } from '../core/timer'
 import { WorkingDirectoryError } from '../errors'
 import { CombinedOutput, DEFAULT_EXEC_OUTPUT_BYTES } from './output'
 import { DEFAULT_KILL_GRACE_MS, signalGroup, spawnGroup, terminateGroup, trackGroup, untrackGroup, watchChild } from './process-group'
+import { DEFAULT_READ_FILE_MAX_BYTES, fileTooLargeError } from './read-limit'
 import { createTaskManager } from './tasks'
 
 /** How long a foreground command's pipes may stay open after the command exited (held by children it backgrounded). */
 const PIPE_DRAIN_MS = 250
+
+/**
+ * Bytes asked of the kernel per read. A multiple of 8: `/proc/<pid>/pagemap`
+ * refuses a read of any other length (EINVAL).
+ */
+const READ_CHUNK_BYTES = 64 * 1024
 
 /** Where and how `createProcessContext` runs commands on the host. */
 export interface ProcessContextOptions {
@@ -131,10 +139,13 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
       kill: (signal) => {
         if (child.pid === undefined)
           return
-        if (signal === undefined || signal === 'SIGTERM')
-          void terminateGroup(child.pid, graceMs)
-        else
+        if (signal === undefined || signal === 'SIGTERM') {
+          void terminateGroup(child.pid, graceMs).then(() => closePipesOnceExited(child))
+        }
+        else {
           signalGroup(child.pid, signal)
+          closePipesOnceExited(child)
+        }
       },
     }
   }
@@ -159,12 +170,27 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
     openLog: openFileLog,
   })
 
+  /**
+   * Temp file and rename, so readers never see half a file. The rename lands
+   * on the link's target, not on the link (which it would replace with a plain
+   * file, leaving the target as it was), and the new file keeps the old one's
+   * mode and, when we may set it, owner: an edited script stays executable, a
+   * 0600 file stays private.
+   */
   async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-    const target = resolvePath(path)
+    const target = await realTarget(resolvePath(path))
     await mkdir(dirname(target), { recursive: true })
+    const previous = await stat(target).catch(() => undefined)
     const temp = join(dirname(target), `.${basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
     try {
-      await writeFile(temp, data)
+      // Created with the mode already (no moment readable by others); chmod because the umask narrowed it.
+      await writeFile(temp, data, { mode: previous ? previous.mode & 0o7777 : 0o666 })
+      if (previous) {
+        // Owner first: a chown clears setuid and setgid bits, which the chmod then restores.
+        if (previous.uid !== process.getuid?.() || previous.gid !== process.getgid?.())
+          await chown(temp, previous.uid, previous.gid).catch(() => {})
+        await chmod(temp, previous.mode & 0o7777)
+      }
       await rename(temp, target)
     }
     catch (error) {
@@ -182,7 +208,7 @@ export function createProcessContext(options: ProcessContextOptions = {}): Proce
     execStream,
     tasks,
     resolvePath,
-    readFile: path => readRegularFile(resolvePath(path)),
+    readFile: (path, readOptions) => readRegularFile(resolvePath(path), readOptions),
     writeFile: writeFileAtomic,
     stat: async (path) => {
       try {
@@ -249,6 +275,26 @@ function startFailure(error: NodeJS.ErrnoException, cwd: string, shell: string, 
   return new Error(`Could not start the command: the working directory ${cwd} or the shell ${shell} does not exist`, { cause: error })
 }
 
+/**
+ * After a kill: once the leader has exited, give its pipes `PIPE_DRAIN_MS` to
+ * drain, then close them. A child that left the group (`setsid`, a daemon)
+ * survives the kill and keeps them open; without this the command would never
+ * be done (a background task reported running forever). Nothing happens while
+ * the leader lives: it may have caught the signal.
+ */
+function closePipesOnceExited(child: ChildProcess): void {
+  const closePipes = () => {
+    startTimer(PIPE_DRAIN_MS, () => {
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+    }).unref()
+  }
+  if (child.exitCode !== null || child.signalCode !== null)
+    closePipes()
+  else
+    child.once('exit', closePipes)
+}
+
 /** Resolve once the child has a pid, reject if it could not start (missing shell or cwd). */
 function spawnedOrFailed(child: ChildProcess, cwd: string, shell: string, command: string): Promise<void> {
   if (child.pid !== undefined)
@@ -272,14 +318,33 @@ async function openFileLog(path: string): Promise<LogSink> {
   }
 }
 
+/** Where a write to `path` lands: through symlinks to their target; the path itself when nothing is there yet. */
+async function realTarget(path: string): Promise<string> {
+  try {
+    return await realpath(path)
+  }
+  catch (error) {
+    // A dangling link: write where it points, as `echo > link` does.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return resolve(dirname(path), await readlink(path).catch(() => basename(path)))
+    throw error
+  }
+}
+
 /**
  * The bytes of a regular file. Anything else is refused before a byte is
  * read: the path comes from the model, and a FIFO would block the read until
  * some writer came (forever, with no way to abort it), while `/dev/zero` or
  * `/dev/urandom` never end and fill memory. The open does not block either
  * (`O_NONBLOCK`, which changes nothing for a regular file).
+ *
+ * The size `stat` gives is not trusted: files under `/proc` say 0 and some
+ * never end (`/proc/self/pagemap` holds gigabytes), and any file may grow
+ * while it is read. So the file is read in chunks and refused (`EFBIG`) as
+ * soon as it passes `maxBytes`.
  */
-async function readRegularFile(path: string): Promise<Uint8Array> {
+async function readRegularFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+  const maxBytes = options.maxBytes ?? DEFAULT_READ_FILE_MAX_BYTES
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
     const info = await handle.stat()
@@ -287,7 +352,19 @@ async function readRegularFile(path: string): Promise<Uint8Array> {
       throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR' })
     if (!info.isFile())
       throw new Error('it is not a regular file (a device, a FIFO or a socket); only regular files are read')
-    return new Uint8Array(await handle.readFile())
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+      const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK_BYTES, null)
+      if (bytesRead === 0)
+        break
+      total += bytesRead
+      if (total > maxBytes)
+        throw fileTooLargeError(path, maxBytes)
+      chunks.push(chunk.subarray(0, bytesRead))
+    }
+    return new Uint8Array(Buffer.concat(chunks, total))
   }
   finally {
     await handle.close()

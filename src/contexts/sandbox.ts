@@ -19,6 +19,7 @@ import type {
   ExecutionContext,
   ExecutionHandle,
   FileStat,
+  ReadFileOptions,
   SpawnConfig,
 } from './types'
 import { randomUUID } from 'node:crypto'
@@ -26,6 +27,7 @@ import { posix } from 'node:path'
 import { mergeObjects } from '../core/merge-objects'
 import { startTimer } from '../core/timer'
 import { DEFAULT_EXEC_OUTPUT_BYTES, tailOfText } from './output'
+import { withinReadLimit } from './read-limit'
 import { quoteShellArg } from './shell-quote'
 import { createTaskManager, openStreamedLog } from './tasks'
 
@@ -69,8 +71,12 @@ export interface SandboxProvider {
   exec: (command: string, request: SandboxExecRequest) => Promise<SandboxExecResponse>
   /** Live stdio; needed for background tasks and context-scoped MCP servers. */
   execStream?: (command: string, request: SandboxExecRequest) => Promise<ExecutionHandle>
-  /** The whole file as bytes; rejects for a missing file. */
-  readFile: (path: string) => Promise<Uint8Array>
+  /**
+   * The whole file as bytes; rejects for a missing file. `maxBytes` is the
+   * caller's cap: a provider that can should stop reading one byte past it
+   * (the adapter refuses a longer result either way, but only once it holds it).
+   */
+  readFile: (path: string, options?: ReadFileOptions) => Promise<Uint8Array>
   /** Plain write; the adapter makes it atomic with a temporary file and `rename` (or `mv`). */
   writeFile: (path: string, data: Uint8Array) => Promise<void>
   /** Move a file within the sandbox; without it the adapter falls back to `mv`. */
@@ -111,6 +117,10 @@ export function createSandboxContext(provider: SandboxProvider): SandboxContext 
       baseEnv = { ...config.env }
       await provider.create(config)
     })()
+    // A failed create (a busy service, an aborted start) is not kept: the next call tries again.
+    spawned.catch(() => {
+      spawned = undefined
+    })
     return spawned
   }
 
@@ -211,9 +221,10 @@ export function createSandboxContext(provider: SandboxProvider): SandboxContext 
     exec,
     execStream,
     resolvePath,
-    readFile: async (path) => {
+    readFile: async (path, readOptions) => {
       await spawn()
-      return provider.readFile(resolvePath(path))
+      const resolved = resolvePath(path)
+      return withinReadLimit(await provider.readFile(resolved, readOptions), resolved, readOptions?.maxBytes)
     },
     writeFile,
     stat: async (path) => {

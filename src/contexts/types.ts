@@ -136,12 +136,22 @@ export interface DirEntry {
   type: FileType
 }
 
+/** Options of one `readFile` call. */
+export interface ReadFileOptions {
+  /** The most bytes read before the call rejects with `EFBIG`. Default 256 MiB. */
+  maxBytes?: number
+}
+
 /** Filesystem operations. Failures reject with an error whose `code` follows Node (`ENOENT`, `EISDIR`, `ENOTDIR`, …). */
 export interface ContextFiles {
   /** Absolute path in the context for `path` (relative paths resolve against `cwd`). */
   resolvePath: (path: string) => string
-  /** The whole file as bytes; rejects for a missing file. */
-  readFile: (path: string) => Promise<Uint8Array>
+  /**
+   * The whole file as bytes; rejects for a missing file, and with `EFBIG` once
+   * more than `maxBytes` (default 256 MiB) were read, whatever size the file
+   * reported (files under `/proc` report 0).
+   */
+  readFile: (path: string, options?: ReadFileOptions) => Promise<Uint8Array>
   /**
    * Write the whole file atomically: the bytes go to a temporary file in the
    * same directory, which is then renamed over `path`, so readers never see a

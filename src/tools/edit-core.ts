@@ -15,13 +15,14 @@ import type { Session } from '../session/session'
 import type { EditApplication, EditSpec, MatchMode } from './edit-match'
 import type { ReadStateEntry } from './read-state'
 import type { ToolContext } from './types'
-import { Buffer } from 'node:buffer'
+import { Buffer, isUtf8 } from 'node:buffer'
+import { fileErrorCode } from '../contexts/errors'
 import { executionContextOf } from '../contexts/from-tool-context'
 import { truncateText } from '../text/truncate'
 import { applyEdit } from './edit-match'
 import { nearestMatch } from './edit-preview'
 import { fileToolBehaviorOf } from './file-behavior'
-import { decodeText, describeFileError, displayPath, formatBytes, looksBinary } from './file-content'
+import { decodeText, describeFileError, displayPath, formatBytes, hasUtf8Bom, looksBinary, UTF8_BOM } from './file-content'
 import { DEFAULT_READ_MAX_FILE_BYTES } from './file-limits'
 import { contentHash, countDriftRefusal, readStateOf, recordRead, shellCommandSince } from './read-state'
 
@@ -30,6 +31,14 @@ const PREVIEW_MIN_SCORE = 0.35
 const PREVIEW_MAX_LINES = 20
 /** Characters of one line the closest-text preview shows: a minified file is one line of megabytes. */
 const PREVIEW_LINE_CHARS = 500
+
+/**
+ * Why a text the preview calls 100% similar may still not match: the lines
+ * look alike, but the file ends some with CRLF and others with LF, and the
+ * CRLF recovery only covers a file that uses CRLF throughout.
+ */
+const MIXED_ENDINGS_NOTE = ' The file mixes CRLF and LF line endings, which old_string must reproduce line by line; '
+  + 'edit one line at a time, or make the endings uniform first with a shell command (such as `sed -i \'s/\\r$//\' FILE`).'
 
 /** Edits one `multi_edit` call may carry. */
 export const MULTI_EDIT_MAX_EDITS = 1000
@@ -70,21 +79,30 @@ export async function runEdits(ctx: ToolContext, path: string, edits: readonly E
   if (edits.length > MULTI_EDIT_MAX_EDITS)
     fail(`Refused: ${label} takes at most ${MULTI_EDIT_MAX_EDITS} edits per call, and this one has ${edits.length}. Nothing was read or written; split the edits into several calls.`)
 
-  const tooLarge = (size: number) => `${shown} is too large to edit (${formatBytes(size)}, limit ${formatBytes(maxFileBytes)}). `
+  const tooLarge = (size: string) => `${shown} is too large to edit (${size}, limit ${formatBytes(maxFileBytes)}). `
     + 'Change it with a shell command (`sed`, a script) instead.'
   // Refused before a byte is read: loading the file whole is the first cost of an edit.
   const info = await context.stat(resolved).catch((error: unknown) => fail(describeFileError(error, shown)))
   if (info?.type === 'file' && info.size > maxFileBytes)
-    fail(tooLarge(info.size))
-  const bytes = await context.readFile(resolved).catch((error: unknown) => {
+    fail(tooLarge(formatBytes(info.size)))
+  // Capped whatever the stat said: it may have grown since, and a file under /proc reports 0.
+  const bytes = await context.readFile(resolved, { maxBytes: maxFileBytes }).catch((error: unknown) => {
+    if (fileErrorCode(error) === 'EFBIG')
+      return fail(tooLarge(`more than ${formatBytes(maxFileBytes)}, though it reported ${formatBytes(info?.size ?? 0)}`))
     const reason = describeFileError(error, shown)
     return fail(reason.startsWith('File not found') ? `${reason}. To create a new file, use write_file.` : reason)
   })
-  // It may have grown since the stat.
   if (bytes.length > maxFileBytes)
-    fail(tooLarge(bytes.length))
+    fail(tooLarge(formatBytes(bytes.length)))
   if (looksBinary(bytes))
     fail(`${shown} is a binary file; ${label} changes text files only.`)
+  // The text is written back whole: every byte of another encoding would come back as U+FFFD.
+  if (!isUtf8(bytes)) {
+    fail(`${shown} is not UTF-8 text (a legacy encoding such as Latin-1 or Windows-1252?); ${label} rewrites the whole file as UTF-8 and would replace every non-UTF-8 byte in it, so nothing was changed. `
+      + 'Make the change with a shell command that keeps the encoding (`sed`, or `iconv` to UTF-8 and back).')
+  }
+  // The decoder drops a leading byte order mark; it is put back on write.
+  const bom = hasUtf8Bom(bytes) ? UTF8_BOM : ''
   const original = decodeText(bytes)
   const guard = checkReadState(ctx, resolved, contentHash(bytes), shown, fail)
 
@@ -128,9 +146,10 @@ export async function runEdits(ctx: ToolContext, path: string, edits: readonly E
     return `No change needed: the ${label === 'edit' ? 'replacement leaves' : 'edits leave'} ${shown} unchanged.`
   }
 
-  await context.writeFile(resolved, content).catch((error: unknown) => fail(describeFileError(error, shown)))
+  const written = bom + content
+  await context.writeFile(resolved, written).catch((error: unknown) => fail(describeFileError(error, shown)))
   if (ctx.session)
-    recordRead(ctx.session, { path: resolved, hash: contentHash(content), source: 'edit' })
+    recordRead(ctx.session, { path: resolved, hash: contentHash(written), source: 'edit' })
   ctx.reportOutcome('edited')
 
   const parts = [`Edited ${shown}: ${summary(edits.length, replacements, label)}.`]
@@ -185,6 +204,19 @@ function driftRefusal(guard: Extract<Guard, { state: 'drifted' }>, shown: string
     + 'Call read_file on it now and build old_string from that output only; do not reuse earlier text, and do not rewrite the file through shell commands to get around this check.'
 }
 
+/** Both CRLF and a bare LF in `content`. */
+function mixesLineEndings(content: string): boolean {
+  let crlf = false
+  let lf = false
+  for (let at = content.indexOf('\n'); at !== -1 && !(crlf && lf); at = content.indexOf('\n', at + 1)) {
+    if (at > 0 && content.charCodeAt(at - 1) === 0x0D)
+      crlf = true
+    else
+      lf = true
+  }
+  return crlf && lf
+}
+
 function missMessage(applied: Exclude<EditApplication, { ok: true }>, content: string, edit: EditSpec, shown: string, maxFileBytes: number): string {
   if (applied.reason === 'ambiguous') {
     // The first lines only: a one-character old_string can occur millions of times.
@@ -196,7 +228,7 @@ function missMessage(applied: Exclude<EditApplication, { ok: true }>, content: s
     return `Replacing ${applied.count} occurrence${applied.count === 1 ? '' : 's'} would make ${shown} ${formatBytes(applied.bytes)}, over the ${formatBytes(maxFileBytes)} limit of edited files; nothing was changed. `
       + 'Make the change with a shell command (`sed`, a script) instead.'
   }
-  const head = `old_string was not found in ${shown}.`
+  const head = `old_string was not found in ${shown}.${edit.old_string.includes('\n') && mixesLineEndings(content) ? MIXED_ENDINGS_NOTE : ''}`
   const near = nearestMatch(content, edit.old_string)
   if (!near || near.score < PREVIEW_MIN_SCORE)
     return `${head} Nothing in the file resembles it; read the file again to see its current content.`

@@ -6,6 +6,7 @@
 
 import type { ExecutionContext } from '../contexts/types'
 import { fileErrorCode } from '../contexts/errors'
+import { truncateText } from '../text/truncate'
 
 export type FileKind
   = | { kind: 'text' }
@@ -73,8 +74,16 @@ function controlsSayBinary(length: number, unitAt: (index: number) => number): b
 
 const decoder = new TextDecoder('utf-8')
 
+/** Text of UTF-8 bytes; a leading byte order mark is dropped, and a byte that is not UTF-8 becomes U+FFFD. */
 export function decodeText(bytes: Uint8Array): string {
   return decoder.decode(bytes)
+}
+
+/** The UTF-8 byte order mark as text, which `decodeText` drops. */
+export const UTF8_BOM = '\uFEFF'
+
+export function hasUtf8Bom(bytes: Uint8Array): boolean {
+  return bytes[0] === 0xEF && bytes[1] === 0xBB && bytes[2] === 0xBF
 }
 
 /**
@@ -127,15 +136,31 @@ export function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1)
 }
 
+/** Characters of the model's own input (a path, a pattern) a message repeats back to it. */
+export const ECHO_CHARS = 200
+
+/** Characters of a system error message a result carries; Node's name the path again, whole. */
+const ERROR_MESSAGE_CHARS = 300
+
+/**
+ * `text` as a message repeats it: whole when short, else its start and its
+ * length. The model wrote it, so it needs no more to recognize it, and a
+ * megabyte path must not come back as a megabyte error.
+ */
+export function clipEcho(text: string, limit = ECHO_CHARS): string {
+  return text.length > limit ? `${truncateText(text, limit)}… (${text.length} characters)` : text
+}
+
 /** A file operation failure, said in terms of what the model should do next. */
-export function describeFileError(error: unknown, shown: string): string {
+export function describeFileError(error: unknown, path: string): string {
+  const shown = clipEcho(path)
   switch (fileErrorCode(error)) {
     case 'ENOENT': return `File not found: ${shown}`
     case 'EISDIR': return `${shown} is a directory, not a file; use list_files to see what it holds`
     case 'ENOTDIR': return `${shown}: a part of this path is a file, not a directory`
     case 'EACCES':
     case 'EPERM': return `Permission denied: ${shown}`
-    default: return `Could not access ${shown}: ${error instanceof Error ? error.message : String(error)}`
+    default: return `Could not access ${shown}: ${clipEcho(error instanceof Error ? error.message : String(error), ERROR_MESSAGE_CHARS)}`
   }
 }
 

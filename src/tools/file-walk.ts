@@ -43,6 +43,8 @@ export async function* walkTree(context: ExecutionContext, root: string, options
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const entry of entries) {
+      // Per entry, not per directory: one directory may hold a hundred thousand files.
+      options.signal?.throwIfAborted()
       const relative = dir.relative === '' ? entry.name : `${dir.relative}/${entry.name}`
       const path = joinPath(dir.path, entry.name)
       const skipped = entry.type === 'directory' && options.ignore.has(entry.name)

@@ -17,9 +17,10 @@
 
 import type { RE2JS } from 're2js'
 import { loadRe2 } from '../text/re2'
+import { clipEcho } from './file-content'
 
-/** Tests one line. */
-export type LineTest = (line: string) => boolean
+/** Where the first match in one line starts, or -1 for none. */
+export type LineTest = (line: string) => number
 
 /** Any of these makes a pattern more than a literal. */
 const REGEX_SYNTAX = /[$()*+.?[\\\]^{|}]/
@@ -27,7 +28,7 @@ const REGEX_SYNTAX = /[$()*+.?[\\\]^{|}]/
 /** The test for `pattern`; an `Error` for one RE2 cannot compile, naming why. */
 export function compileGrepPattern(pattern: string): LineTest {
   if (!REGEX_SYNTAX.test(pattern))
-    return line => line.includes(pattern)
+    return line => line.indexOf(pattern)
   const RE2JS = loadRe2()
   if (!RE2JS)
     throw new Error('grep needs the re2js package to run a regular expression, and it could not be loaded; search for a plain string instead.')
@@ -37,7 +38,11 @@ export function compileGrepPattern(pattern: string): LineTest {
   }
   catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
-    throw new Error(`Invalid regular expression /${pattern}/: ${reason}. grep matches in linear time (RE2 syntax, as in ripgrep), so lookaround and backreferences are not supported; search for a simpler pattern and check the lines yourself.`)
+    // RE2's reason quotes the pattern again: both are clipped.
+    throw new Error(`Invalid regular expression /${clipEcho(pattern)}/: ${clipEcho(reason, 300)}. grep matches in linear time (RE2 syntax, as in ripgrep), so lookaround and backreferences are not supported; search for a simpler pattern and check the lines yourself.`)
   }
-  return line => compiled.test(line)
+  return (line) => {
+    const matcher = compiled.matcher(line)
+    return matcher.find() ? matcher.start() : -1
+  }
 }

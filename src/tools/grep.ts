@@ -7,9 +7,10 @@
 import type { ToolDescriptionOverride } from './prompts'
 import type { ToolContext, ToolDef } from './types'
 import { z } from 'zod'
+import { fileErrorCode } from '../contexts/errors'
 import { executionContextOf } from '../contexts/from-tool-context'
 import { truncateText } from '../text/truncate'
-import { decodeText, describeDir, describeFileError, displayPath, formatBytes, looksBinary } from './file-content'
+import { clipEcho, decodeText, describeDir, describeFileError, displayPath, formatBytes, looksBinary } from './file-content'
 import { DEFAULT_GREP_LIMIT, DEFAULT_GREP_MAX_FILE_BYTES, GREP_LINE_CHARS, IGNORED_DIRECTORIES } from './file-limits'
 import { walkTree } from './file-walk'
 import { pathMatcher } from './glob-pattern'
@@ -55,8 +56,27 @@ export function createGrepTool(options: GrepToolOptions = {}): ToolDef<GrepInput
   })
 }
 
-function clip(line: string): string {
-  return line.length > GREP_LINE_CHARS ? `${truncateText(line, GREP_LINE_CHARS)}…` : line
+/** Characters of a long line shown before its match. */
+const CONTEXT_BEFORE_MATCH = GREP_LINE_CHARS / 3
+
+/**
+ * A line as a result shows it. A long one (a minified file is one line) is
+ * cut to a window around its first match, `…` marking each cut, so the match
+ * is in the result wherever it sits in the line.
+ */
+function clip(line: string, matchAt: number): string {
+  if (line.length <= GREP_LINE_CHARS)
+    return line
+  let start = Math.max(0, Math.min(matchAt - CONTEXT_BEFORE_MATCH, line.length - GREP_LINE_CHARS))
+  // Not inside a surrogate pair.
+  if (start > 0 && isLowSurrogate(line.charCodeAt(start)))
+    start++
+  const window = truncateText(line.slice(start), GREP_LINE_CHARS)
+  return `${start > 0 ? '…' : ''}${window}${start + window.length < line.length ? '…' : ''}`
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xDC00 && code <= 0xDFFF
 }
 
 interface Counts {
@@ -74,7 +94,7 @@ async function runGrep(args: GrepInput, ctx: ToolContext, options: GrepToolOptio
     throw new Error(describeFileError(error, shownRoot))
   })
   if (!info)
-    throw new Error(`Not found: ${shownRoot}`)
+    throw new Error(`Not found: ${clipEcho(shownRoot)}`)
 
   const limit = options.limit ?? DEFAULT_GREP_LIMIT
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_GREP_MAX_FILE_BYTES
@@ -84,6 +104,8 @@ async function runGrep(args: GrepInput, ctx: ToolContext, options: GrepToolOptio
   let truncated = false
 
   const searchFile = async (path: string): Promise<string[]> => {
+    // Per file: an aborted run must not go on reading thousands of them.
+    ctx.signal.throwIfAborted()
     const stat = await context.stat(path).catch(() => undefined)
     if (!stat || stat.type !== 'file')
       return []
@@ -91,7 +113,13 @@ async function runGrep(args: GrepInput, ctx: ToolContext, options: GrepToolOptio
       counts.large++
       return []
     }
-    const bytes = await context.readFile(path).catch(() => undefined)
+    // Capped whatever the size said: a file under /proc says 0 and may never end.
+    const bytes = await context.readFile(path, { maxBytes: maxFileBytes }).catch((error: unknown) => {
+      if (fileErrorCode(error) === 'EFBIG')
+        counts.large++
+      return undefined
+    })
+    ctx.signal.throwIfAborted()
     if (!bytes)
       return []
     if (looksBinary(bytes)) {
@@ -104,8 +132,9 @@ async function runGrep(args: GrepInput, ctx: ToolContext, options: GrepToolOptio
     const lines = decodeText(bytes).split('\n')
     for (let i = 0; i < lines.length && found.length <= limit; i++) {
       const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i]
-      if (matchesLine(line))
-        found.push(`${shown}:${i + 1}: ${clip(line)}`)
+      const matchAt = matchesLine(line)
+      if (matchAt !== -1)
+        found.push(`${shown}:${i + 1}: ${clip(line, matchAt)}`)
     }
     return found
   }
@@ -145,7 +174,7 @@ async function runGrep(args: GrepInput, ctx: ToolContext, options: GrepToolOptio
 
   const skipped = skippedNote(counts, maxFileBytes)
   if (results.length === 0)
-    return `No matches for /${args.pattern}/ in ${describeDir(shownRoot)} (${counts.searched} file${counts.searched === 1 ? '' : 's'} searched${args.glob ? `, glob ${args.glob}` : ''}).${skipped}`
+    return `No matches for /${clipEcho(args.pattern)}/ in ${describeDir(clipEcho(shownRoot))} (${counts.searched} file${counts.searched === 1 ? '' : 's'} searched${args.glob ? `, glob ${clipEcho(args.glob)}` : ''}).${skipped}`
   const tail = truncated ? `\n\n[Stopped at ${limit} matches; narrow the pattern, path or glob to see the rest.]` : ''
   return `${results.join('\n')}${tail}${skipped ? `\n${skipped.trim()}` : ''}`
 }

@@ -86,15 +86,16 @@ async function runReadFile(args: ReadFileInput, ctx: ToolContext, options: ReadF
     throw new Error(`${shown} is not a regular file (a device, a FIFO or a socket); read_file reads regular files only.`)
 
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_READ_MAX_FILE_BYTES
-  const tooLarge = (size: number) => new Error(`${shown} is too large to read (${formatBytes(size)}, limit ${formatBytes(maxFileBytes)}). `
+  const tooLarge = (size: string) => new Error(`${shown} is too large to read (${size}, limit ${formatBytes(maxFileBytes)}). `
     + 'Look at parts of it with shell commands such as `sed -n \'100,200p\'` or `tail -n 100`.')
   // Refused before loading when no kind of file could be this big; the kind is known only from the bytes.
   const largestAccepted = Math.max(maxFileBytes, options.maxImageBytes ?? DEFAULT_IMAGE_MAX_BYTES, options.maxPdfBytes ?? DEFAULT_PDF_MAX_BYTES)
   if (info.size > largestAccepted)
-    throw tooLarge(info.size)
+    throw tooLarge(formatBytes(info.size))
 
-  const bytes = await context.readFile(resolved).catch((error: unknown) => {
-    throw new Error(describeFileError(error, shown))
+  // The cap holds whatever the size said: a file under /proc says 0 and may never end.
+  const bytes = await context.readFile(resolved, { maxBytes: largestAccepted }).catch((error: unknown) => {
+    throw fileErrorCode(error) === 'EFBIG' ? tooLarge(`more than ${formatBytes(largestAccepted)}, though it reported ${formatBytes(info.size)}`) : new Error(describeFileError(error, shown))
   })
   const kind = sniffFile(bytes)
   if (kind.kind === 'image')
@@ -104,7 +105,7 @@ async function runReadFile(args: ReadFileInput, ctx: ToolContext, options: ReadF
   if (kind.kind === 'binary')
     throw new Error(`Cannot read ${shown}: it is a binary file (${formatBytes(bytes.length)}). read_file shows text, images (PNG, JPEG, GIF, WebP) and PDFs; inspect other files with shell tools such as \`file\` or \`xxd | head\`.`)
   if (bytes.length > maxFileBytes)
-    throw tooLarge(bytes.length)
+    throw tooLarge(formatBytes(bytes.length))
 
   const behavior = fileToolBehaviorOf(ctx.behavior)
   const slice: ReadSlice = {

@@ -148,6 +148,15 @@ describe('in-container file scripts, run on the host', () => {
     expect(fileScriptError(directory.exitCode, dir, '').code).toBe('EISDIR')
   })
 
+  it('read: stops at the byte cap it is given, so /proc/self/pagemap (size 0, endless) ends', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'f.txt'), 'hello world')
+    expect((await runHere(fileScriptArgs('box', 'read', join(dir, 'f.txt'), 5))).output).toBe('hello')
+    const pagemap = await runHere(fileScriptArgs('box', 'read', '/proc/self/pagemap', 4096))
+    expect(pagemap.exitCode).toBe(0)
+    expect(pagemap.output.length).toBeLessThanOrEqual(4096)
+  })
+
   it('write: creates parents, replaces through a temp file, leaves no temp behind', async () => {
     const dir = tempDir()
     const target = join(dir, 'a', 'b c', 'f.txt')

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createDockerContext } from '../../src/contexts/docker'
@@ -18,15 +18,18 @@ afterAll(async () => {
   await Promise.all(contexts.map(context => context.destroy()))
 })
 
-function standInDocker(): { binary: string, calls: () => string[] } {
+function standInDocker(options: { failFirstStart?: boolean } = {}): { binary: string, calls: () => string[], flag?: string } {
   const dir = tempDir()
   const log = join(dir, 'calls.log')
   const binary = join(dir, 'docker')
+  // The first `start` fails and leaves this file; later ones succeed.
+  const flag = options.failFirstStart ? join(dir, 'start-failed') : undefined
   writeFileSync(log, '')
   writeFileSync(binary, [
     '#!/bin/sh',
     `printf '%s\\n' "$*" >> '${log}'`,
     'cmd="$1"; shift',
+    ...(flag ? [`if [ "$cmd" = start ] && [ ! -e '${flag}' ]; then : > '${flag}'; echo 'cannot start' >&2; exit 1; fi`] : []),
     'case "$cmd" in',
     '  create|start|rm|info) exit 0 ;;',
     '  cp) exec cp -R "$(printf %s "$1" | sed "s/^[^:/]*://")" "$(printf %s "$2" | sed "s/^[^:/]*://")" ;;',
@@ -47,15 +50,15 @@ function standInDocker(): { binary: string, calls: () => string[] } {
     'exit 1',
   ].join('\n'))
   chmodSync(binary, 0o755)
-  return { binary, calls: () => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) }
+  return { binary, flag, calls: () => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) }
 }
 
-function dockerContext() {
-  const docker = standInDocker()
+function dockerContext(options: { failFirstStart?: boolean } = {}) {
+  const docker = standInDocker(options)
   const workdir = join(tempDir(), 'workspace')
   const context = createDockerContext({ image: 'alpine:3.20', name: 'box', workdir, docker: docker.binary, env: { FROM_CREATE: '1' }, killGraceMs: 300 })
   contexts.push(context)
-  return { context, workdir, calls: docker.calls }
+  return { context, workdir, calls: docker.calls, flag: docker.flag }
 }
 
 describe('docker context runtime (stand-in CLI)', () => {
@@ -67,6 +70,25 @@ describe('docker context runtime (stand-in CLI)', () => {
     expect(seen[1]).toBe('start box')
     expect(seen[2]).toContain(`box sh -c mkdir -p -- "$1" sh ${workdir}`)
     expect(seen).toHaveLength(3)
+  })
+
+  // A failed start was kept for good; a retry must also clear what the failed attempt created (the name is taken).
+  it('starts again after a failed start, removing the half-made container first', async () => {
+    const { context, calls, flag } = dockerContext({ failFirstStart: true })
+    await expect(context.spawn()).rejects.toThrow(/docker start failed/)
+    expect(existsSync(flag!)).toBe(true)
+    await context.spawn()
+    const seen = calls()
+    expect(seen.map(call => call.split(' ')[0])).toEqual(['create', 'start', 'rm', 'create', 'start', 'exec'])
+    expect(seen[2]).toBe('rm -f box')
+  })
+
+  it('readFile stops at the byte cap inside the container (procfs files report 0 bytes)', async () => {
+    const { context } = dockerContext()
+    await context.writeFile('f.txt', '0123456789')
+    expect(new TextDecoder().decode(await context.readFile('f.txt', { maxBytes: 10 }))).toBe('0123456789')
+    await expect(context.readFile('f.txt', { maxBytes: 9 })).rejects.toMatchObject({ code: 'EFBIG' })
+    await expect(context.readFile('/proc/self/pagemap', { maxBytes: 64 * 1024 })).rejects.toMatchObject({ code: 'EFBIG' })
   })
 
   it('execs in the workdir with env, combined output and the exit code', async () => {

@@ -75,6 +75,38 @@ describe('sandbox context', () => {
     expect(calls.filter(call => call === 'create')).toHaveLength(1)
   })
 
+  // A failed create was kept: every later call got the same rejection, though the docs said it was not remembered.
+  it('tries create again after one that failed', async () => {
+    const made = tempDirProvider()
+    let failures = 1
+    const provider: SandboxProvider = { ...made.provider, create: async (config) => {
+      if (failures-- > 0)
+        throw new Error('the service is busy')
+      await made.provider.create(config)
+    } }
+    const context = createSandboxContext(provider)
+    destroyables.push(context)
+    await expect(context.spawn()).rejects.toThrow('the service is busy')
+    expect((await context.exec('echo up')).output).toBe('up\n')
+    expect(made.calls.filter(call => call === 'create')).toHaveLength(1)
+  })
+
+  it('passes readFile\'s byte cap to the provider and refuses a longer answer with EFBIG', async () => {
+    const made = tempDirProvider()
+    const asked: (number | undefined)[] = []
+    // A provider that ignores the cap and returns the whole file.
+    const provider: SandboxProvider = { ...made.provider, readFile: async (path, options) => {
+      asked.push(options?.maxBytes)
+      return made.provider.readFile(path)
+    } }
+    const context = createSandboxContext(provider)
+    destroyables.push(context)
+    await context.writeFile('f.txt', '0123456789')
+    expect(new TextDecoder().decode(await context.readFile('f.txt', { maxBytes: 10 }))).toBe('0123456789')
+    await expect(context.readFile('f.txt', { maxBytes: 4 })).rejects.toMatchObject({ code: 'EFBIG' })
+    expect(asked).toEqual([10, 4])
+  })
+
   it('reports the provider type, capabilities and hardening', () => {
     const { context } = sandbox()
     expect(context.type).toBe('temp-dir')

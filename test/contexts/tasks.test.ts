@@ -44,6 +44,25 @@ describe('detached tasks on the process context', () => {
     expect(readLog(task.logPath)).toContain('started\n')
   })
 
+  // A child that left the group (setsid) survives the kill and holds the output pipes: the task read as running
+  // for good, and kill and destroy each waited their 3 s fallback. The pipes are now closed once the group is
+  // gone, so the task settles as killed soon after the grace period. The escaped child itself lives on.
+  it('kill settles a task whose escaped child (setsid) still holds its output', async () => {
+    const { tasks, logDir } = setup()
+    const task = await tasks.start({ command: 'setsid sh -c \'echo "$$"; exec sleep 30\' & sleep 60', logDir })
+    const escaped = Number(await eventually(() => readLog(task.logPath).split('\n')[0]))
+    try {
+      const startedAt = Date.now()
+      expect(await tasks.kill(task.id)).toBe(true)
+      expect(Date.now() - startedAt).toBeLessThan(2_000)
+      expect(await tasks.get(task.id)).toMatchObject({ status: 'killed' })
+      expect(isRunning(escaped)).toBe(true)
+    }
+    finally {
+      process.kill(escaped, 'SIGKILL')
+    }
+  })
+
   it('caps the log, keeps the task running past the cap and records the dropped bytes', async () => {
     const { tasks, logDir } = setup()
     const task = await tasks.start({

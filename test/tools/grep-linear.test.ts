@@ -71,19 +71,19 @@ describe('the linear engine agrees with JavaScript on patterns both accept', () 
   const anchored = fc.tuple(fc.boolean(), pattern, fc.boolean()).map(([start, body, end]) => `${start ? '^' : ''}${body}${end ? '$' : ''}`)
   const line = fc.string({ unit: fc.constantFrom('a', 'b', '1', ' ', '-'), maxLength: 12 })
 
-  it('gives the same answer for every line', async () => {
+  it('finds the same first match as JavaScript for every line', async () => {
     await fc.assert(fc.asyncProperty(anchored, fc.array(line, { maxLength: 8 }), async (source, lines) => {
       const test = await compileGrepPattern(source)
       const reference = new RegExp(source)
       for (const text of lines)
-        expect(test(text), `/${source}/ on "${text}"`).toBe(reference.test(text))
+        expect(test(text), `/${source}/ on "${text}"`).toBe(reference.exec(text)?.index ?? -1)
     }), { numRuns: 1500 })
   })
 
   it('treats a pattern with no special character as a substring', async () => {
     await fc.assert(fc.asyncProperty(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-', '/', '='), minLength: 1, maxLength: 6 }), line, async (literal, text) => {
       const test = await compileGrepPattern(literal)
-      expect(test(text)).toBe(text.includes(literal))
+      expect(test(text)).toBe(text.indexOf(literal))
     }), { numRuns: 500 })
   })
 })

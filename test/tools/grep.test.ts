@@ -52,6 +52,19 @@ describe('grep', () => {
     expect(long).toMatch(/^many\.txt:11: (hit ){75}…$/)
   })
 
+  // A long line was cut from its start, so on a minified file (one line) the match was not in the result.
+  it('shows a long line around its match, marking each cut', async () => {
+    const { execution, put } = workspace(tempDir)
+    put('bundle.min.js', `${'a=1;'.repeat(5_000)}needle();${'b=2;'.repeat(5_000)}\n${'c=3;'.repeat(100)}needle\n`)
+    const found = (await harness(execution).text(grep, { pattern: 'needle' })).split('\n')
+    // 100 characters before the match, 300 in all.
+    expect(found[0]).toBe(`bundle.min.js:1: …${'a=1;'.repeat(25)}needle();${'b=2;'.repeat(47)}b=2…`)
+    // Near the end of its line: the window ends with the line.
+    expect(found[1]).toBe(`bundle.min.js:2: …${'c=3;'.repeat(100).slice(-294)}needle`)
+    const regex = await harness(execution).text(grep, { pattern: 'need+le\\(' })
+    expect(regex).toContain('needle();')
+  })
+
   it('skips files over the size cap and says so', async () => {
     const { execution, put } = workspace(tempDir)
     put('big.log', 'needle\n'.repeat(100))
