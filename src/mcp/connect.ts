@@ -30,6 +30,14 @@ import { createTransport, transportPid } from './transports'
  */
 export const MAX_MCP_SCHEMA_DEPTH = 200
 
+/**
+ * Longest tool input schema kept, in characters of its JSON. Like a
+ * description (`MAX_MCP_DESCRIPTION_CHARS`), the schema goes with every
+ * request, and a property description or an enum of megabytes inside it
+ * would too; unlike a description, a schema cannot be cut and stay one.
+ */
+export const MAX_MCP_SCHEMA_CHARS = 100_000
+
 /** How long one server may take to connect and list its tools, in milliseconds. */
 export const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 10_000
 /** How long closing one server may take before it is abandoned, in milliseconds. */
@@ -138,6 +146,7 @@ class ServerRuntime {
       wrapFetch: this.oauth ? base => this.oauth!.wrapFetch(base) : undefined,
       // An answer cut at `maxResponseBytes` fails its call; the host hears of it too, as of any server fault.
       onResponseLimit: error => this.options.onServerError?.(this.config.name, error),
+      onStdinBacklog: error => this.options.onServerError?.(this.config.name, error),
     })
     const client = createMcpClient(this.options.clientInfo ?? DEFAULT_CLIENT_INFO, this.config.name, this.options.onElicitation)
     const live: Live = { client, transport }
@@ -287,7 +296,7 @@ class ServerRuntime {
     if (live.release)
       return live.release()
     const pid = transportPid(live.transport)
-    holdWhileClosing(live.transport)
+    const letGo = holdWhileClosing(live.transport)
     const timeoutMs = this.config.closeTimeout ?? DEFAULT_CLOSE_TIMEOUT_MS
     const work = (async () => {
       // Ask a streamable-HTTP server to drop its session state; a failure here must not block the close.
@@ -308,6 +317,9 @@ class ServerRuntime {
           // Already gone.
         }
       }
+    }
+    finally {
+      letGo()
     }
   }
 
@@ -349,17 +361,26 @@ async function narrowTools(config: McpServerConfig, listed: McpToolSchema[], opt
 
 /**
  * The listed tools less those whose input schema nests past
- * `MAX_MCP_SCHEMA_DEPTH`, each reported to `onServerError`. A schema is sent
- * with every request and walked by recursive code (the well-formed-text
- * pass, the argument check, `JSON.stringify`): one thousands of levels deep
- * would overflow the stack on every request of every run of the agent.
+ * `MAX_MCP_SCHEMA_DEPTH` or is longer than `MAX_MCP_SCHEMA_CHARS`, each
+ * reported to `onServerError`. A schema is sent with every request and walked
+ * by recursive code (the well-formed-text pass, the argument check,
+ * `JSON.stringify`): one thousands of levels deep would overflow the stack on
+ * every request of every run of the agent, and one of megabytes would fill
+ * every request.
  */
 function withWalkableSchemas(config: McpServerConfig, listed: McpToolSchema[], options: ConnectMcpServersOptions): McpToolSchema[] {
-  return listed.filter((tool) => {
-    if (!nestsDeeperThan(tool.inputSchema, MAX_MCP_SCHEMA_DEPTH))
-      return true
-    options.onServerError?.(config.name, new TypeError(`MCP server "${config.name}": the input schema of tool "${tool.name}" nests more than ${MAX_MCP_SCHEMA_DEPTH} levels deep; the tool is left out`))
+  const leaveOut = (tool: McpToolSchema, why: string) => {
+    options.onServerError?.(config.name, new TypeError(`MCP server "${config.name}": the input schema of tool "${tool.name}" ${why}; the tool is left out`))
     return false
+  }
+  return listed.filter((tool) => {
+    if (nestsDeeperThan(tool.inputSchema, MAX_MCP_SCHEMA_DEPTH))
+      return leaveOut(tool, `nests more than ${MAX_MCP_SCHEMA_DEPTH} levels deep`)
+    // Measured only once the depth is known to be bounded: stringifying could overflow the stack otherwise.
+    // A host's `cachedTools` entry may have no schema at all, which stringifies to nothing.
+    if ((JSON.stringify(tool.inputSchema) ?? '').length > MAX_MCP_SCHEMA_CHARS)
+      return leaveOut(tool, `is longer than ${MAX_MCP_SCHEMA_CHARS} characters as JSON`)
+    return true
   })
 }
 

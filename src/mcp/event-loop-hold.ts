@@ -31,7 +31,7 @@ function isReferable(value: unknown): value is Referable {
 }
 
 /** The child a started stdio transport runs, when it can be found. */
-function childOf(transport: Transport): ChildProcess | undefined {
+export function stdioChildOf(transport: Transport): ChildProcess | undefined {
   if (!(transport instanceof StdioClientTransport))
     return undefined
   const child = (transport as unknown as { _process?: unknown })._process
@@ -80,13 +80,32 @@ export function holdTransport(transport: Transport, hold: boolean): void {
 /**
  * Hold a stdio child while it closes, so a host awaiting the close is not
  * left with an empty event loop (Node would end an unsettled top-level await).
+ * Call what it returns once the close is over, done or abandoned: the child's
+ * pipes are destroyed and the child unref'd for good. The SDK's close can
+ * end without the pipes closing, since any process holding them keeps them
+ * open: a server started through a wrapper (`sh -c`, `npx`, `uvx`) outlives
+ * the wrapper's exit or SIGKILL, and pipes held here kept the host process
+ * from ever exiting.
  */
-export function holdWhileClosing(transport: Transport): void {
+export function holdWhileClosing(transport: Transport): () => void {
+  // Taken now: the transport forgets its child as soon as its close starts.
+  const child = stdioChildOf(transport)
   holdChild(transport, true)
+  return () => {
+    if (child)
+      letGo(child)
+  }
+}
+
+function letGo(child: ChildProcess): void {
+  for (const pipe of [child.stdin, child.stdout, child.stderr])
+    pipe?.destroy()
+  child.unref()
+  idleChildren.delete(child)
 }
 
 function holdChild(transport: Transport, hold: boolean): void {
-  const child = childOf(transport)
+  const child = stdioChildOf(transport)
   if (!child)
     return
   const handles: unknown[] = [child, child.stdin, child.stdout, child.stderr]

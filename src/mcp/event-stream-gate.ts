@@ -18,9 +18,19 @@
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { mergeObjects } from '../core/merge-objects'
+import { delay, timerNow } from '../core/timer'
 
 /** The status the SDK takes for "no event stream here": it neither fails nor retries. */
 const NO_EVENT_STREAM = 405
+
+/**
+ * Least time between the starts of two event-stream `GET`s of one transport,
+ * in milliseconds. The SDK reconnects after the delay the server's `retry`
+ * asks for, and a server that ends each stream right after `retry: 0` had it
+ * reconnecting in a tight loop (638 `GET`s in 2 s); its own backoff never
+ * grows, since every attempt succeeds. A later `GET` waits out the rest.
+ */
+export const MIN_MCP_EVENT_STREAM_INTERVAL_MS = 1_000
 
 function isEventStreamRequest(init: RequestInit | undefined): boolean {
   if ((init?.method ?? 'GET').toUpperCase() !== 'GET')
@@ -54,6 +64,8 @@ export class EventStreamGate {
   private wanted = false
   private lastEventId = ''
   private transport?: StreamableHTTPClientTransport
+  /** When the next event-stream `GET` may start (see `MIN_MCP_EVENT_STREAM_INTERVAL_MS`). */
+  private nextOpening = 0
 
   /** The fetch the transport uses: event-stream `GET`s go through the gate, everything else straight to `base`. */
   wrap(base: FetchLike | undefined): FetchLike {
@@ -70,11 +82,16 @@ export class EventStreamGate {
       }
       const streams = this.streams
       const signal = init?.signal ? AbortSignal.any([init.signal, streams.signal]) : streams.signal
+      // Booked before waiting, so that a request arriving meanwhile queues behind this one.
+      const wait = this.nextOpening - timerNow()
+      this.nextOpening = Math.max(this.nextOpening, timerNow()) + MIN_MCP_EVENT_STREAM_INTERVAL_MS
       try {
+        if (wait > 0)
+          await delay(wait, signal)
         return await send(url, mergeObjects(init, { signal }))
       }
       catch (error) {
-        // Cut by the gate before the server answered: quietly no stream, reopened when held again.
+        // Cut by the gate before the server answered (or while waiting its turn): quietly no stream, reopened when held again.
         if (streams.signal.aborted && !init?.signal?.aborted) {
           this.wanted = true
           return noEventStream()

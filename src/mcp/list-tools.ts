@@ -31,6 +31,19 @@ export const MAX_MCP_DESCRIPTION_CHARS = 10_000
  */
 export const MAX_MCP_TOOL_NAME_CHARS = 256
 
+/**
+ * Most `tools/list` pages read from one server. `MAX_MCP_LISTED_TOOLS` counts
+ * tools, so pages without any would go on until `bootstrapTimeout`.
+ */
+export const MAX_MCP_LIST_PAGES = 1_000
+
+/**
+ * Longest `nextCursor` followed, in characters. Every cursor is kept to notice
+ * one given twice, so cursors of a megabyte each filled a gigabyte in a
+ * thousand pages.
+ */
+export const MAX_MCP_CURSOR_CHARS = 4_096
+
 /** A server's `tools/list` answer: one page of tools and the cursor of the next. */
 type ListPage = Record<string, unknown>
 
@@ -40,13 +53,16 @@ type ListPage = Record<string, unknown>
  * (a schema that is not an object, a name that is not a string) failed the
  * whole server, with zod's error whose message lists every problem (42 MB for
  * 200,000 bad tools). Here a bad tool is left out and the server keeps the
- * rest. The listing is also bounded: it stops at `MAX_MCP_LISTED_TOOLS` and
- * at a cursor seen before (a server paginating for ever filled hundreds of
- * megabytes before `bootstrapTimeout` failed it). A tool listed twice keeps
- * its first entry, a tool whose name is over `MAX_MCP_TOOL_NAME_CHARS` is
- * left out, and a description over `MAX_MCP_DESCRIPTION_CHARS` is cut:
- * names and descriptions go with every request. Each kind of problem is reported once
- * to `report`, naming the first few.
+ * rest. The listing is also bounded: it stops at `MAX_MCP_LISTED_TOOLS`,
+ * after `MAX_MCP_LIST_PAGES` pages, at a cursor longer than
+ * `MAX_MCP_CURSOR_CHARS` and at a cursor seen before (a server paginating for
+ * ever filled hundreds of megabytes before `bootstrapTimeout` failed it),
+ * keeping the tools read so far. A tool listed twice keeps its first entry, a
+ * tool whose name is over `MAX_MCP_TOOL_NAME_CHARS` is left out, and a
+ * description or title over `MAX_MCP_DESCRIPTION_CHARS` is cut: names and
+ * descriptions (a title stands in for a missing description) go with every
+ * request. Each kind of problem is reported once to `report`, naming the
+ * first few.
  */
 export async function listServerTools(server: string, listPage: (cursor: string | undefined) => Promise<ListPage>, report: (error: Error) => void): Promise<McpToolSchema[]> {
   const where = `MCP server "${server}"`
@@ -60,11 +76,17 @@ export async function listServerTools(server: string, listPage: (cursor: string 
   const overLong: string[] = []
   let overLongCount = 0
   let cut = 0
+  let cutTitles = 0
   let listed = 0
   let overflow = false
   const cursors = new Set<string>()
   let cursor: string | undefined
+  let pages = 0
   do {
+    if (pages++ === MAX_MCP_LIST_PAGES) {
+      report(new TypeError(`${where} answered tools/list with more than ${MAX_MCP_LIST_PAGES} pages; the listing stops there`))
+      break
+    }
     const page = await listPage(cursor)
     if (!Array.isArray(page.tools))
       throw new TypeError(`${where} answered tools/list without a tools array`)
@@ -97,6 +119,10 @@ export async function listServerTools(server: string, listPage: (cursor: string 
         tool.description = cutText(tool.description, MAX_MCP_DESCRIPTION_CHARS)
         cut++
       }
+      if (typeof tool.title === 'string' && tool.title.length > MAX_MCP_DESCRIPTION_CHARS) {
+        tool.title = cutText(tool.title, MAX_MCP_DESCRIPTION_CHARS)
+        cutTitles++
+      }
       tools.push(tool)
     }
     if (overflow) {
@@ -106,6 +132,10 @@ export async function listServerTools(server: string, listPage: (cursor: string 
     const next = page.nextCursor
     if (next !== undefined && typeof next !== 'string')
       throw new TypeError(`${where} answered tools/list with a nextCursor that is not a string`)
+    if (next && next.length > MAX_MCP_CURSOR_CHARS) {
+      report(new TypeError(`${where} answered tools/list with a nextCursor longer than ${MAX_MCP_CURSOR_CHARS} characters; the listing stops there`))
+      break
+    }
     if (next && cursors.has(next)) {
       report(new TypeError(`${where} answered tools/list with a nextCursor it gave before (${JSON.stringify(cutText(next))}); the listing stops there`))
       break
@@ -122,6 +152,8 @@ export async function listServerTools(server: string, listPage: (cursor: string 
     report(new TypeError(`${where} lists ${overLongCount} tool${overLongCount === 1 ? '' : 's'} named with more than ${MAX_MCP_TOOL_NAME_CHARS} characters (${overLong.map(name => JSON.stringify(cutText(name, 40))).join(', ')}${overLongCount > overLong.length ? ', …' : ''}); ${overLongCount === 1 ? 'it is' : 'they are'} left out`))
   if (cut > 0)
     report(new TypeError(`${where}: the description of ${cut} tool${cut === 1 ? ' is' : 's are'} longer than ${MAX_MCP_DESCRIPTION_CHARS} characters and was cut`))
+  if (cutTitles > 0)
+    report(new TypeError(`${where}: the title of ${cutTitles} tool${cutTitles === 1 ? ' is' : 's are'} longer than ${MAX_MCP_DESCRIPTION_CHARS} characters and ${cutTitles === 1 ? 'was' : 'were'} cut`))
   return tools
 }
 

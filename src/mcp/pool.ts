@@ -98,7 +98,7 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
   const closeEntry = (entry: Entry): Promise<void> => entry.closing ??= (async () => {
     entry.idleTimer?.clear()
     drop(entry)
-    holdWhileClosing(entry.transport)
+    const letGo = holdWhileClosing(entry.transport)
     // The transport forgets the child as soon as its close starts, so take the pid first.
     const pid = entry.pid ?? transportPid(entry.transport)
     try {
@@ -113,6 +113,9 @@ export function createMcpServerPool(options: McpServerPoolOptions = {}): McpServ
           // Already gone.
         }
       }
+    }
+    finally {
+      letGo()
     }
   })()
 

@@ -13,6 +13,8 @@ import { createCappedFetch, DEFAULT_MAX_RESPONSE_BYTES, requestIdsOf } from './c
 import { createContextTransport } from './context-transport'
 import { EventStreamGate, gateEventStream } from './event-stream-gate'
 import { pinnedTransportOptions } from './pinned-fetch'
+import { capStdinBacklog } from './stdin-backlog'
+import { answerMalformedResponses } from './stdio-answers'
 
 /** How much of a stdio server's stderr is kept for error messages. */
 const STDERR_TAIL_CHARS = 4000
@@ -27,6 +29,8 @@ export interface TransportOptions {
   wrapFetch?: (base: FetchLike | undefined) => FetchLike
   /** A sse / streamable-http answer went past `maxResponseBytes` and was cut (see capped-response.ts). */
   onResponseLimit?: (error: McpResponseTooLargeError) => void
+  /** A host-spawned stdio server stopped reading its input and the connection was closed (see stdin-backlog.ts). */
+  onStdinBacklog?: (error: Error) => void
 }
 
 export interface CreatedTransport {
@@ -67,6 +71,8 @@ export function createTransport(config: McpServerConfig, options: TransportOptio
       tail = truncateTextTail(tail + text, STDERR_TAIL_CHARS)
       onStderr?.(text)
     })
+    capStdinBacklog(transport, config.name, error => options.onStdinBacklog?.(error))
+    answerMalformedResponses(transport, config.name)
     return { transport, stderrTail: () => tail }
   }
   return createRemoteTransport(config, options)

@@ -33,10 +33,37 @@ interface Walk {
   /** Whether the host wrote the schema: only then may a pattern RE2 cannot run use V8's backtracking engine. */
   readonly trusted: boolean
   readonly problems: string[]
+  /** What one check's walks share, trial walks of `anyOf`/`oneOf` included. */
+  readonly check: CheckState
 }
 
-/** No `$ref` followed yet: shared, since a set of followed references is never edited (a new one is made per reference). */
-const NO_REFS: ReadonlySet<string> = new Set()
+interface CheckState {
+  /** Subschemas applied so far (see `MAX_SCHEMA_CHECK_STEPS`). */
+  steps: number
+  /** Each `$ref` resolved once: a reference graph may lead to one target many times. */
+  readonly targets: Map<string, unknown>
+}
+
+/**
+ * The `$ref`s followed on one value, newest first. A list sharing its tail
+ * rather than a set copied per reference: a reference costs one link, not a
+ * copy of every reference before it.
+ */
+interface Followed {
+  readonly ref: string
+  readonly before: Followed | undefined
+}
+
+/** No `$ref` followed yet. */
+const NO_REFS: Followed | undefined = undefined
+
+function hasFollowed(followed: Followed | undefined, ref: string): boolean {
+  for (let link = followed; link !== undefined; link = link.before) {
+    if (link.ref === ref)
+      return true
+  }
+  return false
+}
 
 /**
  * Each pattern compiled once, not on every call that checks it. Sharing is
@@ -152,9 +179,34 @@ function readKeywords(schema: Schema): Keywords {
   }
 }
 
+/**
+ * Most subschemas one check may apply to parts of the value. Without `$ref`
+ * the work is bounded by the size of the schema times that of the value, but
+ * references make the schema a graph whose paths are counted, not its nodes:
+ * 40 `$defs`, each an `allOf` (or an `anyOf` that fails) of two references to
+ * the next, are 2^40 steps against a single number, run synchronously where
+ * no timeout or abort can end them. A million steps take well under a second.
+ */
+export const MAX_SCHEMA_CHECK_STEPS = 1_000_000
+
+/**
+ * A check went past `MAX_SCHEMA_CHECK_STEPS`. Thrown rather than reported as
+ * a problem of the value: the value may be fine, the schema is what cannot be
+ * checked. The checks of what a model or a server sent already turn a throw
+ * into an error: a tool call's input check and an MCP tool's output check
+ * (through the SDK) into an error result, an elicitation answer's check into
+ * a JSON-RPC error to the server.
+ */
+export class SchemaTooComplexError extends RangeError {
+  override name = 'SchemaTooComplexError'
+  constructor() {
+    super(`checking against the schema took more than ${MAX_SCHEMA_CHECK_STEPS} steps: its references branch over and over on one value`)
+  }
+}
+
 /** Check a value against the JSON Schema subset tools use; each problem comes back as one readable line. */
 export function checkJsonSchema(schema: Schema, value: unknown): string[] {
-  const walk: Walk = { root: schema, trusted: !untrustedSchemas.has(schema), problems: [] }
+  const walk: Walk = { root: schema, trusted: !untrustedSchemas.has(schema), problems: [], check: { steps: 0, targets: new Map() } }
   visit(walk, schema, value, '', NO_REFS)
   // Two subschemas applied to one value (`allOf` and a `$ref`) may find the same fault.
   return walk.problems.length < 2 ? walk.problems : [...new Set(walk.problems)]
@@ -166,19 +218,21 @@ export function checkJsonSchema(schema: Schema, value: unknown): string[] {
  * (`createAgent` refuses such a schema; an MCP server's may still have one),
  * so a reference met twice on one value is not followed again.
  */
-function visit(walk: Walk, schema: Schema, value: unknown, path: string, followed: ReadonlySet<string>): void {
+function visit(walk: Walk, schema: Schema, value: unknown, path: string, followed: Followed | undefined): void {
+  if (++walk.check.steps > MAX_SCHEMA_CHECK_STEPS)
+    throw new SchemaTooComplexError()
   const { problems } = walk
   const at = path || '(input)'
   const keywords = keywordsOf(schema)
 
   const ref = keywords.ref
-  if (ref !== undefined && !followed.has(ref)) {
-    const target = resolveLocalRef(walk.root, ref)
+  if (ref !== undefined && !hasFollowed(followed, ref)) {
+    const target = resolveTarget(walk, ref)
     // A reference that leads outside the schema is left unchecked: a host's
     // schema cannot have one (createAgent refuses it), and an MCP server
     // checks its own input against the documents it refers to.
     if (target !== undefined)
-      apply(walk, target, value, path, new Set([...followed, ref]))
+      apply(walk, target, value, path, { ref, before: followed })
   }
 
   if (keywords.hasConst && !deepEqual(keywords.constValue, value)) {
@@ -215,16 +269,26 @@ function visit(walk: Walk, schema: Schema, value: unknown, path: string, followe
     checkObject(walk, keywords, value, path)
 }
 
+function resolveTarget(walk: Walk, ref: string): unknown {
+  const { targets } = walk.check
+  if (targets.has(ref))
+    return targets.get(ref)
+  const target = resolveLocalRef(walk.root, ref)
+  targets.set(ref, target)
+  return target
+}
+
 /** A subschema, which JSON Schema also lets be `true` (anything) or `false` (nothing). */
-function apply(walk: Walk, schema: unknown, value: unknown, path: string, followed: ReadonlySet<string>): void {
+function apply(walk: Walk, schema: unknown, value: unknown, path: string, followed: Followed | undefined): void {
   if (schema === false)
     walk.problems.push(`${path || '(input)'}: is not allowed here`)
   else if (isPlainObject(schema))
     visit(walk, schema, value, path, followed)
 }
 
-function matches(walk: Walk, schema: unknown, value: unknown, followed: ReadonlySet<string>): boolean {
-  const trial: Walk = { root: walk.root, trusted: walk.trusted, problems: [] }
+function matches(walk: Walk, schema: unknown, value: unknown, followed: Followed | undefined): boolean {
+  // The trial draws on the same steps: alternatives retried at every level are where the work multiplies.
+  const trial: Walk = { root: walk.root, trusted: walk.trusted, problems: [], check: walk.check }
   apply(trial, schema, value, '', followed)
   return trial.problems.length === 0
 }

@@ -16,7 +16,8 @@ import { toolContext } from './support'
 const HOSTILE_ENTRY = fileURLToPath(new URL('./fixtures/hostile-result-server.mjs', import.meta.url))
 const WEIRD_TEXT = 'lone \uD800 high, lone \uDC00 low, nul \u0000 here, esc \u001B[31mred\u001B[0m, bell \u0007, bidi \u202E, sep \u2028 end'
 
-function hostileServer(toolTimeout = 10_000) {
+// Generous: the widest results take seconds on a loaded two-core machine; a quadratic read would take hours.
+function hostileServer(toolTimeout = 25_000) {
   return { name: 'h', transport: 'stdio' as const, command: process.execPath, args: [HOSTILE_ENTRY], toolTimeout }
 }
 
