@@ -26,6 +26,7 @@ import { schemaProblems } from './tools'
 const INTERNAL_ERROR = -32603
 
 const TRAILING_CR = /\r$/
+const NEWLINE = 0x0A
 
 /** Read `transport`'s lines so that a malformed answer to a request fails that request (see above). */
 export function answerMalformedResponses(transport: StdioClientTransport, server: string): void {
@@ -36,27 +37,47 @@ export function answerMalformedResponses(transport: StdioClientTransport, server
 
 /**
  * The SDK's `ReadBuffer` (same cap, same line splitting, same errors for a
- * line that is not JSON or not a message), except for malformed answers.
+ * line that is not JSON or not a message), except for malformed answers, and
+ * linear: each byte is searched for a line end once, and a line coming in
+ * many pieces is joined once (the SDK's joins and searches its whole buffer
+ * again on every piece, quadratic in a long line).
  */
 class AnswerReadBuffer {
-  private buffer: Buffer | undefined
+  /** Pieces of the line not yet ended, and their bytes. */
+  private partial: Buffer[] = []
+  private partialBytes = 0
+  /** Whole lines not read yet, from `next` on. */
+  private lines: Buffer[] = []
+  private next = 0
 
   constructor(private readonly server: string) {}
 
   append(chunk: Buffer): void {
-    if ((this.buffer?.length ?? 0) + chunk.length > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+    let from = 0
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, from)) {
+      this.partial.push(chunk.subarray(from, end))
+      this.lines.push(this.partial.length === 1 ? this.partial[0]! : Buffer.concat(this.partial))
+      this.partial = []
+      this.partialBytes = 0
+      from = end + 1
+    }
+    if (from === chunk.length)
+      return
+    if (this.partialBytes + chunk.length - from > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
       this.clear()
       throw new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`)
     }
-    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk
+    this.partial.push(chunk.subarray(from))
+    this.partialBytes += chunk.length - from
   }
 
   readMessage(): JSONRPCMessage | null {
-    const index = this.buffer?.indexOf('\n') ?? -1
-    if (!this.buffer || index === -1)
+    if (this.next === this.lines.length) {
+      this.lines = []
+      this.next = 0
       return null
-    const line = this.buffer.toString('utf8', 0, index).replace(TRAILING_CR, '')
-    this.buffer = this.buffer.subarray(index + 1)
+    }
+    const line = this.lines[this.next++]!.toString('utf8').replace(TRAILING_CR, '')
     const value: unknown = JSON.parse(line)
     const checked = JSONRPCMessageSchema.safeParse(value)
     if (checked.success)
@@ -64,11 +85,14 @@ class AnswerReadBuffer {
     const id = answeredId(value)
     if (id === undefined)
       throw checked.error
-    return { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `MCP server "${this.server}" sent a malformed answer to request ${JSON.stringify(id)}: ${answerProblems(value as object)}` } }
+    return { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `MCP server "${this.server}" sent a malformed answer to request ${describeId(id)}: ${answerProblems(value as object)}` } }
   }
 
   clear(): void {
-    this.buffer = undefined
+    this.partial = []
+    this.partialBytes = 0
+    this.lines = []
+    this.next = 0
   }
 }
 
@@ -87,4 +111,10 @@ function answerProblems(value: object): string {
   const schema = Object.hasOwn(value, 'error') ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema
   const checked = schema.safeParse(value)
   return checked.success ? 'it matches no JSON-RPC answer' : schemaProblems(checked.error.issues, 'answer')
+}
+
+/** An id as JSON, cut short: it is the server's, and may be a megabyte long. */
+function describeId(id: string | number): string {
+  const text = JSON.stringify(id)
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }
