@@ -1,7 +1,8 @@
 /**
  * Asking the person at the terminal before a tool that needs approval runs:
- * "Allow shell `rm -rf build`? [y/N]". A "no" may carry a reason, which the
- * model reads with the refusal; "n because …" gives it on the same line,
+ * "Allow shell:", the whole command indented below it, then "[y/N]". A
+ * "no" may carry a reason, which the model reads with the refusal;
+ * "n because …" gives it on the same line,
  * a bare "n" asks for it (Enter skips). Anything else but yes is a no, so a
  * stray Enter never runs a tool.
  */
@@ -9,7 +10,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { TerminalStyle } from './terminal-text'
 import { createInterface } from 'node:readline/promises'
-import { describeInput } from './render'
+import { describeInputInFull } from './render'
 
 /** The call the person is asked about. */
 export interface ApprovalQuestion {
@@ -76,7 +77,8 @@ export async function askApproval(terminal: ApprovalTerminal, question: Approval
     return next === 'aborted' ? next : next.done ? undefined : next.value
   }
   try {
-    const line = await ask(`${paint.yellow('?')} Allow ${paint.bold(safe(question.tool))} ${paint.dim(safe(describeInput(question.tool, question.input)))}? [y/N] `)
+    // The whole input under the question: the answer is about every line of it.
+    const line = await ask(`${paint.yellow('?')} Allow ${paint.bold(safe(question.tool))}:\n${safe(describeInputInFull(question.input))}\n[y/N] `)
     if (line === 'aborted')
       return INTERRUPTED
     // The input ended (Ctrl-D, a closed pipe): nobody approved.

@@ -14,7 +14,7 @@ import type { TerminalStyle } from './terminal-text'
 import { mergeObjects } from '../core/merge-objects'
 import { basicApprovals } from '../presets'
 import { askApproval, INTERRUPTED_REASON } from './approval'
-import { describeInput } from './render'
+import { describeInputInFull } from './render'
 
 /** `ask` a person at the terminal, `approve` every call (`--yes`), or `suspend` the run for a later decision. */
 export type ApprovalMode = 'ask' | 'approve' | 'suspend'
@@ -89,14 +89,16 @@ export function createApprovalResponder(mode: ApprovalMode, terminal: ResponderT
 
 /** The commands that continue a run suspended for approval. */
 export function continueCommands(sessionId: string): { readonly ask: string, readonly approveAll: string } {
-  return { ask: `zidane --session ${sessionId} --resume`, approveAll: `zidane --session ${sessionId} --resume --yes` }
+  // `--session=<id>`: an id may start with "-", and `--session -x` would read it as an option.
+  return { ask: `zidane --session=${sessionId} --resume`, approveAll: `zidane --session=${sessionId} --resume --yes` }
 }
 
 /** What a suspended run waits for and how to continue it, for standard error. */
 export function suspendedNotice(pending: readonly PendingApproval[], sessionId: string, style: TerminalStyle): string {
   const { paint, safe } = style
   const commands = continueCommands(sessionId)
-  const calls = pending.map(call => `  ${paint.bold(safe(call.name))} ${paint.dim(safe(describeInput(call.name, call.input)))} ${paint.dim(`(${safe(call.callId)})`)}`)
+  // Each call's whole input, as the question on a terminal shows it: the approval is given for all of it.
+  const calls = pending.map(call => `  ${paint.bold(safe(call.name))} ${paint.dim(`(${safe(call.callId)})`)}\n${safe(describeInputInFull(call.input))}`)
   return [
     paint.yellow(`Waiting for approval (${pending.length} call${pending.length === 1 ? '' : 's'}):`),
     ...calls,

@@ -133,7 +133,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     throw new UsageError((error as Error).message)
   }
   const { values, positionals } = parsed
-  const prompt = positionals.length > 0 ? positionals.join(' ') : undefined
+  const words = positionals.join(' ')
+  // Only spaces is no prompt, as on standard input: the run would refuse it, after creating a session.
+  const prompt = words.trim() === '' ? undefined : words
   if (prompt !== undefined && Buffer.byteLength(prompt) > MAX_PROMPT_BYTES)
     throw new UsageError(`the prompt is over ${MAX_PROMPT_BYTES} bytes`)
   if (values.session !== undefined && !isValidSessionId(values.session))

@@ -13,6 +13,12 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     throw error
   process.exit(0)
 })
+// Standard error only carries the activity (`zidane … 2>&1 | head -1` closes it too): once nobody reads it,
+// the rest is dropped and the run goes on, so the answer still reaches standard output.
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED')
+    throw error
+})
 
 const code = await runCommand({
   argv: process.argv.slice(2),

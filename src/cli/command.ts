@@ -20,7 +20,7 @@ import { chatProfiles } from '../chat/profiles'
 import { createProcessContext } from '../contexts/process'
 import { mergeObjects } from '../core/merge-objects'
 import { createFileStore } from '../session/stores/file'
-import { approvalMode, approvalsFor, createApprovalResponder, suspendedLine, suspendedNotice } from './approvals'
+import { approvalMode, approvalsFor, continueCommands, createApprovalResponder, suspendedLine, suspendedNotice } from './approvals'
 import { MAX_PROMPT_BYTES, parseCliArgs, USAGE, UsageError } from './args'
 import { resolveDataDir, TRANSCRIPTS_FOLDER } from './data-dir'
 import { EXIT_CODES, exitCodeForError, exitCodeForStop } from './exit-codes'
@@ -233,6 +233,6 @@ async function streamRun(io: CommandIO, args: CliArgs, errStyle: TerminalStyle, 
 function summary(stats: AgentStats, sessionId: string, paint: TerminalStyle['paint']): string {
   const cost = stats.cost === undefined ? '' : ` · $${stats.cost.toFixed(4)}`
   const line = `${stats.stopReason} · ${stats.turns} turn${stats.turns === 1 ? '' : 's'} · ${stats.totalIn} in, ${stats.totalOut} out${cost} · session ${sessionId}`
-  const resume = stats.stopReason === 'completed' ? '' : `\nContinue with: zidane --session ${sessionId} --resume`
+  const resume = stats.stopReason === 'completed' ? '' : `\nContinue with: ${continueCommands(sessionId).ask}`
   return paint.dim(line + resume)
 }

@@ -27,13 +27,41 @@ export function oneLine(text: string): string {
   return first.length > SUMMARY_CHARS ? `${first.slice(0, SUMMARY_CHARS - 1)}…` : first
 }
 
-/** What a tool call is about, in one line: the command, the path, or the input as JSON. */
-export function describeInput(name: string, input: Readonly<Record<string, unknown>>): string {
+/** What a tool call is about: the command, the path, or the input as JSON. */
+function mainInput(input: Readonly<Record<string, unknown>>): string {
   for (const key of ['command', 'path', 'pattern', 'url', 'query', 'task']) {
     if (typeof input[key] === 'string')
-      return oneLine(input[key] as string)
+      return input[key] as string
   }
-  return oneLine(JSON.stringify(input) ?? '')
+  return JSON.stringify(input) ?? ''
+}
+
+/** What a tool call is about, in one line: the command, the path, or the input as JSON. */
+export function describeInput(name: string, input: Readonly<Record<string, unknown>>): string {
+  return oneLine(mainInput(input))
+}
+
+/** Most characters of a call's input an approval shows. */
+export const APPROVAL_INPUT_CHARS = 4000
+
+/**
+ * What a call waiting for approval is about, whole: every line indented by
+ * four spaces, cut only past `APPROVAL_INPUT_CHARS`, and then a line (indented
+ * by two, so no input line can pass for it) says how much was left out. A
+ * person says yes to what they see, so no line of a command may hide below
+ * the first one or past a column.
+ */
+export function describeInputInFull(input: Readonly<Record<string, unknown>>): string {
+  const text = mainInput(input)
+  let end = Math.min(text.length, APPROVAL_INPUT_CHARS)
+  // Never half a surrogate pair.
+  const last = text.charCodeAt(end - 1)
+  if (end < text.length && last >= 0xD800 && last <= 0xDBFF)
+    end--
+  const lines = text.slice(0, end).split('\n').map(line => `    ${line}`)
+  if (end < text.length)
+    lines.push(`  (${text.length - end} more characters not shown)`)
+  return lines.join('\n')
 }
 
 function seconds(ms: number | undefined): string {

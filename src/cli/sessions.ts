@@ -51,12 +51,21 @@ export async function listCliSessions(store: SessionStore): Promise<CliSessionRo
   return rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
+/** Shown for a time no date can hold. */
+const NO_TIME = '????-??-?? ??:??'
+
+/** `at` as `YYYY-MM-DD HH:MM` (UTC). A damaged or foreign file can hold any number there: one no date can hold is shown as such, and the table goes on. */
+function timeOf(at: number): string {
+  const date = new Date(at)
+  return Number.isNaN(date.getTime()) ? NO_TIME : date.toISOString().slice(0, 16).replace('T', ' ')
+}
+
 /** The `--list` table, one session per line. */
 export function formatSessionRows(rows: readonly CliSessionRow[], safe: (text: string) => string): string {
   if (rows.length === 0)
     return 'No saved sessions.\n'
   return rows.map((row) => {
-    const when = new Date(row.updatedAt).toISOString().slice(0, 16).replace('T', ' ')
+    const when = timeOf(row.updatedAt)
     return [row.id, when, `${row.turns} turns`, row.cwd ?? '-', row.title ?? ''].map(safe).join('  ')
   }).join('\n').concat('\n')
 }

@@ -15,6 +15,26 @@ import { AreaResizer, fitWithin } from './png-resize'
 import { assemblePng, preparePng } from './png-write'
 import { Strips } from './strips'
 
+/** Fewest compressed bytes written to the inflater at once (but the last piece). */
+const INFLATE_PIECE = 64 * 1024
+
+/** `parts` in order, consecutive ones joined until each piece but the last holds at least `size` bytes. */
+function* joinedPieces(parts: readonly Uint8Array[], size: number): Generator<Uint8Array> {
+  let run: Uint8Array[] = []
+  let bytes = 0
+  for (const part of parts) {
+    run.push(part)
+    bytes += part.length
+    if (bytes >= size) {
+      yield run.length === 1 ? run[0] : Buffer.concat(run, bytes)
+      run = []
+      bytes = 0
+    }
+  }
+  if (run.length > 0)
+    yield run.length === 1 ? run[0] : Buffer.concat(run, bytes)
+}
+
 /** Whether zlib raised the error (damaged or truncated data), as opposed to the decoder itself. */
 function isZlibError(error: unknown): error is Error {
   const code = (error as { code?: unknown } | null)?.code
@@ -37,7 +57,9 @@ async function inflateRows(layout: PngLayout, strips: Strips, onRow: (row: Uint8
   // Waiting on zlib's thread pool is no strip: an abort ends the wait at once.
   const stopListening = strips.onAbort(() => inflater.destroy(new PngDecodeAbortedError()))
   // The compressed bytes are already in memory; the output comes back in small pieces, read one at a time.
-  for (const part of layout.idat) inflater.write(part)
+  // Each write is a round trip to the thread pool, so a file cut into thousands of tiny IDAT chunks
+  // is written in pieces of at least INFLATE_PIECE bytes: the cost follows the bytes, not the chunk count.
+  for (const piece of joinedPieces(layout.idat, INFLATE_PIECE)) inflater.write(piece)
   inflater.end()
   try {
     for await (const piece of inflater as AsyncIterable<Buffer>) {

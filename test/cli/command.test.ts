@@ -152,9 +152,9 @@ describe('tools that need approval, with nobody at a terminal', () => {
     const first = await runCli([...base, '--session', 'gate-1', 'write it'], { env, cwd })
     expect(first.code).toBe(6)
     expect(existsSync(join(cwd, 'out.txt'))).toBe(false)
-    expect(first.stderr).toContain('Waiting for approval (1 call):\n  write_file out.txt (toolu_write)')
-    expect(first.stderr).toContain('To decide on a terminal: zidane --session gate-1 --resume')
-    expect(first.stderr).toContain('To approve it: zidane --session gate-1 --resume --yes')
+    expect(first.stderr).toContain('Waiting for approval (1 call):\n  write_file (toolu_write)\n    out.txt\n')
+    expect(first.stderr).toContain('To decide on a terminal: zidane --session=gate-1 --resume')
+    expect(first.stderr).toContain('To approve it: zidane --session=gate-1 --resume --yes')
     expect(first.stderr).toContain('suspended · 1 turn')
     expect(server.requests).toHaveLength(1)
 
@@ -192,7 +192,7 @@ describe('tools that need approval, with nobody at a terminal', () => {
       type: 'approval-pending',
       sessionId: 'gate-2',
       calls: [{ callId: 'toolu_write', name: 'write_file', input: writeCall.input }],
-      continueWith: { ask: 'zidane --session gate-2 --resume', approveAll: 'zidane --session gate-2 --resume --yes' },
+      continueWith: { ask: 'zidane --session=gate-2 --resume', approveAll: 'zidane --session=gate-2 --resume --yes' },
     })
     expect(existsSync(join(cwd, 'out.txt'))).toBe(false)
   })
@@ -256,7 +256,7 @@ describe('exit codes', () => {
     const turns = await runCli([...base, '--max-turns', '1', 'go'], { env, cwd })
     expect(turns.code).toBe(3)
     expect(turns.stderr).toContain('max-turns · 1 turn')
-    expect(turns.stderr).toMatch(/Continue with: zidane --session [\w-]+ --resume/)
+    expect(turns.stderr).toMatch(/Continue with: zidane --session=[\w-]+ --resume/)
     const cost = await runCli([...base, '--max-cost', '0.00001', 'go'], { env, cwd })
     expect(cost.code).toBe(4)
     expect(cost.stderr).toContain('AgentBudgetExceededError')

@@ -77,7 +77,7 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     expect(shown).toContain('Stopping… (Ctrl-C again to quit at once)')
     expect(shown).toMatch(/✗.*shell.*: Aborted/)
     expect(shown).toContain('aborted · 1 turn')
-    const id = /Continue with: zidane --session ([\w-]+) --resume/.exec(shown)?.[1]
+    const id = /Continue with: zidane --session=([\w-]+) --resume/.exec(shown)?.[1]
     expect(id).toBeDefined()
 
     const resumed = await runCli(['--base-url', server.url, '--session', id!, '--resume'], { env, cwd })
@@ -100,11 +100,11 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     const cwd = freshDir('cwd')
     const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ZIDANE_HOME: freshDir('home'), NO_COLOR: '1' })
     const run = runInPty(['--base-url', server.url, 'write two files'], { env, cwd })
-    await run.waitFor('Allow write_file yes.txt? [y/N]')
+    await run.waitFor('Allow write_file:\r\n    yes.txt\r\n[y/N]')
     // Nothing runs before the answer.
     expect(existsSync(join(cwd, 'yes.txt'))).toBe(false)
     run.type('y\r')
-    await run.waitFor('Allow write_file no.txt? [y/N]')
+    await run.waitFor('Allow write_file:\r\n    no.txt\r\n[y/N]')
     expect(readFileSync(join(cwd, 'yes.txt'), 'utf8')).toBe('written')
     run.type('n some reason\r')
     expect(await run.exit).toBe(0)
@@ -126,7 +126,7 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     run.type('\x03')
     expect(await run.exit).toBe(130)
     expect(run.output()).toContain('Stopping… (Ctrl-C again to quit at once)')
-    expect(run.output()).toContain('Continue with: zidane --session ask-1 --resume')
+    expect(run.output()).toContain('Continue with: zidane --session=ask-1 --resume')
     expect(existsSync(join(cwd, 'ran.txt'))).toBe(false)
     const resumed = await runCli(['--base-url', server.url, '--session', 'ask-1', '--resume'], { env, cwd })
     expect(resumed.code).toBe(0)
@@ -148,7 +148,7 @@ describe.skipIf(!HAS_SCRIPT)('zidane on a terminal', () => {
     const piped = await runCli(['--base-url', server.url, '--session', 'later-1', 'write it'], { env, cwd })
     expect(piped.code).toBe(6)
     const run = runInPty(['--base-url', server.url, '--session', 'later-1', '--resume'], { env, cwd })
-    await run.waitFor('Allow write_file later.txt? [y/N]')
+    await run.waitFor('Allow write_file:\r\n    later.txt\r\n[y/N]')
     run.type('y\r')
     expect(await run.exit).toBe(0)
     expect(readFileSync(join(cwd, 'later.txt'), 'utf8')).toBe('approved later')

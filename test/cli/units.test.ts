@@ -146,7 +146,7 @@ describe('askApproval', () => {
       const pending = askApproval(terminal, question)
       input.write(typed)
       expect(await pending, JSON.stringify(typed)).toEqual(answer)
-      expect(shown()).toContain('Allow shell rm -rf build')
+      expect(shown()).toContain('Allow shell:\n    rm -rf build')
       expect(shown()).toContain('[y/N]')
     }
   })

@@ -16,7 +16,8 @@ import { mergeObjects } from '../../core/merge-objects'
  * So each image whose leading bytes are a PNG, JPEG, GIF or WebP goes out
  * under that type, whatever it was declared as; one declared as one of them
  * whose bytes are none of them (or that has none) goes out as a short note
- * instead. The session keeps
+ * instead. A base64 document declared `application/pdf` is checked the
+ * same way (see `checkedPdf`). The session keeps
  * the image as it came, and hooks see it so: only the request changes, the
  * same way on every request. Images given by reference are left to the
  * providers, which check them against their own rules.
@@ -46,9 +47,21 @@ const GIF_SIGNATURE = /^GIF8[79]a$/
 /** Base64 characters decoded to sniff a type: 12 bytes, enough for WebP's `RIFF....WEBP`. */
 const SNIFF_CHARS = 16
 
+/** How far into the base64 whitespace (a wrapped or indented encoding) is skipped to find those characters. */
+const SNIFF_SCAN_CHARS = 1024
+
+const WHITESPACE = /\s+/g
+
+/** The first `count` base64 characters of `data` as bytes, whitespace in the first `SNIFF_SCAN_CHARS` skipped. */
+function leadingBytes(data: string, count: number): Buffer {
+  // Decoding drops whitespace but keeps counting it: without this, 16 characters
+  // of a line-wrapped encoding hold less than 12 bytes, and WebP went unseen.
+  return Buffer.from(data.slice(0, SNIFF_SCAN_CHARS + count).replace(WHITESPACE, '').slice(0, count), 'base64')
+}
+
 /** The image type `data` (base64) starts as, or `undefined` when it is none of them. */
 export function sniffImageType(data: string): SniffedImageType | undefined {
-  const b = Buffer.from(data.slice(0, SNIFF_CHARS), 'base64')
+  const b = leadingBytes(data, SNIFF_CHARS)
   if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4E && b[3] === 0x47 && b[4] === 0x0D && b[5] === 0x0A && b[6] === 0x1A && b[7] === 0x0A)
     return 'image/png'
   if (b.length >= 3 && b[0] === 0xFF && b[1] === 0xD8 && b[2] === 0xFF)
@@ -77,6 +90,9 @@ function checkedBlocks(blocks: SessionContentBlock[]): SessionContentBlock[] {
     if (block.type === 'image') {
       checked = checkedImage(block) as SessionContentBlock
     }
+    else if (block.type === 'document') {
+      checked = checkedPdf(block) as SessionContentBlock
+    }
     else if (block.type === 'tool_result' && Array.isArray(block.output)) {
       const output = checkedParts(block.output)
       if (output !== block.output)
@@ -94,7 +110,9 @@ function checkedParts(parts: ToolResultContent[]): ToolResultContent[] {
   let out: ToolResultContent[] | undefined
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]
-    const checked = part.type === 'image' ? checkedImage(part) as ToolResultContent : part
+    const checked = part.type === 'image'
+      ? checkedImage(part) as ToolResultContent
+      : part.type === 'document' ? checkedPdf(part) as ToolResultContent : part
     if (checked !== part) {
       out ??= parts.slice()
       out[i] = checked
@@ -125,4 +143,35 @@ function unreadableNote(image: InlineImage): string {
   const named = typeof image.name === 'string' && image.name.length > 0 && image.name.length <= 200 ? ` "${image.name}"` : ''
   const what = image.data === '' ? 'it has no data' : 'its bytes are not a PNG, JPEG, GIF or WebP image'
   return `[Image${named} (declared ${String(image.mediaType).slice(0, 100)}) left out of the request: ${what}.]`
+}
+
+/** Where a PDF's `%PDF-` may be: readers accept up to a kilobyte of anything before it. */
+const PDF_HEADER_BYTES = 1024
+
+/** Base64 characters holding the first `PDF_HEADER_BYTES` bytes. */
+const PDF_HEADER_CHARS = Math.ceil(PDF_HEADER_BYTES / 3) * 4
+
+/** An inline document as a block of a message or a part of a tool's output. */
+interface InlineDocumentBlock {
+  type: 'document'
+  data?: string
+  encoding: 'base64' | 'text'
+  mediaType: string
+  name?: string
+}
+
+/**
+ * A base64 document declared `application/pdf` whose first kilobyte has no
+ * `%PDF-` (an HTML error page, an empty file) goes out as a note, as an
+ * unreadable image does: it would go out as a PDF, the API would refuse it,
+ * and every later request of the session would fail the same way.
+ */
+function checkedPdf(document: InlineDocumentBlock): InlineDocumentBlock | { type: 'text', text: string } {
+  if (typeof document.data !== 'string' || document.encoding !== 'base64' || document.mediaType !== 'application/pdf')
+    return document
+  if (leadingBytes(document.data, PDF_HEADER_CHARS).includes('%PDF-', 0, 'latin1'))
+    return document
+  const named = typeof document.name === 'string' && document.name.length > 0 && document.name.length <= 200 ? ` "${document.name}"` : ''
+  const what = document.data === '' ? 'it has no data' : 'its bytes are not a PDF'
+  return { type: 'text', text: `[Document${named} (declared application/pdf) left out of the request: ${what}.]` }
 }
