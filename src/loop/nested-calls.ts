@@ -2,6 +2,7 @@ import type { NestedToolCallOptions, NestedToolCallResult, ToolContext } from '.
 import type { AnsweredCall } from './call-answer'
 import type { PreparedCall } from './call-resolve'
 import type { RunContext } from './run-context'
+import { setMaxListeners } from 'node:events'
 import { refuseOverDeepInput } from '../providers/tool-json'
 import { groupDigits } from '../text/group-digits'
 import { prepareCall } from './call-resolve'
@@ -27,8 +28,25 @@ export interface NestedCaller {
 export function nestedCaller(run: RunContext, caller: PreparedCall, answer: (run: RunContext, call: PreparedCall) => Promise<AnsweredCall>): NestedCaller {
   let count = 0
   let closed = false
-  // Created by the first nested call: most tools make none.
+  // Created by the first nested call: most tools make none. It ends when the caller's signal does or the caller
+  // finishes; each call in flight links to it rather than to the caller's signal, which thus gets one listener
+  // whatever the number of calls (more than ten in flight, a script's sixteen, printed MaxListenersExceededWarning).
   let ended: AbortController | undefined
+  let unlinkCaller = (): void => {}
+
+  const start = (): AbortController => {
+    const controller = new AbortController()
+    // One listener per call in flight, each removed once its call is answered: many is the design, not a leak.
+    setMaxListeners(0, controller.signal)
+    if (caller.signal.aborted) {
+      controller.abort(caller.signal.reason)
+      return controller
+    }
+    const onAbort = () => controller.abort(caller.signal.reason)
+    caller.signal.addEventListener('abort', onAbort, { once: true })
+    unlinkCaller = () => caller.signal.removeEventListener('abort', onAbort)
+    return controller
+  }
 
   const callTool = async (name: string, input: Record<string, unknown>, options?: NestedToolCallOptions): Promise<NestedToolCallResult> => {
     const callId = `${caller.base.callId}.${++count}`
@@ -37,8 +55,8 @@ export function nestedCaller(run: RunContext, caller: PreparedCall, answer: (run
       return refused(callId, calledName, `Error: ${calledName} was not run: the tool that called it (${caller.base.callId}) has already finished.`)
     if (caller.log.isFull)
       return refused(callId, calledName, `Error: ${calledName} was not run: one call of the model may make at most ${groupDigits(MAX_NESTED_CALLS_PER_CALL)} nested tool calls in all (its tool's and theirs), and this would be one more.`)
-    ended ??= new AbortController()
-    const link = linkSignals([caller.signal, ended.signal, options?.signal])
+    ended ??= start()
+    const link = linkSignals([ended.signal, options?.signal])
     const line = isLine(options?.line) ? options.line : undefined
     const level = caller.level + 1
     const wellFormed = isJsonObject(input)
@@ -79,6 +97,7 @@ export function nestedCaller(run: RunContext, caller: PreparedCall, answer: (run
     callTool,
     close: () => {
       closed = true
+      unlinkCaller()
       ended?.abort(new Error(`the tool of call ${caller.base.callId} finished`))
     },
   }

@@ -4,9 +4,11 @@ import type { AgentPlugin, AgentPluginManifest, AgentPluginProblem, LoadAgentPlu
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { nestsDeeperThan } from '../core/json-depth'
+import { mergeObjects } from '../core/merge-objects'
 import { AgentPluginError } from '../errors'
 import { inside, LEFT_ROOT, loadSkills, NO_SKILL_HERE, NOT_REGULAR, readBounded } from '../skills/load'
-import { isRecord, PLUGIN_MCP_SCHEMA_1_0, PLUGIN_SCHEMA_1_0, pluginServers, printable } from './mcp-config'
+import { groupDigits } from '../text/group-digits'
+import { isRecord, PLUGIN_MCP_SCHEMA_1_0, PLUGIN_SCHEMA_1_0, pluginServers, printable, someNames } from './mcp-config'
 
 const ENDS_ALPHANUMERIC = /[a-z0-9]$/
 
@@ -48,10 +50,21 @@ export async function loadAgentPlugin(dir: string, options: LoadAgentPluginOptio
   const dataDir = await realpath(options.dataDir)
   const mcpServers = await readServers(root, dataDir, problems)
   const skills = await readSkills(root, problems)
-  // The text comes from the plugin (server names, paths, skill problems): no control character reaches a terminal raw.
-  for (const problem of problems)
-    process.emitWarning(printable(`Agent plugin "${manifest.name}": ${problem.component}${problem.name === undefined ? '' : ` "${problem.name}"`}: ${problem.reason}`), { code: 'ZIDANE_PLUGIN_PROBLEM' })
-  return { manifest, root, dataDir, mcpServers, skills, problems }
+  // The text comes from the plugin (field and server names, paths, skill problems). A host prints the problems
+  // themselves too (plugins.md does), so they carry no control character raw, not only the warnings made of them.
+  const reported = problems.map(printableProblem)
+  for (const problem of reported)
+    process.emitWarning(`Agent plugin "${manifest.name}": ${problem.component}${problem.name === undefined ? '' : ` "${problem.name}"`}: ${problem.reason}`, { code: 'ZIDANE_PLUGIN_PROBLEM' })
+  return { manifest, root, dataDir, mcpServers, skills, problems: reported }
+}
+
+function printableProblem(problem: AgentPluginProblem): AgentPluginProblem {
+  const fixed: { reason: string, name?: string, path?: string } = { reason: printable(problem.reason) }
+  if (problem.name !== undefined)
+    fixed.name = printable(problem.name)
+  if (problem.path !== undefined)
+    fixed.path = printable(problem.path)
+  return mergeObjects(problem, fixed)
 }
 
 async function readManifest(dir: string, root: string, problems: AgentPluginProblem[]): Promise<AgentPluginManifest> {
@@ -87,9 +100,14 @@ async function readManifest(dir: string, root: string, problems: AgentPluginProb
   if (author !== undefined && (!isRecord(author) || Object.entries(author).some(([key, value]) => !['name', 'email', 'url'].includes(key) || typeof value !== 'string')))
     fail('`author` may hold only `name`, `email` and `url` strings')
   const out: Record<string, unknown> = {}
+  const unknown: string[] = []
+  // Where the first unknown field would have been reported: the one problem for them all takes its place.
+  let unknownAt = 0
   for (const [key, value] of Object.entries(manifest)) {
     if (!MANIFEST_FIELDS.has(key)) {
-      problems.push({ component: 'manifest', path, reason: `unknown field \`${key}\` ignored` })
+      if (unknown.length === 0)
+        unknownAt = problems.length
+      unknown.push(key)
       continue
     }
     if (key === 'extensions' && !isRecord(value)) {
@@ -98,6 +116,9 @@ async function readManifest(dir: string, root: string, problems: AgentPluginProb
     }
     out[key] = value
   }
+  // One problem for them all: a manifest of 90,000 unknown fields was 90,000 problems and as many process warnings.
+  if (unknown.length > 0)
+    problems.splice(unknownAt, 0, { component: 'manifest', path, reason: `${unknown.length === 1 ? 'unknown field' : `${groupDigits(unknown.length)} unknown fields`} ${someNames(unknown)} ignored` })
   return out as unknown as AgentPluginManifest
 }
 
@@ -127,7 +148,7 @@ async function readServers(root: string, dataDir: string, problems: AgentPluginP
     return disable(`mcp.json \`$schema\` ${JSON.stringify(json.$schema)} is not ${PLUGIN_MCP_SCHEMA_1_0} (the version of plugin.json)`)
   const extra = Object.keys(json).filter(key => key !== '$schema' && key !== 'mcpServers')
   if (extra.length > 0)
-    return disable(`mcp.json has fields beyond $schema and mcpServers: ${extra.join(', ')}`)
+    return disable(`mcp.json has fields beyond $schema and mcpServers: ${someNames(extra)}`)
   if (!isRecord(json.mcpServers))
     return disable('mcp.json `mcpServers` must be an object')
   return pluginServers(json, { root, dataDir }, problems)

@@ -9,6 +9,9 @@ export const DEFAULT_SKILL_CATALOG_MAX_CHARS = 12_000
 export const MIN_SKILL_CATALOG_MAX_CHARS = 1000
 /** Most skills a `skills_use { query }` search returns. */
 export const SKILL_SEARCH_LIMIT = 10
+/** Characters of a search query read, and distinct words of it scored. */
+const MAX_SEARCH_QUERY_CHARS = 2000
+const MAX_SEARCH_WORDS = 32
 
 /** The catalog as built: its text and which skills it lists in full, by name only, or not at all. */
 export interface SkillCatalog {
@@ -89,17 +92,22 @@ function oneLine(text: string): string {
  * to name order. Deterministic, so the same query finds the same skills.
  */
 export function searchSkills(skills: readonly SkillConfig[], query: string, limit = SKILL_SEARCH_LIMIT): SkillConfig[] {
-  const words = [...new Set(query.toLowerCase().split(NON_WORD).filter(word => word.length > 1))]
+  // The query comes from the model (or a script) and runs on the agent's thread: each word is tried against every
+  // long token of every skill, so only its first characters and distinct words are scored (400 words against 1,000
+  // full descriptions took a third of a second per call).
+  const words = [...new Set(query.slice(0, MAX_SEARCH_QUERY_CHARS).toLowerCase().split(NON_WORD).filter(word => word.length > 1))].slice(0, MAX_SEARCH_WORDS)
   if (words.length === 0)
     return []
   const scored = skills.map((skill) => {
     const name = skill.name.toLowerCase()
     const description = new Set(skill.description.toLowerCase().split(NON_WORD))
+    // Collected once per skill, not spread again for each query word.
+    const long = [...description].filter(token => token.length > 3)
     let score = 0
     for (const word of words) {
       if (name.includes(word))
         score += 3
-      if (description.has(word) || [...description].some(token => token.length > 3 && word.length > 3 && (token.startsWith(word) || word.startsWith(token))))
+      if (description.has(word) || (word.length > 3 && long.some(token => token.startsWith(word) || word.startsWith(token))))
         score += 1
     }
     return { skill, score }

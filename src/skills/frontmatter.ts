@@ -81,7 +81,8 @@ function value(inline: string, block: readonly string[], line: number): Frontmat
   if (BLOCK_HEADER.test(inline))
     return blockScalar(inline, block)
   if (inline === '' || inline === '~' || inline === 'null') {
-    if (block.length === 0)
+    // Nothing under the key but blank and comment lines (`metadata:` then `  # later`) is null in YAML too.
+    if (block.every(part => isBlank(part) || part.trimStart().startsWith('#')))
       return null
     return nestedCollection(block, line + 1)
   }

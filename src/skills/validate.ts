@@ -259,8 +259,9 @@ function allowedToolsOf(value: FrontmatterValue | undefined, problems: string[])
     problems.push('`allowed-tools` must be a space-separated list of tool names')
     return {}
   }
-  const entries = (typeof value === 'string' ? [value] : value as readonly string[]).flatMap(splitToolList)
-  return entries.length === 0 ? {} : { allowedTools: entries }
+  // Declared empty (`[]`, `""`) is the strictest gate, as an inline `allowedTools: []` is: read as no
+  // declaration it was no gate at all. Only an absent or null value leaves the skill ungated.
+  return { allowedTools: (typeof value === 'string' ? [value] : value as readonly string[]).flatMap(splitToolList) }
 }
 
 function splitToolList(text: string): string[] {

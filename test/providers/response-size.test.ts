@@ -152,7 +152,8 @@ describe('a stream that never ends', () => {
     const piece = sseFrame({ event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: ' '.repeat(MiB) } } })
     const server = await flood(200, 'text/event-stream', head, piece)
     const agent = createAgent({ provider: anthropic({ baseURL: server.url, apiKey: 'k' }) })
-    const outcome = await agent.decide({ input: 'rm -rf /', questions: { safe: { kind: 'predicate', question: 'Is it safe?' } } })
+    // 256 MiB takes a few seconds to read on a loaded machine: past the decision's default 5 s, it would end as a timeout.
+    const outcome = await agent.decide({ input: 'rm -rf /', questions: { safe: { kind: 'predicate', question: 'Is it safe?' } }, timeoutMs: 50_000 })
     expect(outcome.ok).toBe(false)
     expect(JSON.stringify(outcome)).toContain('longer than 256 MiB')
     expect(server.state.written).toBeLessThan(MAX_EVENT_STREAM_BODY_BYTES + 32 * MiB)

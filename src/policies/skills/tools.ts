@@ -83,7 +83,9 @@ export function skillText(skill: SkillConfig): string {
   const head = [`Skill "${skill.name}" is active.`]
   if (skill.dir !== undefined)
     head.push(`Its directory: ${skill.dir} (paths in the instructions are relative to it).`)
-  if (skill.allowedTools)
+  if (skill.allowedTools?.length === 0)
+    head.push('While it is active, no tool may be called besides skills_use and skills_read.')
+  else if (skill.allowedTools)
     head.push(`While it is active, only these tools may be called (besides skills_use and skills_read): ${skill.allowedTools.join(', ')}.`)
   const files = (skill.resources ?? []).map(resource => `- ${resource.path}`)
   const tail = files.length > 0

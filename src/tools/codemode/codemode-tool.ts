@@ -100,6 +100,11 @@ export function createCodemodeTool(options: CodemodeToolOptions): ToolDef<Codemo
       },
     },
     async execute(input, ctx): Promise<ToolOutput> {
+      // Only the model starts a script. One started from a script (`callTool('codemode')`, or through an envelope)
+      // keeps its parent's worker busy while it waits on its own: eight such levels held every worker of the pool,
+      // and every codemode call in the process then waited for its time limit.
+      if (ctx.parentToolCallId !== undefined)
+        throw new Error(`${CODEMODE_TOOL_NAME} was not run: a script cannot start another script (it was called by call ${ctx.parentToolCallId}). Call the tools it needs directly.`)
       if (input.code.length > SANDBOX_LIMITS.maxCodeChars)
         throw new RangeError(`The script is ${input.code.length} characters; at most ${SANDBOX_LIMITS.maxCodeChars} are run.`)
       const order = new NestedCallOrder()

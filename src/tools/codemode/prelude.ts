@@ -47,9 +47,21 @@ export const PRELUDE = String.raw`(function (host, namesJson) {
   const hostDone = host.done
   const hostFail = host.fail
   const global = globalThis
-  // QuickJS's V8-style stack API would hand a script's prepareStackTrace the frames' functions (the prelude's own
-  // among them) and let it replace the stacks the prelude reads lines from: it stays unset.
-  defineProperty(ErrorCtor, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false })
+  // The script line of a call or a print is read from a stack the prelude makes. QuickJS's default stack text
+  // holds function names, which the script chooses ("script.js:999", or a whole frame after a line break), and a
+  // script's prepareStackTrace would get every frame's function (the prelude's among them) and write any text. So
+  // the prelude's own renderer writes each frame as its file and line only, and both settings are then put behind
+  // accessors the script cannot change: it reads prepareStackTrace as undefined and stackTraceLimit as the pinned
+  // value (a limit of 0 or 2 hid the script's frame). QuickJS keeps the values set before, inside the engine.
+  const STACK_FRAMES = 10
+  ErrorCtor.prepareStackTrace = function (error, frames) {
+    let text = ''
+    for (let i = 0; i < frames.length; i++) text += '    at ' + StringCtor(frames[i].getFileName()) + ':' + StringCtor(frames[i].getLineNumber()) + '\n'
+    return text
+  }
+  ErrorCtor.stackTraceLimit = STACK_FRAMES
+  defineProperty(ErrorCtor, 'prepareStackTrace', { get() { return undefined }, set() {}, enumerable: false, configurable: false })
+  defineProperty(ErrorCtor, 'stackTraceLimit', { get() { return STACK_FRAMES }, set() {}, enumerable: false, configurable: false })
 
   function here() {
     try { return StringCtor(new ErrorCtor().stack) } catch (error) { return '' }

@@ -9,6 +9,7 @@
 
 import type { QuickJsEngine } from './quickjs-runtime'
 import type { CallMessage, DoneMessage, FromWorker, ScriptEnd, ScriptLimits, StopReasonCode, ToWorker } from './worker-protocol'
+import { setMaxListeners } from 'node:events'
 import { Worker } from 'node:worker_threads'
 import { mergeObjects } from '../../core/merge-objects'
 import { startTimer, timerNow } from '../../core/timer'
@@ -227,6 +228,8 @@ export async function runScript(request: ScriptRequest): Promise<ScriptOutcome> 
     const flag = new SharedArrayBuffer(4)
     const view = new Int32Array(flag)
     const callsEnded = new AbortController()
+    // Every call in flight links to it until answered: sixteen at once is the design, not a leak.
+    setMaxListeners(SANDBOX_LIMITS.maxCallsInFlight + 10, callsEnded.signal)
     const queue: CallMessage[] = []
     let inFlight = 0
     let calls = 0

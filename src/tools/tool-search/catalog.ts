@@ -21,6 +21,10 @@ export interface ToolCatalogEntry {
 const SELECT_PREFIX = 'select:'
 const WORD_BREAK = /[^a-z0-9]+/
 const WHITESPACE_RUN = /\s+/g
+/** Characters of a query read; the rest is ignored. */
+const MAX_QUERY_CHARS = 2000
+/** Distinct words of a query scored; later ones are ignored. */
+const MAX_QUERY_WORDS = 32
 
 /**
  * Rank the catalog against a query. `select:name1,name2` picks exact names
@@ -30,7 +34,9 @@ const WHITESPACE_RUN = /\s+/g
  * Entries that match no word are left out; ties keep catalog order.
  */
 export function searchCatalog(catalog: readonly ToolCatalogEntry[], query: string, limit: number): ToolCatalogEntry[] {
-  const trimmed = query.trim()
+  // Scoring costs words × tools × description length on the agent's thread, and a script's searchTools() passes
+  // whatever it likes: a 1 MB query held the thread for 30 s, past the script's own time limit.
+  const trimmed = query.slice(0, MAX_QUERY_CHARS).trim()
   if (trimmed.toLowerCase().startsWith(SELECT_PREFIX)) {
     const wanted = trimmed.slice(SELECT_PREFIX.length).split(',').map(name => name.trim()).filter(Boolean)
     const picked: ToolCatalogEntry[] = []
@@ -38,15 +44,18 @@ export function searchCatalog(catalog: readonly ToolCatalogEntry[], query: strin
       const entry = catalog.find(e => e.wireName === name || e.name === name)
       if (entry && !picked.includes(entry))
         picked.push(entry)
+      if (picked.length >= limit)
+        break
     }
     return picked.slice(0, limit)
   }
-  const words = trimmed.toLowerCase().split(WORD_BREAK).filter(word => word.length > 0)
+  const words = [...new Set(trimmed.toLowerCase().split(WORD_BREAK).filter(word => word.length > 0))].slice(0, MAX_QUERY_WORDS)
   if (words.length === 0)
     return []
+  const lowered = trimmed.toLowerCase()
   const scored: { entry: ToolCatalogEntry, score: number, index: number }[] = []
   catalog.forEach((entry, index) => {
-    const score = scoreEntry(entry, trimmed.toLowerCase(), words)
+    const score = scoreEntry(entry, lowered, words)
     if (score > 0)
       scored.push({ entry, score, index })
   })
