@@ -1,25 +1,15 @@
 import type { ToolDef } from '../../src'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { scriptedProvider } from '../../src/testing'
+import { processWarnings } from '../support/child-runs'
 import { runCodemode } from '../tools/codemode/helpers'
 
 // Many nested calls in flight at once are a tool's (or a script's) ordinary work: each used to add a listener to
 // the caller's signal, and more than ten at once printed Node's MaxListenersExceededWarning.
 
-let warnings: Error[] = []
-const onWarning = (warning: Error) => void warnings.push(warning)
-beforeEach(() => {
-  warnings = []
-  process.on('warning', onWarning)
-})
-afterEach(() => {
-  process.off('warning', onWarning)
-})
-
-/** Warnings are emitted on a later tick than the listener that caused them. */
-const settle = () => new Promise(resolve => setImmediate(resolve))
-const listenerWarnings = () => warnings.filter(warning => warning.name === 'MaxListenersExceededWarning')
+const { list: warningsSoFar, settle } = processWarnings()
+const listenerWarnings = () => warningsSoFar().filter(warning => warning.name === 'MaxListenersExceededWarning')
 
 /** `wait {}`: answers after a few milliseconds, as an I/O tool does; aborted, it says so. */
 const wait: ToolDef = {

@@ -1,24 +1,14 @@
 import type { AgentStats } from '../../src'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { scriptedProvider } from '../../src/testing'
+import { processWarnings } from '../support/child-runs'
 import { echoTool } from '../support/helpers'
 
 // Many concurrent runs on one caller signal is normal load for a server; the
 // library must not print Node's listener-leak warning for it.
 
-let warnings: Error[] = []
-const onWarning = (warning: Error) => void warnings.push(warning)
-beforeEach(() => {
-  warnings = []
-  process.on('warning', onWarning)
-})
-afterEach(() => {
-  process.off('warning', onWarning)
-})
-
-/** Warnings are emitted on a later tick than the listener that caused them. */
-const settle = () => new Promise(resolve => setImmediate(resolve))
+const { list: warningsSoFar, settle } = processWarnings()
 
 describe('one caller AbortSignal shared by many runs', () => {
   it('300 concurrent runs print no MaxListenersExceededWarning, and all complete', async () => {
@@ -30,7 +20,7 @@ describe('one caller AbortSignal shared by many runs', () => {
     const stats = await Promise.all(runs)
     await settle()
     expect(stats.map(s => s.stopReason)).toEqual(Array.from({ length: 300 }).fill('completed'))
-    expect(warnings.filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
+    expect(warningsSoFar().filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
   })
 
   it('still aborts every run in flight when the caller aborts', async () => {
@@ -42,7 +32,7 @@ describe('one caller AbortSignal shared by many runs', () => {
     const stats = await Promise.all(runs)
     await settle()
     expect(new Set(stats.map(s => s.stopReason))).toEqual(new Set(['aborted']))
-    expect(warnings.filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
+    expect(warningsSoFar().filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
   })
 
   it('runs that ended leave no listener behind: later concurrent runs on the same signal still abort', async () => {
@@ -55,7 +45,7 @@ describe('one caller AbortSignal shared by many runs', () => {
     setTimeout(() => caller.abort(), 20)
     expect(new Set((await Promise.all(late)).map(s => s.stopReason))).toEqual(new Set(['aborted']))
     await settle()
-    expect(warnings.filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
+    expect(warningsSoFar().filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
   })
 
   it('ten tools in parallel on one run print no warning either', async () => {
@@ -71,6 +61,6 @@ describe('one caller AbortSignal shared by many runs', () => {
     const stats = await createAgent({ provider: scriptedProvider([{ toolCalls: calls }, { text: 'ok' }]), tools: { wait: waitTool } }).run({ prompt: 'go' })
     await settle()
     expect(stats.stopReason).toBe('completed')
-    expect(warnings.filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
+    expect(warningsSoFar().filter(w => w.name === 'MaxListenersExceededWarning')).toEqual([])
   })
 })

@@ -5,33 +5,19 @@
  * (pty.test.ts); here the streams are pipes.
  */
 
-import type { FakeModelServer } from '../../src/testing'
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startFakeModelServer } from '../../src/testing'
+import { describe, expect, it, vi } from 'vitest'
+import { fakeModelServers, userOf } from './fake-user'
 import { BIN_SOURCE, cleanEnv, freshDir, runCli, TSX } from './process'
 
 // Each run starts a Node process with a TypeScript loader: seconds on a busy machine.
 vi.setConfig({ testTimeout: 90_000 })
 
-const servers: FakeModelServer[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map(server => server.close()))
-})
+const serve = fakeModelServers()
 
-async function serve(script: Parameters<typeof startFakeModelServer>[0]['script']): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script })
-  servers.push(server)
-  return server
-}
-
-/** A user with an Anthropic key whose API is the fake server, and a data folder of their own. */
-function setup(server: FakeModelServer) {
-  const home = freshDir('home')
-  return { home, cwd: freshDir('cwd'), env: cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ZIDANE_HOME: home }), base: ['--base-url', server.url] }
-}
+const setup = userOf
 
 const HOSTILE = 'Done.\x1B]0;owned\x07 \x1B[2J'
 

@@ -5,35 +5,22 @@
  * only spaces. Each runs the real process, or the function the process uses.
  */
 
-import type { FakeModelServer } from '../../src/testing'
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { askApproval } from '../../src/cli/approval'
 import { terminalStyle } from '../../src/cli/terminal-text'
-import { startFakeModelServer } from '../../src/testing'
-import { BIN_SOURCE, cleanEnv, freshDir, runCli, TSX } from './process'
+import { fakeModelServers, userOf } from './fake-user'
+import { BIN_SOURCE, runCli, TSX } from './process'
 
 // Each run starts a Node process with a TypeScript loader: seconds on a busy machine.
 vi.setConfig({ testTimeout: 90_000 })
 
-const servers: FakeModelServer[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map(server => server.close()))
-})
+const serve = fakeModelServers()
 
-async function serve(script: Parameters<typeof startFakeModelServer>[0]['script']): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script })
-  servers.push(server)
-  return server
-}
-
-function setup(server: FakeModelServer) {
-  const home = freshDir('home')
-  return { home, cwd: freshDir('cwd'), env: cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ZIDANE_HOME: home }), base: ['--base-url', server.url] }
-}
+const setup = userOf
 
 describe('standard error closed by its reader', () => {
   it('(`zidane … 2>&1 | head -1`) drops the rest of the activity; the answer still reaches standard output, exit 0', async () => {

@@ -3,25 +3,15 @@
  * pseudo-terminal (`script` from util-linux gives the process one).
  */
 
-import type { FakeModelServer } from '../../src/testing'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startFakeModelServer } from '../../src/testing'
+import { describe, expect, it, vi } from 'vitest'
+import { fakeModelServers } from './fake-user'
 import { cleanEnv, freshDir, HAS_SCRIPT, runCli, runInPty } from './process'
 
 vi.setConfig({ testTimeout: 90_000 })
 
-const servers: FakeModelServer[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map(server => server.close()))
-})
-
-async function serve(script: Parameters<typeof startFakeModelServer>[0]['script']): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script })
-  servers.push(server)
-  return server
-}
+const serve = fakeModelServers()
 
 const ESC = '\x1B'
 

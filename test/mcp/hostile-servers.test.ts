@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { McpServerConfig } from '../../src/mcp'
 import type { ToolResultBlock } from '../../src/types'
-import { spawn } from 'node:child_process'
+import type { ProgramEnd } from '../support/child-runs'
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -17,6 +17,7 @@ import {
   MIN_MCP_EVENT_STREAM_INTERVAL_MS,
 } from '../../src/mcp'
 import { scriptedProvider } from '../../src/testing'
+import { runUntilExit } from '../support/child-runs'
 import { blocksOfType } from '../support/helpers'
 import { isAlive, toolContext } from './support'
 
@@ -221,36 +222,9 @@ describe('a streamable-HTTP server whose event stream ends right after retry: 0'
   })
 })
 
-interface Finished {
-  code: number | null
-  timedOut: boolean
-  stdout: string
-  stderr: string
-}
-
 /** Run the wrapped-server program; SIGKILL it if it has not exited by itself within `boundMs`. */
-function runWrappedHost(mode: string, boundMs: number): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRAPPED_HOST, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    let timedOut = false
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGKILL')
-    }, boundMs)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, timedOut, stdout, stderr })
-    })
-  })
+function runWrappedHost(mode: string, boundMs: number): Promise<ProgramEnd> {
+  return runUntilExit(WRAPPED_HOST, [mode], boundMs)
 }
 
 describe('a server behind a wrapper, ignoring SIGTERM', () => {

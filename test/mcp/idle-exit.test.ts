@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process'
+import type { ProgramEnd } from '../support/child-runs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { connectMcpServers, createMcpServerPool } from '../../src/mcp'
+import { runUntilExit } from '../support/child-runs'
 import { isAlive, startHttpMcpServer, toolContext } from './support'
 
 // A finished program exits by itself: between runs, an agent's stdio MCP
@@ -12,36 +13,9 @@ const COUNTER_ENTRY = fileURLToPath(new URL('./fixtures/counter-server.mjs', imp
 /** How long the program may take, start to exit (loading TypeScript and two servers included). */
 const EXIT_BOUND_MS = 20_000
 
-interface Finished {
-  code: number | null
-  signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-}
-
 /** Run the child program and wait for it to end by itself; SIGKILL it past the bound. */
-function runProgram(args: string[]): Promise<Finished & { timedOut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    let timedOut = false
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGKILL')
-    }, EXIT_BOUND_MS)
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code, signal, stdout, stderr, timedOut })
-    })
-  })
+function runProgram(args: string[]): Promise<ProgramEnd> {
+  return runUntilExit(CHILD, args, EXIT_BOUND_MS)
 }
 
 interface Report {

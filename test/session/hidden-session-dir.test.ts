@@ -1,4 +1,5 @@
 import type { ToolResultEvent } from '../../src'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -91,5 +92,39 @@ describe('the session folder, hidden from the agent\'s file tools', () => {
     const [read] = await play([['read_file', { path: '.sessions/notes.txt' }]], createMemoryStore())
     expect(read).toMatchObject({ isError: false })
     expect(read!.output).toContain('plain notes')
+  })
+})
+
+// A symlink in the workspace that leads into the store passed the path check: the model could read its own
+// log through `notes/…` and overwrite it. Paths are also compared once their symlinks are resolved (of the
+// deepest part that exists, for a file not created yet).
+describe('the hidden session store and symlinks', () => {
+  it('refuses to read, write or search the store through a symlink in the workspace', async () => {
+    mkdirSync(join(project, '.sessions'))
+    writeFileSync(join(project, '.sessions/marker.txt'), 'sessionMarker\n')
+    symlinkSync('.sessions', join(project, 'notes'))
+    mkdirSync(join(project, 'deep'))
+    symlinkSync('../.sessions/marker.txt', join(project, 'deep/link.txt'))
+    const results = await play([
+      ['read_file', { path: 'notes/marker.txt' }],
+      ['read_file', { path: 'deep/link.txt' }],
+      ['write_file', { path: 'notes/marker.txt', content: 'garbage\n' }],
+      ['write_file', { path: 'notes/new-file.txt', content: 'garbage\n' }],
+      ['edit', { path: 'deep/link.txt', old_string: 'sessionMarker', new_string: 'x' }],
+      ['grep', { pattern: 'sessionMarker', path: 'notes' }],
+    ])
+    for (const result of results) {
+      expect(result.isError, `${result.name}: ${result.output}`).toBe(true)
+      expect(result.output, result.name).toContain('inside this agent\'s session store (.sessions)')
+    }
+    expect(readFileSync(join(project, '.sessions/marker.txt'), 'utf8')).toBe('sessionMarker\n')
+  })
+
+  it('still reads a file whose path merely starts like the store, and a link elsewhere', async () => {
+    writeFileSync(join(project, 'plain.txt'), 'plain\n')
+    symlinkSync('plain.txt', join(project, '.sessions-notes'))
+    const [result] = await play([['read_file', { path: '.sessions-notes' }]])
+    expect(result).toMatchObject({ isError: false })
+    expect(result.output).toContain('plain')
   })
 })
