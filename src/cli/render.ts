@@ -9,6 +9,7 @@
 import type { AgentStreamEvent } from '../agent/stream-events'
 import type { TerminalStyle } from './terminal-text'
 import { toolResultToText } from '../session/tool-output'
+import { textCutIndex } from '../text/truncate'
 
 /** Where the renderer writes. */
 export interface RenderTarget {
@@ -53,11 +54,7 @@ export const APPROVAL_INPUT_CHARS = 4000
  */
 export function describeInputInFull(input: Readonly<Record<string, unknown>>): string {
   const text = mainInput(input)
-  let end = Math.min(text.length, APPROVAL_INPUT_CHARS)
-  // Never half a surrogate pair.
-  const last = text.charCodeAt(end - 1)
-  if (end < text.length && last >= 0xD800 && last <= 0xDBFF)
-    end--
+  const end = textCutIndex(text, APPROVAL_INPUT_CHARS)
   const lines = text.slice(0, end).split('\n').map(line => `    ${line}`)
   if (end < text.length)
     lines.push(`  (${text.length - end} more characters not shown)`)

@@ -98,9 +98,12 @@ function createView(context: ExecutionContext, dir: string): ExecutionContext {
   // A symlink in the workspace can lead into the store, so on the host real paths are compared too.
   // Another context's paths are not the host's: resolving them here would mean nothing.
   const followsLinks = context.type === 'process'
+  // The store's own real path, found once (at the first check, when the folder is most likely there).
+  let realDir: string | undefined
+  const realDirOf = () => realDir ??= realPathOf(dir)
   const check = (path: string): string => {
     const resolved = context.resolvePath(path)
-    if (within(resolved, dir) || (followsLinks && within(realPathOf(resolved), realPathOf(dir))))
+    if (within(resolved, dir) || (followsLinks && within(realPathOf(resolved), realDirOf())))
       throw new HiddenPathError(path, shown)
     return resolved
   }

@@ -354,19 +354,30 @@ async function readRegularFile(path: string, options: ReadFileOptions = {}): Pro
       throw new Error('it is not a regular file (a device, a FIFO or a socket); only regular files are read')
     const chunks: Buffer[] = []
     let total = 0
+    // The first read is sized by what stat says, which a regular file tells truly (a file of 100 bytes is not a
+    // 64 KiB allocation); a file that said 0 (under /proc) or grew is read in chunks.
+    let size = info.size > 0 ? multipleOf8(Math.min(info.size, maxBytes + 1)) : READ_CHUNK_BYTES
     for (;;) {
-      const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-      const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK_BYTES, null)
+      const chunk = Buffer.allocUnsafe(size)
+      const { bytesRead } = await handle.read(chunk, 0, size, null)
       if (bytesRead === 0)
         break
       total += bytesRead
       if (total > maxBytes)
         throw fileTooLargeError(path, maxBytes)
       chunks.push(chunk.subarray(0, bytesRead))
+      // Once what stat said is in, 8 bytes are enough to find the end (and come from Node's buffer pool).
+      size = info.size > 0 && size !== 8 && total >= info.size ? 8 : READ_CHUNK_BYTES
     }
-    return new Uint8Array(Buffer.concat(chunks, total))
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length)
   }
   finally {
     await handle.close()
   }
+}
+
+/** `n` rounded up to a multiple of 8 (see `READ_CHUNK_BYTES`). */
+function multipleOf8(n: number): number {
+  return Math.ceil(n / 8) * 8
 }

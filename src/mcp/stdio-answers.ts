@@ -20,6 +20,7 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import { JSONRPCErrorResponseSchema, JSONRPCMessageSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/sdk/types.js'
+import { truncateText } from '../text/truncate'
 import { schemaProblems } from './tools'
 
 /** JSON-RPC "internal error": what a malformed answer becomes. */
@@ -116,5 +117,5 @@ function answerProblems(value: object): string {
 /** An id as JSON, cut short: it is the server's, and may be a megabyte long. */
 function describeId(id: string | number): string {
   const text = JSON.stringify(id)
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+  return text.length > 80 ? `${truncateText(text, 80)}…` : text
 }

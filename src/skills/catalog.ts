@@ -1,4 +1,5 @@
 import type { SkillConfig } from './types'
+import { queryWords } from '../text/query-words'
 
 const LINE_BREAK = /\s*\n\s*/g
 const NON_WORD = /[^a-z0-9]+/
@@ -9,9 +10,6 @@ export const DEFAULT_SKILL_CATALOG_MAX_CHARS = 12_000
 export const MIN_SKILL_CATALOG_MAX_CHARS = 1000
 /** Most skills a `skills_use { query }` search returns. */
 export const SKILL_SEARCH_LIMIT = 10
-/** Characters of a search query read, and distinct words of it scored. */
-const MAX_SEARCH_QUERY_CHARS = 2000
-const MAX_SEARCH_WORDS = 32
 
 /** The catalog as built: its text and which skills it lists in full, by name only, or not at all. */
 export interface SkillCatalog {
@@ -92,10 +90,9 @@ function oneLine(text: string): string {
  * to name order. Deterministic, so the same query finds the same skills.
  */
 export function searchSkills(skills: readonly SkillConfig[], query: string, limit = SKILL_SEARCH_LIMIT): SkillConfig[] {
-  // The query comes from the model (or a script) and runs on the agent's thread: each word is tried against every
-  // long token of every skill, so only its first characters and distinct words are scored (400 words against 1,000
-  // full descriptions took a third of a second per call).
-  const words = [...new Set(query.slice(0, MAX_SEARCH_QUERY_CHARS).toLowerCase().split(NON_WORD).filter(word => word.length > 1))].slice(0, MAX_SEARCH_WORDS)
+  // Each word is tried against every long token of every skill: 400 words against 1,000 full descriptions took a
+  // third of a second per call before the query was cut (`queryWords`).
+  const words = queryWords(query, 2)
   if (words.length === 0)
     return []
   const scored = skills.map((skill) => {

@@ -35,6 +35,7 @@
 import type { SessionLease, SessionRecordLocation } from '../../errors'
 import { mergeObjects } from '../../core/merge-objects'
 import { SessionLeaseError, SessionStoreError } from '../../errors'
+import { truncateText } from '../../text/truncate'
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key'
 
@@ -89,7 +90,7 @@ function segment(value: string, field: string): string {
     return encodeURIComponent(value)
   }
   catch {
-    throw new TypeError(`A remote session store cannot send ${field} ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}: it holds a lone surrogate (broken UTF-16), which a URL cannot carry`)
+    throw new TypeError(`A remote session store cannot send ${field} ${JSON.stringify(value.length > 80 ? `${truncateText(value, 80)}…` : value)}: it holds a lone surrogate (broken UTF-16), which a URL cannot carry`)
   }
 }
 

@@ -5,6 +5,8 @@
  * byte-stable across turns and runs.
  */
 
+import { MAX_QUERY_CHARS, queryWords } from '../../text/query-words'
+
 /** One tool the model can find with `tool_search`. */
 export interface ToolCatalogEntry {
   /** Canonical name (`mcp__<server>__<tool>` for MCP tools); what the unlock set holds. */
@@ -21,10 +23,6 @@ export interface ToolCatalogEntry {
 const SELECT_PREFIX = 'select:'
 const WORD_BREAK = /[^a-z0-9]+/
 const WHITESPACE_RUN = /\s+/g
-/** Characters of a query read; the rest is ignored. */
-const MAX_QUERY_CHARS = 2000
-/** Distinct words of a query scored; later ones are ignored. */
-const MAX_QUERY_WORDS = 32
 
 /**
  * Rank the catalog against a query. `select:name1,name2` picks exact names
@@ -37,7 +35,8 @@ export function searchCatalog(catalog: readonly ToolCatalogEntry[], query: strin
   // Scoring costs words × tools × description length on the agent's thread, and a script's searchTools() passes
   // whatever it likes: a 1 MB query held the thread for 30 s, past the script's own time limit.
   const trimmed = query.slice(0, MAX_QUERY_CHARS).trim()
-  if (trimmed.toLowerCase().startsWith(SELECT_PREFIX)) {
+  const lowered = trimmed.toLowerCase()
+  if (lowered.startsWith(SELECT_PREFIX)) {
     const wanted = trimmed.slice(SELECT_PREFIX.length).split(',').map(name => name.trim()).filter(Boolean)
     const picked: ToolCatalogEntry[] = []
     for (const name of wanted) {
@@ -49,10 +48,9 @@ export function searchCatalog(catalog: readonly ToolCatalogEntry[], query: strin
     }
     return picked.slice(0, limit)
   }
-  const words = [...new Set(trimmed.toLowerCase().split(WORD_BREAK).filter(word => word.length > 0))].slice(0, MAX_QUERY_WORDS)
+  const words = queryWords(trimmed)
   if (words.length === 0)
     return []
-  const lowered = trimmed.toLowerCase()
   const scored: { entry: ToolCatalogEntry, score: number, index: number }[] = []
   catalog.forEach((entry, index) => {
     const score = scoreEntry(entry, lowered, words)

@@ -140,9 +140,14 @@ function checkedImage(image: InlineImage): InlineImage | { type: 'text', text: s
 }
 
 function unreadableNote(image: InlineImage): string {
-  const named = typeof image.name === 'string' && image.name.length > 0 && image.name.length <= 200 ? ` "${image.name}"` : ''
-  const what = image.data === '' ? 'it has no data' : 'its bytes are not a PNG, JPEG, GIF or WebP image'
-  return `[Image${named} (declared ${String(image.mediaType).slice(0, 100)}) left out of the request: ${what}.]`
+  return leftOutNote('Image', image, 'its bytes are not a PNG, JPEG, GIF or WebP image')
+}
+
+/** What the model reads in place of inline media left out of the request: its kind, name and declared type, and why. */
+function leftOutNote(kind: 'Image' | 'Document', media: { data?: string, mediaType: string, name?: string }, unreadable: string): string {
+  const named = typeof media.name === 'string' && media.name.length > 0 && media.name.length <= 200 ? ` "${media.name}"` : ''
+  const what = media.data === '' ? 'it has no data' : unreadable
+  return `[${kind}${named} (declared ${String(media.mediaType).slice(0, 100)}) left out of the request: ${what}.]`
 }
 
 /** Where a PDF's `%PDF-` may be: readers accept up to a kilobyte of anything before it. */
@@ -171,7 +176,5 @@ function checkedPdf(document: InlineDocumentBlock): InlineDocumentBlock | { type
     return document
   if (leadingBytes(document.data, PDF_HEADER_CHARS).includes('%PDF-', 0, 'latin1'))
     return document
-  const named = typeof document.name === 'string' && document.name.length > 0 && document.name.length <= 200 ? ` "${document.name}"` : ''
-  const what = document.data === '' ? 'it has no data' : 'its bytes are not a PDF'
-  return { type: 'text', text: `[Document${named} (declared application/pdf) left out of the request: ${what}.]` }
+  return { type: 'text', text: leftOutNote('Document', document, 'its bytes are not a PDF') }
 }
