@@ -32,14 +32,6 @@ const PREVIEW_MAX_LINES = 20
 /** Characters of one line the closest-text preview shows: a minified file is one line of megabytes. */
 const PREVIEW_LINE_CHARS = 500
 
-/**
- * Why a text the preview calls 100% similar may still not match: the lines
- * look alike, but the file ends some with CRLF and others with LF, and the
- * CRLF recovery only covers a file that uses CRLF throughout.
- */
-const MIXED_ENDINGS_NOTE = ' The file mixes CRLF and LF line endings, which old_string must reproduce line by line; '
-  + 'edit one line at a time, or make the endings uniform first with a shell command (such as `sed -i \'s/\\r$//\' FILE`).'
-
 /** Edits one `multi_edit` call may carry. */
 export const MULTI_EDIT_MAX_EDITS = 1000
 
@@ -138,7 +130,7 @@ export async function runEdits(ctx: ToolContext, path: string, edits: readonly E
     }
   }
   // Under drift only a verbatim match is trusted: a recovered match may sit on moved text.
-  if (guard.state === 'drifted' && modes.has('line-endings'))
+  if (guard.state === 'drifted' && (modes.has('line-endings') || modes.has('mixed-line-endings')))
     fail(driftRefusal(guard, shown))
 
   if (content === original) {
@@ -157,6 +149,8 @@ export async function runEdits(ctx: ToolContext, path: string, edits: readonly E
     parts.push('(Line-number prefixes copied from read_file output were removed before matching.)')
   if (modes.has('line-endings'))
     parts.push('(The file uses CRLF line endings; old_string and new_string were matched and written with CRLF.)')
+  if (modes.has('mixed-line-endings'))
+    parts.push('(The file mixes CRLF and LF line endings; old_string was matched with line endings ignored, and each line of new_string was written with the ending of the line it replaces.)')
   if (guard.state === 'drifted') {
     parts.push(`Note: ${shown} had changed since you last read it (something other than your own edits wrote to it). `
       + 'Your old_string still matched the current content exactly, so the edit was applied; re-read the file before relying on its other parts.')
@@ -204,19 +198,6 @@ function driftRefusal(guard: Extract<Guard, { state: 'drifted' }>, shown: string
     + 'Call read_file on it now and build old_string from that output only; do not reuse earlier text, and do not rewrite the file through shell commands to get around this check.'
 }
 
-/** Both CRLF and a bare LF in `content`. */
-function mixesLineEndings(content: string): boolean {
-  let crlf = false
-  let lf = false
-  for (let at = content.indexOf('\n'); at !== -1 && !(crlf && lf); at = content.indexOf('\n', at + 1)) {
-    if (at > 0 && content.charCodeAt(at - 1) === 0x0D)
-      crlf = true
-    else
-      lf = true
-  }
-  return crlf && lf
-}
-
 function missMessage(applied: Exclude<EditApplication, { ok: true }>, content: string, edit: EditSpec, shown: string, maxFileBytes: number): string {
   if (applied.reason === 'ambiguous') {
     // The first lines only: a one-character old_string can occur millions of times.
@@ -228,7 +209,7 @@ function missMessage(applied: Exclude<EditApplication, { ok: true }>, content: s
     return `Replacing ${applied.count} occurrence${applied.count === 1 ? '' : 's'} would make ${shown} ${formatBytes(applied.bytes)}, over the ${formatBytes(maxFileBytes)} limit of edited files; nothing was changed. `
       + 'Make the change with a shell command (`sed`, a script) instead.'
   }
-  const head = `old_string was not found in ${shown}.${edit.old_string.includes('\n') && mixesLineEndings(content) ? MIXED_ENDINGS_NOTE : ''}`
+  const head = `old_string was not found in ${shown}.`
   const near = nearestMatch(content, edit.old_string)
   if (!near || near.score < PREVIEW_MIN_SCORE)
     return `${head} Nothing in the file resembles it; read the file again to see its current content.`

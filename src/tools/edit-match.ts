@@ -1,11 +1,14 @@
 /**
  * How `edit` and `multi_edit` find `old_string`: pure functions over the
- * file's text. An exact match is tried first; two recoveries follow for the
+ * file's text. An exact match is tried first; recoveries follow for the
  * usual ways a model's copy differs from the bytes on disk (line-number
- * prefixes pasted from `read_file`, LF where the file has CRLF).
+ * prefixes pasted from `read_file`, LF where the file has CRLF, line endings
+ * that differ line by line in a file that mixes them).
  */
 
 import { utf8ByteLength } from '../text/utf8-length'
+import { matchIgnoringLineEndings } from './edit-line-endings'
+import { findOccurrences, LiteralSearch } from './literal-search'
 
 export interface EditSpec {
   old_string: string
@@ -15,10 +18,12 @@ export interface EditSpec {
 
 /**
  * How the match was found. `exact` and `line-numbers` match the file's bytes
- * verbatim; `line-endings` is a recovery, so it does not count as verbatim
- * when the file changed since it was read.
+ * verbatim; `line-endings` (LF written for a CRLF file) and
+ * `mixed-line-endings` (line endings ignored in a file that mixes them) are
+ * recoveries, so they do not count as verbatim when the file changed since
+ * it was read.
  */
-export type MatchMode = 'exact' | 'line-numbers' | 'line-endings'
+export type MatchMode = 'exact' | 'line-numbers' | 'line-endings' | 'mixed-line-endings'
 
 export type EditApplication
   = | { ok: true, content: string, count: number, mode: MatchMode, bytes: number }
@@ -33,9 +38,6 @@ export interface EditLimits {
   /** Largest edited content allowed. */
   maxBytes: number
 }
-
-/** Line numbers an ambiguous match reports; the count still says how many there were in all. */
-export const AMBIGUOUS_LINES_LISTED = 20
 
 const NUMBER_PREFIX = /^ *(\d+)\t/
 
@@ -58,104 +60,6 @@ export function stripLineNumbers(text: string, requireConsecutive: boolean): str
   if (requireConsecutive && numbers.some((n, i) => i > 0 && n !== numbers[i - 1] + 1))
     return undefined
   return stripped.join('\n')
-}
-
-// --- literal search ------------------------------------------------------------
-
-/**
- * Needles up to this long are searched with `String.prototype.indexOf`.
- * V8's search is fast on ordinary text but not linear: a periodic needle
- * against periodic text costs text × needle (a 200 KB `abab…` old_string took
- * 67 s on a 4 MB file of `abab…c` runs). Past this length the needle's first
- * characters are found natively and the rest is followed by Knuth–Morris–Pratt,
- * so a search costs at most text × this constant, plus text + needle.
- */
-const NATIVE_NEEDLE_CHARS = 32
-
-/** Finds one needle in texts, in time linear in the text and the needle whatever they hold. */
-class LiteralSearch {
-  private readonly prefix: string
-  /** KMP failure function of the needle, for needles longer than the native prefix. */
-  private readonly failure: Int32Array | undefined
-
-  constructor(readonly needle: string) {
-    this.prefix = needle.slice(0, NATIVE_NEEDLE_CHARS)
-    this.failure = needle.length > NATIVE_NEEDLE_CHARS ? failureFunction(needle) : undefined
-  }
-
-  /** The first occurrence in `text` at or after `from`, or -1. */
-  indexIn(text: string, from: number): number {
-    const failure = this.failure
-    if (failure === undefined)
-      return text.indexOf(this.needle, from)
-    const needle = this.needle
-    const length = needle.length
-    let position = from
-    // How much of the needle ends just before `position`.
-    let matched = 0
-    for (;;) {
-      if (matched === 0) {
-        // Every occurrence starts with the prefix: jump to its next occurrence natively.
-        const at = text.indexOf(this.prefix, position)
-        if (at === -1)
-          return -1
-        position = at + this.prefix.length
-        matched = this.prefix.length
-      }
-      if (text.length - position < length - matched)
-        return -1
-      const unit = text.charCodeAt(position++)
-      while (matched > 0 && needle.charCodeAt(matched) !== unit)
-        matched = failure[matched - 1]
-      if (needle.charCodeAt(matched) === unit)
-        matched++
-      if (matched === length)
-        return position - length
-    }
-  }
-}
-
-/** `failure[i]`: length of the longest proper prefix of `needle` that ends at `i`. */
-function failureFunction(needle: string): Int32Array {
-  const failure = new Int32Array(needle.length)
-  for (let i = 1, k = 0; i < needle.length; i++) {
-    const unit = needle.charCodeAt(i)
-    while (k > 0 && needle.charCodeAt(k) !== unit)
-      k = failure[k - 1]
-    if (needle.charCodeAt(k) === unit)
-      k++
-    failure[i] = k
-  }
-  return failure
-}
-
-interface Occurrences {
-  count: number
-  first: number
-  /** 1-based lines of the first `AMBIGUOUS_LINES_LISTED` occurrences. */
-  lines: number[]
-}
-
-/** Count the non-overlapping occurrences, noting the lines of the first few: one pass, nothing kept per occurrence. */
-function findOccurrences(content: string, search: LiteralSearch): Occurrences {
-  const lines: number[] = []
-  let count = 0
-  let first = -1
-  let line = 1
-  let nextNewline = content.indexOf('\n')
-  for (let at = search.indexIn(content, 0); at !== -1; at = search.indexIn(content, at + search.needle.length)) {
-    if (count === 0)
-      first = at
-    count++
-    if (lines.length < AMBIGUOUS_LINES_LISTED) {
-      while (nextNewline !== -1 && nextNewline < at) {
-        line++
-        nextNewline = content.indexOf('\n', nextNewline + 1)
-      }
-      lines.push(line)
-    }
-  }
-  return { count, first, lines }
 }
 
 /** Pieces joined per batch while building a replacement, so millions of occurrences never make a rope millions deep. */
@@ -234,6 +138,29 @@ export function applyEdit(content: string, edit: EditSpec, limits: EditLimits = 
       ? content.slice(0, found.first) + candidate.replacement + content.slice(found.first + candidate.old.length)
       : replaceEvery(content, search, candidate.replacement)
     return { ok: true, content: next, count: found.count, mode: candidate.mode, bytes }
+  }
+  return content.includes('\r\n') ? applyIgnoringLineEndings(content, edit, limits) : { ok: false, reason: 'not-found' }
+}
+
+/**
+ * The last recovery, for a file that mixes CRLF and LF: `old_string` (or its
+ * form without line numbers) matched with every line ending read as LF.
+ */
+function applyIgnoringLineEndings(content: string, edit: EditSpec, limits: EditLimits): EditApplication {
+  const strippedOld = stripLineNumbers(edit.old_string, true)
+  const forms = [{ old: edit.old_string, replacement: edit.new_string }]
+  if (strippedOld !== undefined)
+    forms.push({ old: strippedOld, replacement: stripLineNumbers(edit.new_string, false) ?? edit.new_string })
+  for (const form of forms) {
+    const match = matchIgnoringLineEndings(content, form.old, form.replacement, edit.replace_all === true)
+    if (!match)
+      continue
+    if (match.count > 1 && !edit.replace_all)
+      return { ok: false, reason: 'ambiguous', count: match.count, lines: match.lines }
+    const bytes = limits.contentBytes + match.byteDelta
+    if (bytes > limits.maxBytes)
+      return { ok: false, reason: 'too-large', count: match.count, bytes }
+    return { ok: true, content: match.replace(), count: match.count, mode: 'mixed-line-endings', bytes }
   }
   return { ok: false, reason: 'not-found' }
 }

@@ -44,23 +44,3 @@ describe('edit and the file\'s encoding', () => {
     expect(await h.text(edit, { path: 'bom.txt', old_string: 'two', new_string: 'dos' })).toBe('Edited bom.txt: 1 replacement.')
   })
 })
-
-// A file with CRLF on some lines and LF on others could not be edited across lines, and the error showed the
-// text as "100% similar" with nothing said about why it did not match.
-describe('edit and mixed line endings', () => {
-  it('says the file mixes CRLF and LF when a multi-line old_string is not found', async () => {
-    const ws = workspace(tempDir)
-    ws.put('mixed.txt', 'one\r\ntwo\nthree\r\n')
-    const h = harness(ws.execution)
-    const message = await h.error(edit, { path: 'mixed.txt', old_string: 'one\ntwo\nthree', new_string: 'x' })
-    expect(message).toContain('old_string was not found in mixed.txt. The file mixes CRLF and LF line endings, which old_string must reproduce line by line; ')
-    expect(await h.text(edit, { path: 'mixed.txt', old_string: 'two', new_string: 'deux' })).toBe('Edited mixed.txt: 1 replacement.')
-  })
-
-  it('says nothing of line endings for a file that uses one kind', async () => {
-    const ws = workspace(tempDir)
-    ws.put('crlf.txt', 'one\r\ntwo\r\n')
-    const message = await harness(ws.execution).error(edit, { path: 'crlf.txt', old_string: 'one\nthree', new_string: 'x' })
-    expect(message).not.toContain('mixes')
-  })
-})
