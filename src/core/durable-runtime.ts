@@ -25,6 +25,15 @@ export interface DurableRuntime {
    * the first time. The value is plain JSON. `fn` must not call `step`.
    */
   step: <T>(name: string, fn: () => Promise<T>) => Promise<T>
+  /**
+   * Optional, `'replay'` mode: a wait between steps (a retry's backoff) on
+   * the engine's own timer, under a step-like name. The engine keeps it
+   * across a re-execution and can end it early, as Restate does when the
+   * invocation is cancelled; `signal` ends it too. Without it a wait is
+   * journaled as its deadline and waited in the process, where the engine
+   * cannot reach it.
+   */
+  sleep?: (name: string, ms: number, signal?: AbortSignal) => Promise<void>
   /** Epoch milliseconds, replay-stable in `'replay'` mode. */
   now: () => number
   /** A UUID, replay-stable in `'replay'` mode. */

@@ -99,12 +99,15 @@ function journalEffects(journal: Journal, scope: string): RunEffects {
     },
     id: () => journal.inside.getStore() ? flatUUID() : runtime.randomUUID(),
     random: () => uuidFraction(journal.inside.getStore() ? globalThis.crypto.randomUUID() : runtime.randomUUID()),
-    // A wait (a retry's backoff) is journaled as its deadline, so a replay waits only what is left of it.
+    // A wait (a retry's backoff) is the engine's timer when it has one; otherwise it is journaled as its
+    // deadline, so a replay waits only what is left of it.
     async sleep(ms: number, signal?: AbortSignal): Promise<void> {
       // A step's function may not enter the runtime again: a wait inside a step is part of that step.
       if (journal.inside.getStore())
         return delay(ms, signal)
       const step = name('sleep')
+      if (runtime.sleep)
+        return runtime.sleep(step, ms, signal)
       const { entry } = await journaled<{ until: number }>(journal, step, async () => ({ until: Date.now() + ms }))
       const left = isRefused(entry) ? ms : Math.min(ms, entry.until - Date.now())
       return delay(Math.max(0, left), signal)

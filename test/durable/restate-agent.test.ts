@@ -288,6 +288,24 @@ describe('restateAgent', () => {
     expect(data!.runs.map(run => run.status)).toEqual(['aborted'])
   })
 
+  it('a cancelled invocation waiting out a retry backoff stops at once, not when the wait ends', async () => {
+    // Ten minutes of backoff: before, the wait was a timer in the process that Restate could not reach, so the
+    // cancellation was seen only at the next step, once the wait was over.
+    configs.set('cancel-backoff', { behavior: { retry: { initialDelayMs: 600_000, maxDelayMs: 600_000 } } })
+    model.enqueue({ type: 'error', status: 529 })
+    const before = model.requests.length
+    const id = await server.send('/zidane-agent/cancel-backoff/run', { prompt: 'Try.' })
+    await until(() => model.requests.length > before)
+    // Past the failed attempt's journal step, into the wait.
+    await new Promise(resolve => setTimeout(resolve, 500))
+    await cancelInvocation(id)
+    const answer = await attach(id)
+    expect(answer.status).toBe(409)
+    expect(model.requests.length - before).toBe(1)
+    const data = await store.load('cancel-backoff')
+    expect(data!.runs.map(run => run.status)).toEqual(['aborted'])
+  })
+
   it('suspend answers false once the run\'s invocation was killed (no handler is left to stop)', async () => {
     const events: string[] = []
     configs.set('killed', { tools: { charge: cancellableTool(events) } })

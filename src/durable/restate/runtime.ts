@@ -24,6 +24,7 @@
 import type { CancelledError, Context, RestatePromise, Serde } from '@restatedev/restate-sdk'
 import type { DurableRuntime } from '../types'
 import type { StepRecord } from './step-record'
+import { untilAborted } from '../../core/until-aborted'
 import { AgentAbortedError, DurablePayloadTooLargeError } from '../../errors'
 import { DEFAULT_MAX_ENTRY_BYTES } from '../types'
 import { restateSdk } from './sdk'
@@ -98,6 +99,18 @@ export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, sus
     return await entry
   }
 
+  /** A cancellation as the run's abort; any other failure as it is. */
+  function abortIfCancelled(error: unknown): unknown {
+    if (!(error instanceof sdk.CancelledError))
+      return error
+    // Restate delivers a cancellation once; the steps after this one run, so the aborted run can record its end.
+    if (!cancelled) {
+      cancelled = true
+      options.onCancel?.(error)
+    }
+    return new AgentAbortedError('The Restate invocation was cancelled', { cause: error })
+  }
+
   return {
     mode: 'replay',
     maxEntryBytes,
@@ -107,20 +120,24 @@ export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, sus
         text = await settle(name, fn)
       }
       catch (error) {
-        if (!(error instanceof sdk.CancelledError))
-          throw error
-        // Restate delivers a cancellation once; the steps after this one run, so the aborted run can record its end.
-        if (!cancelled) {
-          cancelled = true
-          options.onCancel?.(error)
-        }
-        throw new AgentAbortedError('The Restate invocation was cancelled', { cause: error })
+        throw abortIfCancelled(error)
       }
       const record = JSON.parse(text) as StepRecord
       clock = Math.max(clock ?? record.t, record.t)
       if ('e' in record)
         throw decodeStepError(record.e)
       return record.v as T
+    },
+    // A durable timer: a cancellation reaches a run waiting out a backoff at once, not at its next step.
+    async sleep(name: string, ms: number, signal?: AbortSignal): Promise<void> {
+      signal?.throwIfAborted()
+      const timer = ctx.sleep(ms, name)
+      try {
+        await (signal ? untilAborted(timer, signal) : timer)
+      }
+      catch (error) {
+        throw abortIfCancelled(error)
+      }
     },
     now: () => {
       if (clock === undefined)
