@@ -54,6 +54,7 @@ function cancellableTool(events: string[]) {
         const timer = setTimeout(resolve, 10_000)
         ctx.signal?.addEventListener('abort', () => {
           clearTimeout(timer)
+          events.push('stopped')
           reject(new Error('stopped'))
         })
       })
@@ -259,7 +260,7 @@ describe('restateAgent', () => {
     const answer = await attach(id)
     expect(answer.status).toBe(409)
     expect(answer.body).toContain('Cancelled')
-    expect(events).toEqual(['started'])
+    expect(events).toEqual(['started', 'stopped'])
     expect(model.requests.length - before).toBe(1)
     const data = await store.load('cancel-tool')
     expect(data!.runs.map(run => run.status)).toEqual(['aborted'])
@@ -317,6 +318,13 @@ describe('restateAgent', () => {
     expect(response.ok).toBe(true)
     expect((await attach(id)).status).toBe(409)
     expect(await server.call('/zidane-agent/killed/suspend', 'too late')).toBe(false)
+    // The tool in flight was stopped (its signal aborted), and nothing of the killed attempt was recorded after
+    // the kill: no result, and the run still reads as running, for a resume to continue as after a crash.
+    await until(() => events.includes('stopped'))
+    expect(events).toEqual(['started', 'stopped'])
+    const data = await store.load('killed')
+    expect(data!.runs.map(run => run.status)).toEqual(['running'])
+    expect(data!.turns.flatMap(turn => turn.content).some(block => block.type === 'tool_result')).toBe(false)
   })
 
   it('restateRuntime\'s onCancel lets a host handler abort its agent when the invocation is cancelled', async () => {
@@ -327,7 +335,7 @@ describe('restateAgent', () => {
     await cancelInvocation(id)
     const answer = await attach(id)
     expect(answer.status).toBe(409)
-    expect(hostEvents).toEqual(['started'])
+    expect(hostEvents).toEqual(['started', 'stopped'])
     expect(model.requests.length - before).toBe(1)
   })
 })

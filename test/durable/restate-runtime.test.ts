@@ -14,6 +14,8 @@ import { startRestateServer } from '../support/restate-server'
 const ran: Record<string, number> = {}
 const attempts: Record<string, number> = {}
 const count = (name: string) => (ran[name] = (ran[name] ?? 0) + 1)
+/** What the `killed` handler saw of a step it tried after its invocation was killed. */
+const afterKill = new Map<string, { ran: boolean, first?: string, error?: string }>()
 
 /** Fail (retryably) on the first attempt of `key`, after everything it journaled. */
 function crashOnce(key: string): void {
@@ -47,6 +49,25 @@ const probe = restate.object({
       }))
       crashOnce(ctx.key)
       return outcome
+    },
+    killed: async (ctx: restate.ObjectContext) => {
+      const after: { ran: boolean, first?: string, error?: string } = { ran: false }
+      afterKill.set(ctx.key, after)
+      const runtime = restateRuntime(ctx, { onAttemptEnd: () => count(`${ctx.key}:attempt-end`) })
+      // Runs until the invocation is killed, as a tool would.
+      await runtime.step('tool:long', () => new Promise<void>((resolve) => {
+        count(`${ctx.key}:long`)
+        ctx.request().attemptCompletedSignal.addEventListener('abort', () => resolve())
+      })).catch((error: unknown) => {
+        // After a kill the SDK never settles the step's promise: the wait must end with the attempt.
+        after.first = (error as Error).name
+      })
+      await runtime.step('session:write', async () => {
+        after.ran = true
+      }).catch((error: unknown) => {
+        after.error = (error as Error).name
+      })
+      return 'done'
     },
     failing: async (ctx: restate.ObjectContext) => {
       const runtime = restateRuntime(ctx)
@@ -158,6 +179,18 @@ describe('restateRuntime', () => {
     expect(attempts.f1).toBe(2)
     expect(ran['f1:failing']).toBe(1)
     expect(result).toEqual({ isProviderError: true, kind: 'rate_limit', status: 429, message: 'rate limited' })
+  })
+
+  it('after a kill, onAttemptEnd is called once, the step awaited ends with AgentAbortedError, and every later step throws it without running', async () => {
+    const id = await server.send('/probe/k-kill/killed')
+    for (let i = 0; i < 200 && !ran['k-kill:long']; i++)
+      await new Promise(resolve => setTimeout(resolve, 25))
+    const response = await fetch(`${server.adminUrl}/invocations/${id}/kill`, { method: 'PATCH' })
+    expect(response.ok).toBe(true)
+    for (let i = 0; i < 200 && afterKill.get('k-kill')?.error === undefined && !afterKill.get('k-kill')?.ran; i++)
+      await new Promise(resolve => setTimeout(resolve, 25))
+    expect(afterKill.get('k-kill')).toEqual({ ran: false, first: 'AgentAbortedError', error: 'AgentAbortedError' })
+    expect(ran['k-kill:attempt-end']).toBe(1)
   })
 
   it('refuses a maxEntryBytes that is not a sane integer', async () => {

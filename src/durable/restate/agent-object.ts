@@ -102,7 +102,9 @@ export function restateAgent(options: RestateAgentOptions): VirtualObjectDefinit
         cancelled = error
         abortRun()
       }
-      const runtime = journalRuntime(ctx, { maxEntryBytes, startedAt, onCancel }, {
+      // A killed or disconnected attempt: stop the tool in flight; the runtime refuses every later step.
+      const onAttemptEnd = () => agent?.abort(new AgentAbortedError('The Restate invocation attempt is over'))
+      const runtime = journalRuntime(ctx, { maxEntryBytes, startedAt, onCancel, onAttemptEnd }, {
         promise: suspender.promise,
         onRequest: (reason) => {
           if (!agent?.suspend(reason || undefined))

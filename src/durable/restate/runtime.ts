@@ -54,6 +54,16 @@ export interface RestateRuntimeOptions {
    * handler should end by throwing the `CancelledError` (a terminal 409).
    */
   onCancel?: (error: CancelledError) => void
+  /**
+   * Called once when this attempt of the invocation is over while the run
+   * still goes: it was killed, or the worker lost its connection (Restate
+   * then runs the invocation again elsewhere, from its journal). Abort the
+   * agent here, so a tool in flight sees its `ctx.signal` and stops: nothing
+   * it does now is recorded. Every step after this throws
+   * `AgentAbortedError` without running, so nothing more reaches the session
+   * store or the model.
+   */
+  onAttemptEnd?: () => void
 }
 
 /** A request to stop, raced with each step: when it wins, `onRequest` runs once and the step is still awaited. */
@@ -82,6 +92,23 @@ export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, sus
   const startedAt = clock === undefined ? ctx.date.now() : undefined
   let watching = suspend
   let cancelled = false
+  // Aborted once this attempt has ended (a kill, a lost connection): the handler's work goes nowhere after it.
+  const attempt = ctx.request().attemptCompletedSignal
+  if (options.onAttemptEnd && attempt && !attempt.aborted)
+    attempt.addEventListener('abort', options.onAttemptEnd, { once: true })
+  const attemptOver = () => new AgentAbortedError('The Restate invocation attempt is over (killed, or the worker lost its connection); nothing more runs in it')
+  const refuseIfOver = () => {
+    if (attempt?.aborted)
+      throw attemptOver()
+  }
+  /**
+   * Await a Restate promise until the attempt ends. After a kill the SDK
+   * settles none of the attempt's promises: without this the handler would
+   * wait for ever, holding its agent (and what the agent holds) for good.
+   */
+  const whileAttemptLasts = <T>(promise: Promise<T>): Promise<T> => attempt ? untilAborted(promise, attempt) : promise
+  /** A failure of an awaited step or timer, as the run should see it. */
+  const failureOf = (error: unknown): unknown => attempt?.aborted ? attemptOver() : abortIfCancelled(error)
 
   /** Journal the step and wait for its record, watching for a suspend request meanwhile. */
   async function settle<T>(name: string, fn: () => Promise<T>): Promise<string> {
@@ -115,12 +142,13 @@ export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, sus
     mode: 'replay',
     maxEntryBytes,
     async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      refuseIfOver()
       let text: string
       try {
-        text = await settle(name, fn)
+        text = await whileAttemptLasts(settle(name, fn))
       }
       catch (error) {
-        throw abortIfCancelled(error)
+        throw failureOf(error)
       }
       const record = JSON.parse(text) as StepRecord
       clock = Math.max(clock ?? record.t, record.t)
@@ -130,13 +158,14 @@ export function journalRuntime(ctx: Context, options: RestateRuntimeOptions, sus
     },
     // A durable timer: a cancellation reaches a run waiting out a backoff at once, not at its next step.
     async sleep(name: string, ms: number, signal?: AbortSignal): Promise<void> {
+      refuseIfOver()
       signal?.throwIfAborted()
       const timer = ctx.sleep(ms, name)
       try {
-        await (signal ? untilAborted(timer, signal) : timer)
+        await whileAttemptLasts(signal ? untilAborted(timer, signal) : timer)
       }
       catch (error) {
-        throw abortIfCancelled(error)
+        throw failureOf(error)
       }
     },
     now: () => {
