@@ -17,18 +17,9 @@
 
 import type { SessionContentBlock } from '../core/content'
 import type { ToolSpec } from './types'
+import { wellFormedText } from '../text/well-formed-text'
 
-/** Node 20 has both methods; the compiler's ES2023 library does not declare them yet. */
-interface WellFormedString {
-  isWellFormed: () => boolean
-  toWellFormed: () => string
-}
-
-/** `text` with every lone surrogate replaced by U+FFFD; `text` itself when it has none. */
-export function wellFormedText(text: string): string {
-  const checked = text as unknown as WellFormedString
-  return checked.isWellFormed() ? text : checked.toWellFormed()
-}
+export { wellFormedText }
 
 /**
  * `value` with every string and object key well-formed, at any depth. Objects

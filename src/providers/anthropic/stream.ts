@@ -121,7 +121,7 @@ export class AnthropicTurnReader {
         const message = fields(event.message)
         this.servedModel = servedId(message.model) ?? this.servedModel
         this.responseId = servedId(message.id) ?? this.responseId
-        Object.assign(this.usage, message.usage)
+        mergeUsage(this.usage, message.usage)
         this.transformations = message.input_transformations ?? this.transformations
         break
       }
@@ -142,7 +142,7 @@ export class AnthropicTurnReader {
         // Only a string names a reason; anything else leaves the earlier one (or none: `'other'`).
         if (typeof stopReason === 'string')
           this.stopReason = stopReason
-        mergeDefined(this.usage, event.usage as WireUsage)
+        mergeUsage(this.usage, event.usage)
         this.transformations = (event as { input_transformations?: unknown }).input_transformations ?? this.transformations
         break
       }
@@ -225,10 +225,12 @@ function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks):
       return { kind: 'thinking', parts: text ? [text] : [], signature: signature ? [signature] : [], unsigned: notText(block.thinking) || notText(block.signature) }
     }
     case 'redacted_thinking': {
-      callbacks.onActivity?.()
       // Without its data the block cannot be sent back: the API would refuse every later request of the session.
       const data = stringField(block, 'data')
-      return data ? { kind: 'redacted_thinking', data } : { kind: 'ignored' }
+      if (!data)
+        return { kind: 'ignored' }
+      callbacks.onActivity?.()
+      return { kind: 'redacted_thinking', data }
     }
     case 'tool_use':
     case 'server_tool_use': {
@@ -243,7 +245,9 @@ function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks):
       return { kind: block.type, id, name, initialInput: block.input, json: new ToolJsonBuffer() }
     }
   }
-  callbacks.onActivity?.()
+  // A block of a type the API may add is progress; a start without a block (`null`) is not.
+  if (typeof block.type === 'string')
+    callbacks.onActivity?.()
   // Server tools (web search, code execution…) answer with a block naming the call it belongs to. It is sent
   // back as it came, so one whose `type` is not a string (no block the API knows) is ignored.
   if (typeof block.tool_use_id === 'string' && typeof block.type === 'string')
@@ -251,6 +255,12 @@ function startBlock(block: Record<string, unknown>, callbacks: StreamCallbacks):
   return { kind: 'ignored' }
 }
 
+/**
+ * Take one delta into its open block. Only a delta that carries something
+ * counts as activity for the idle watchdog: an empty signature or argument
+ * fragment, a delta for an index that is not open, or one without a type is
+ * what a stalled server could send for ever to keep the watchdog quiet.
+ */
 function applyDelta(block: OpenBlock | undefined, delta: Record<string, unknown>, callbacks: StreamCallbacks): void {
   switch (delta.type) {
     case 'text_delta': {
@@ -272,28 +282,37 @@ function applyDelta(block: OpenBlock | undefined, delta: Record<string, unknown>
       }
       return
     }
-    case 'signature_delta':
+    case 'signature_delta': {
+      const signature = stringField(delta, 'signature')
       if (block?.kind === 'thinking') {
         block.unsigned ||= notText(delta.signature)
-        block.signature.push(stringField(delta, 'signature'))
+        block.signature.push(signature)
+        if (signature)
+          callbacks.onActivity?.()
       }
-      break
-    case 'input_json_delta':
-      if (block?.kind === 'tool_use' || block?.kind === 'server_tool_use') {
-        // A fragment that is not text cannot be part of the arguments' JSON; skipping it could leave other
-        // valid arguments (`{"a":1` + 2 + `}`), so the call is answered with an error instead.
-        if (notText(delta.partial_json))
-          block.invalid ??= 'the arguments were streamed with a fragment that is not text'
-        const fragment = stringField(delta, 'partial_json')
-        block.json.push(fragment)
-        if (block.kind === 'tool_use' && fragment && callbacks.onToolCallDelta) {
-          callbacks.onToolCallDelta({ id: block.id, name: block.name }, fragment)
-          return
-        }
-      }
-      break
+      return
+    }
+    case 'input_json_delta': {
+      if (block?.kind !== 'tool_use' && block?.kind !== 'server_tool_use')
+        return
+      // A fragment that is not text cannot be part of the arguments' JSON; skipping it could leave other
+      // valid arguments (`{"a":1` + 2 + `}`), so the call is answered with an error instead.
+      if (notText(delta.partial_json))
+        block.invalid ??= 'the arguments were streamed with a fragment that is not text'
+      const fragment = stringField(delta, 'partial_json')
+      block.json.push(fragment)
+      if (!fragment)
+        return
+      if (block.kind === 'tool_use' && callbacks.onToolCallDelta)
+        callbacks.onToolCallDelta({ id: block.id, name: block.name }, fragment)
+      else
+        callbacks.onActivity?.()
+      return
+    }
   }
-  callbacks.onActivity?.()
+  // A kind of delta the API may add (citations), into an open block.
+  if (block && typeof delta.type === 'string')
+    callbacks.onActivity?.()
 }
 
 function finishBlock(block: OpenBlock, serverToolNames: Map<string, string>): SessionContentBlock | undefined {
@@ -374,10 +393,22 @@ function turnUsage(usage: WireUsage, modelId: string, context: StreamContext, fi
   return result
 }
 
-/** `message_delta` usage repeats fields as `null` when it has nothing new; only real values replace the start's. */
-function mergeDefined(target: WireUsage, source: WireUsage | undefined): void {
-  for (const [key, value] of Object.entries(source ?? {})) {
-    if (value !== null && value !== undefined)
+/** The usage fields read from `message_start` and `message_delta`. */
+const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'cache_creation', 'output_tokens_details'] as const
+
+/**
+ * Take the usage fields of `source` into `target`. `message_delta` usage
+ * repeats fields as `null` when it has nothing new; only real values replace
+ * the start's. Only the known fields of an object are read: a usage that is
+ * a string of megabytes was copied one property per character (seconds of
+ * work for 5 MB), and an own `__proto__` key replaced the target's prototype.
+ */
+function mergeUsage(target: WireUsage, source: unknown): void {
+  if (typeof source !== 'object' || source === null || Array.isArray(source))
+    return
+  for (const key of USAGE_FIELDS) {
+    const value = (source as Record<string, unknown>)[key]
+    if (value !== null && value !== undefined && Object.hasOwn(source, key))
       (target as Record<string, unknown>)[key] = value
   }
 }

@@ -238,7 +238,7 @@ export class ChatTurnReader {
 /**
  * Typed content parts, in order: `thinking` parts (their `thinking` is a list
  * of text parts, or a plain string) are reasoning, `text` and `refusal` parts
- * are answer text, anything else (references, images) is only a sign of life.
+ * are answer text, other typed parts (references, images) are only a sign of life.
  */
 function forwardContentParts(parts: readonly unknown[], text: string[], reasoning: string[], callbacks: StreamCallbacks): void {
   for (const part of parts) {
@@ -259,12 +259,16 @@ function forwardContentParts(parts: readonly unknown[], text: string[], reasonin
       }
       continue
     }
-    const visible = fields.type === 'text' ? nonEmpty(fields.text) : fields.type === 'refusal' ? nonEmpty(fields.refusal) : undefined
-    if (visible) {
-      text.push(visible)
-      callbacks.onText(visible)
+    if (fields.type === 'text' || fields.type === 'refusal') {
+      const visible = nonEmpty(fields.type === 'text' ? fields.text : fields.refusal)
+      if (visible) {
+        text.push(visible)
+        callbacks.onText(visible)
+      }
     }
-    else {
+    else if (typeof fields.type === 'string') {
+      // A part of another kind (a reference, an image) is progress; an empty text part or an untyped one is
+      // not: sent on every chunk, it would keep a stalled stream clear of the idle watchdog.
       callbacks.onActivity?.()
     }
   }

@@ -21,6 +21,12 @@
  * - text after the last empty line is not a message: a body that ends
  *   half-way through one has lost it.
  *
+ * A body with text but not one line of the format (no field the format
+ * names, no comment) is no event stream at all: an HTML login page, a JSON
+ * answer from a server that ignored `stream: true`, a proxy's error page
+ * sent with status 200. It ends the read with a `ClassifiedError` quoting
+ * its start, rather than reading as a stream cut off before its first event.
+ *
  * Bytes are decoded as UTF-8 across read boundaries; invalid bytes become
  * U+FFFD, as in both SDKs.
  *
@@ -31,10 +37,19 @@
  */
 
 import { ClassifiedError } from '../../errors'
+import { truncateText } from '../../text/truncate'
 
 const LF = 0x0A
 const CR = 0x0D
 const SPACE = 0x20
+
+/** Longest excerpt of an unreadable message quoted in `notJsonMessageError`, and of a body that is not an event stream. */
+const EXCERPT_CHARS = 120
+
+const LEADING_LINE_ENDS = /^[\r\n]+/
+const LINE_END = /[\r\n]/
+/** The fields the format names. */
+const FIELDS: readonly string[] = ['data', 'event', 'id', 'retry']
 
 /**
  * The longest line, and the longest data of one message, a body may send
@@ -144,6 +159,10 @@ class EventStreamParser {
   private event = ''
   // Most servers end lines with LF alone, which the native search finds fastest; one CR anywhere switches for good.
   private lfOnly = true
+  /** A line of the format came (a field it names, or a comment): the body is an event stream. */
+  private sawFormat = false
+  /** The body's first characters, kept until a line of the format comes, to quote a body that is not an event stream. */
+  private start = ''
 
   constructor(private readonly onMessage: EventStreamHandler, private readonly options: EventStreamOptions) {
     this.maxChars = options.maxLineChars ?? MAX_EVENT_STREAM_LINE_CHARS
@@ -154,14 +173,19 @@ class EventStreamParser {
   feed(bytes: Uint8Array | undefined): void {
     // At the end, bytes the decoder still holds are an unfinished character, hence an unfinished line: dropped
     // with the rest of that line.
-    if (bytes === undefined)
+    if (bytes === undefined) {
+      if (!this.sawFormat && !startsLikeEventStream(this.start))
+        throw this.notEventStream()
       return
+    }
     this.bodyBytesLeft -= bytes.length
     if (this.bodyBytesLeft < 0)
       throw this.bodyTooLarge()
     const text = this.decoder.decode(bytes, { stream: true })
     if (text.length === 0)
       return
+    if (!this.sawFormat && this.start.length <= EXCERPT_CHARS)
+      this.start += text.slice(0, EXCERPT_CHARS + 1 - this.start.length)
     if (this.lfOnly && text.includes('\r'))
       this.lfOnly = false
     let start = 0
@@ -218,12 +242,16 @@ class EventStreamParser {
     }
     const colon = line.indexOf(':')
     if (colon === 0) {
+      this.sawFormat = true
       this.options.onComment?.(line.slice(line.charCodeAt(1) === SPACE ? 2 : 1))
       return
     }
     const field = colon === -1 ? line : line.slice(0, colon)
+    if (field === 'id' || field === 'retry')
+      this.sawFormat = true
     if (field !== 'data' && field !== 'event')
       return
+    this.sawFormat = true
     const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1)
     if (field === 'event') {
       this.event = value
@@ -251,6 +279,15 @@ class EventStreamParser {
     )
   }
 
+  private notEventStream(): ClassifiedError {
+    const provider = this.options.provider
+    const excerpt = this.start.length > EXCERPT_CHARS ? `${truncateText(this.start, EXCERPT_CHARS)}…` : this.start
+    return new ClassifiedError(
+      `${provider ?? 'the server'} answered with a body that is not an event stream: ${excerpt}`,
+      { kind: 'server', retryable: true, provider },
+    )
+  }
+
   private bodyTooLarge(): ClassifiedError {
     const provider = this.options.provider
     const limit = this.options.maxBodyBytes ?? MAX_EVENT_STREAM_BODY_BYTES
@@ -273,8 +310,23 @@ function lineEnd(text: string, from: number, lfOnly: boolean): number {
   return -1
 }
 
-/** Longest excerpt of an unreadable message quoted in `notJsonMessageError`. */
-const EXCERPT_CHARS = 120
+/**
+ * Whether a body's first characters (from a body in which no line of the
+ * format ended) can still be an event stream cut off early: nothing but line
+ * ends, a comment, or a first line that names a field of the format, or
+ * begins to (`dat`, the body cut before its first line ended).
+ */
+function startsLikeEventStream(start: string): boolean {
+  const text = start.replace(LEADING_LINE_ENDS, '')
+  if (text === '' || text.startsWith(':'))
+    return true
+  const end = text.search(LINE_END)
+  const first = end === -1 ? text : text.slice(0, end)
+  const colon = first.indexOf(':')
+  const field = colon === -1 ? first : first.slice(0, colon)
+  const cut = colon === -1 && end === -1
+  return FIELDS.some(name => cut ? name.startsWith(field) : name === field)
+}
 
 /**
  * The error for a message whose data is not JSON: a retryable `server` error

@@ -48,10 +48,20 @@ export function openAIStreamData(message: string, provider: string, state: OpenA
 /** The most of a streamed error's message kept (UTF-16 units). */
 const MAX_ERROR_MESSAGE_CHARS = 4096
 
-/** `error` with a string `message` over `MAX_ERROR_MESSAGE_CHARS` cut, with a note of its length; otherwise itself. */
+/**
+ * `error` as the client's `APIError` should take it: its text (a string
+ * `message`, else what the client writes, the message or the whole error as
+ * JSON) over `MAX_ERROR_MESSAGE_CHARS` is cut, with a note of its length.
+ * Otherwise `error` itself. An error that was a string, a list or an object
+ * without a string message of megabytes became the error's text whole.
+ */
 function withReadableMessage(error: unknown): unknown {
-  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined
-  if (typeof message !== 'string' || message.length <= MAX_ERROR_MESSAGE_CHARS)
+  const record = typeof error === 'object' && error !== null && !Array.isArray(error) ? error as { message?: unknown } : undefined
+  const message = record?.message
+  // The client's own rule: a truthy `message` is the text (written as JSON unless a string), else the whole error.
+  const text = typeof message === 'string' && message ? message : JSON.stringify(message || error)
+  if (typeof text !== 'string' || text.length <= MAX_ERROR_MESSAGE_CHARS)
     return error
-  return Object.assign({}, error, { message: `${truncateText(message, MAX_ERROR_MESSAGE_CHARS)}… (${message.length} characters)` })
+  const cut = `${truncateText(text, MAX_ERROR_MESSAGE_CHARS)}… (${text.length} characters)`
+  return record ? Object.assign({}, record, { message: cut }) : { message: cut }
 }

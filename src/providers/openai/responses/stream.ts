@@ -42,6 +42,14 @@ type OpenItem
  */
 interface ReasoningItem { kind: 'reasoning', id: string, summary: Map<number, string[]>, content: string[], encrypted?: string }
 
+/**
+ * One output item and where it goes: `position` is its `output_index` when
+ * that is a number (items without one follow, in the order they began);
+ * `done` once its `output_item.done` came; `wireId` the item's own id (or a
+ * call's `call_id`), which tells a repeated `output_item.done` from a new item.
+ */
+interface ItemEntry { position: number, item: OpenItem, done: boolean, wireId: string | undefined }
+
 /** `args` is arguments the finished item gave as something other than text (a gateway that parsed them). */
 interface FunctionCallItem { kind: 'function_call', callId: string, name: string, json: ToolJsonBuffer, args?: unknown }
 
@@ -81,7 +89,15 @@ export async function consumeResponsesStream(
  * when the stream ended without `response.completed` or `response.incomplete`.
  */
 export class ResponsesTurnReader {
-  private readonly items = new Map<number, OpenItem>()
+  /**
+   * Every item in the order it began. `current` maps an `output_index` to
+   * the item it names now: an index the server uses again (or leaves out on
+   * every event, as some gateways do) starts a new item rather than
+   * replacing the one before, which lost it (a call announced and never run,
+   * the text before a call).
+   */
+  private readonly items: ItemEntry[] = []
+  private readonly current = new Map<unknown, ItemEntry>()
   private servedModel: string | undefined = undefined
   private responseId: string | undefined = undefined
   private final: WireResponse | undefined = undefined
@@ -104,36 +120,37 @@ export class ResponsesTurnReader {
         return
       case 'response.output_item.added':
         if (isObject(event.item))
-          this.items.set(event.output_index, openItem(event.item, this.callbacks))
+          this.begin(event.output_index, event.item, openItem(event.item, this.callbacks), false)
         return
       case 'response.output_text.delta':
       case 'response.refusal.delta':
-        appendText(this.items.get(event.output_index), event.delta, event.type === 'response.refusal.delta', this.callbacks)
+        appendText(this.current.get(event.output_index)?.item, event.delta, event.type === 'response.refusal.delta', this.callbacks)
         return
       case 'response.reasoning_summary_text.delta':
-        appendSummary(this.items.get(event.output_index), summaryIndex(event.summary_index), event.delta, this.callbacks)
+        appendSummary(this.current.get(event.output_index)?.item, summaryIndex(event.summary_index), event.delta, this.callbacks)
         return
       case 'response.reasoning_text.delta': {
-        const item = this.items.get(event.output_index)
+        const item = this.current.get(event.output_index)?.item
         if (item?.kind === 'reasoning')
           appendReasoningText(item, event.delta, this.callbacks)
         return
       }
       case 'response.function_call_arguments.delta': {
-        const item = this.items.get(event.output_index)
-        if (item?.kind === 'function_call' && typeof event.delta === 'string') {
-          item.json.push(event.delta)
-          if (event.delta && this.callbacks.onToolCallDelta) {
-            this.callbacks.onToolCallDelta({ id: item.callId, name: item.name }, event.delta)
-            return
-          }
-        }
-        this.callbacks.onActivity?.()
+        const item = this.current.get(event.output_index)?.item
+        // Only a fragment of a known call is progress: empty ones, or ones for no call, are what a stalled
+        // server could send for ever to keep the idle watchdog quiet.
+        if (item?.kind !== 'function_call' || typeof event.delta !== 'string' || !event.delta)
+          return
+        item.json.push(event.delta)
+        if (this.callbacks.onToolCallDelta)
+          this.callbacks.onToolCallDelta({ id: item.callId, name: item.name }, event.delta)
+        else
+          this.callbacks.onActivity?.()
         return
       }
       case 'response.output_item.done':
         if (isObject(event.item))
-          this.items.set(event.output_index, finishItem(this.items.get(event.output_index), event.item, this.callbacks))
+          this.end(event.output_index, event.item)
         return
       case 'response.completed':
         // The event says the response completed, even from a gateway that left the response out.
@@ -151,6 +168,34 @@ export class ResponsesTurnReader {
     }
   }
 
+  private begin(outputIndex: unknown, wire: ResponseOutputItem, item: OpenItem, done: boolean): void {
+    const position = typeof outputIndex === 'number' && Number.isFinite(outputIndex) ? outputIndex : Number.POSITIVE_INFINITY
+    const entry: ItemEntry = { position, item, done, wireId: wireIdOf(wire) }
+    this.items.push(entry)
+    this.current.set(outputIndex, entry)
+  }
+
+  /**
+   * `output_item.done` finishes the open item of its index when that is of
+   * its kind and not done yet. The same item finished again (same id) is a
+   * repeat and changes nothing; anything else is an item of its own.
+   */
+  private end(outputIndex: unknown, item: ResponseOutputItem): void {
+    const entry = this.current.get(outputIndex)
+    if (entry && entry.item.kind === kindOf(item)) {
+      if (!entry.done) {
+        entry.item = finishItem(entry.item, item, this.callbacks)
+        entry.done = true
+        entry.wireId ??= wireIdOf(item)
+        return
+      }
+      const id = wireIdOf(item)
+      if (id !== undefined && id === entry.wireId)
+        return
+    }
+    this.begin(outputIndex, item, finishItem(undefined, item, this.callbacks), true)
+  }
+
   /** Whether the terminal event (`response.completed` or `response.incomplete`) arrived: nothing after it is read. */
   get ended(): boolean {
     return this.final !== undefined
@@ -165,14 +210,15 @@ export class ResponsesTurnReader {
     if (!final)
       throw truncatedStreamError(context.provider)
 
-    const items = this.items
-    const content = contentBlocks([...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item))
+    // A stable sort: items of one position keep the order they began in.
+    const items = this.items.slice().sort((a, b) => a.position - b.position).map(entry => entry.item)
+    const content = contentBlocks(items)
     const toolCalls: ToolCall[] = []
     for (const block of content) {
       if (block.type === 'tool_call')
         toolCalls.push({ id: block.id, name: block.name, input: block.input })
     }
-    const refused = [...items.values()].some(item => item.kind === 'message' && item.refusal)
+    const refused = items.some(item => item.kind === 'message' && item.refusal)
     const finishReason = responsesFinishReason(final, toolCalls.length > 0, refused)
     const modelId = servedId(final.model) ?? this.servedModel ?? context.model
     const result: TurnResult = { content, toolCalls, finishReason, usage: turnUsage(final.usage, modelId, context.provider, finishReason) }
@@ -200,6 +246,16 @@ export function responsesFinishReason(response: Pick<WireResponse, 'status' | 'i
   if (hasToolCalls)
     return 'tool-calls'
   return refused ? 'content-filter' : 'stop'
+}
+
+/** An item's own id, or a call's `call_id` when it has none: a non-empty string of at most 256 characters. */
+function wireIdOf(item: ResponseOutputItem): string | undefined {
+  return servedId(item.id) ?? (item.type === 'function_call' ? servedId(item.call_id) : undefined)
+}
+
+/** The kind of open item `item` makes. */
+function kindOf(item: ResponseOutputItem): OpenItem['kind'] {
+  return item.type === 'reasoning' || item.type === 'message' || item.type === 'function_call' ? item.type : 'other'
 }
 
 function openItem(item: ResponseOutputItem, callbacks: StreamCallbacks): OpenItem {
