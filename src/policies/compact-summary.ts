@@ -4,6 +4,8 @@ import type { CompactTrigger } from '../hooks/compaction-hooks'
 import type { AutoCompact } from '../knobs/compaction-knobs'
 import type { InjectedMessage, PolicyRunView } from './policy'
 import { autoCompactConfig } from '../knobs/compaction-knobs'
+import { truncateUtf8 } from '../text/truncate'
+import { DEFAULT_READ_MAX_FILE_BYTES } from '../tools/file-limits'
 import { wireMessageOf } from '../wire/messages'
 import { mediaSlots } from '../wire/stages/media-ageing'
 import { mediaMarker } from '../wire/stages/media-marker'
@@ -61,19 +63,25 @@ export function tailStart(turns: readonly SessionTurn[], keep: number): number {
   return start
 }
 
-/** Paths of the files the given turns' tool calls read or wrote, most recent first. */
-export function touchedFiles(turns: readonly SessionTurn[]): string[] {
-  const paths: string[] = []
-  for (let i = turns.length - 1; i >= 0; i--) {
+/**
+ * Paths of the files the given turns' tool calls read or wrote, most recent first, at most `limit`. The
+ * calls are the model's: a turn of 40,000 `read_file` calls of distinct paths (they need not exist) took
+ * 32 s when each path was looked up in the list; a set keeps it linear, and the walk stops at `limit`.
+ */
+export function touchedFiles(turns: readonly SessionTurn[], limit = Number.POSITIVE_INFINITY): string[] {
+  const seen = new Set<string>()
+  for (let i = turns.length - 1; i >= 0 && seen.size < limit; i--) {
     for (const block of turns[i].content) {
       if (block.type !== 'tool_call' || !FILE_TOOLS.has(block.name))
         continue
       const path = (block.input as { path?: unknown }).path
-      if (typeof path === 'string' && path !== '' && !paths.includes(path))
-        paths.push(path)
+      if (typeof path === 'string' && path !== '')
+        seen.add(path)
+      if (seen.size >= limit)
+        break
     }
   }
-  return paths
+  return [...seen]
 }
 
 /**
@@ -86,13 +94,18 @@ async function restoredFiles(run: PolicyRunView, paths: readonly string[], budge
   const files: string[] = []
   const decoder = new TextDecoder('utf-8', { fatal: true })
   let left = budget
-  for (const path of paths.slice(0, RESTORE_MAX_FILES)) {
+  for (const path of paths) {
     let text: string
     try {
-      const bytes = await run.execution.readFile(path)
-      text = decoder.decode(bytes.subarray(0, RESTORE_MAX_BYTES))
-      if (bytes.length > RESTORE_MAX_BYTES)
-        text += `\n[… ${bytes.length - RESTORE_MAX_BYTES} more bytes; read the file for the rest]`
+      // A file `read_file` could not show either is not put back: the path is the model's, and reading a log of
+      // gigabytes whole to keep 16 KiB of it is work out of all proportion.
+      const bytes = await run.execution.readFile(path, { maxBytes: DEFAULT_READ_MAX_FILE_BYTES })
+      // Cut on a character boundary: a cut through a multi-byte character failed the strict decode, and a
+      // UTF-8 file over 16 KiB was left out as if it were binary.
+      const head = truncateUtf8(bytes, RESTORE_MAX_BYTES)
+      text = decoder.decode(head)
+      if (bytes.length > head.length)
+        text += `\n[… ${bytes.length - head.length} more bytes; read the file for the rest]`
     }
     catch {
       // Gone, unreadable or binary: the summary still names it, and the model can read it again.
@@ -179,7 +192,7 @@ export async function compactConversation(
   // Active skills' instructions first (they steer the work), then the files, sharing what the summary saved.
   const skills = options.restore ? restoredSkills(older, saved - 1) : { blocks: [], skills: [], used: 0 }
   // Reading the files is I/O of this phase: it goes through the run's effects.
-  const restored = options.restore ? await run.effects.step('compact-summary:restore-files', () => restoredFiles(run, touchedFiles(older), saved - 1 - skills.used)) : { blocks: [], files: [] }
+  const restored = options.restore ? await run.effects.step('compact-summary:restore-files', () => restoredFiles(run, touchedFiles(older, RESTORE_MAX_FILES), saved - 1 - skills.used)) : { blocks: [], files: [] }
   await run.emit('compact:end', { trigger: options.trigger, summary: block.summary, replacesTurnIds, usage: block.usage, restoredFiles: restored.files, ...(skills.skills.length > 0 ? { restoredSkills: skills.skills } : {}) })
   return { block, message: { content: [block, ...(markers ? [markers] : []), ...skills.blocks, ...restored.blocks], injected: 'compact' } }
 }

@@ -1,5 +1,6 @@
 import type { ToolOutput } from '../core/tool-io'
-import type { BehaviorPolicy, ReplaceResultDecision, ResultPhaseContext } from './policy'
+import type { AgentBehavior } from '../knobs/behavior'
+import type { BehaviorPolicy, PolicyRunView, ReplaceResultDecision, ResultPhaseContext } from './policy'
 import { Buffer } from 'node:buffer'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
@@ -99,6 +100,11 @@ async function writeAtomically(path: string, bytes: Uint8Array, id: string): Pro
   }
 }
 
+/** Whether a payload was written since the last trim, so the turn's end trims `persistDir` once. */
+export interface PersistResultsState {
+  readonly trim: boolean
+}
+
 /**
  * `persistResults`: with `persistThreshold` and `persistDir`, a tool result
  * larger than the threshold (UTF-8 bytes, after the host's transforms) is
@@ -110,9 +116,9 @@ async function writeAtomically(path: string, bytes: Uint8Array, id: string): Pro
  * `persistExcludeTools`, are left alone. When the file cannot be written the
  * result stays inline as it was: nothing is lost, and the failure is logged
  * under `ZIDANE_DEBUG`. `persistMaxBytes` trims this conversation's files
- * after each write, never those of the turn being answered.
+ * at the end of each turn that wrote one, never those of that turn.
  */
-export const persistResults: BehaviorPolicy<null> = {
+export const persistResults: BehaviorPolicy<PersistResultsState | null> = {
   name: 'persist-results',
   enabled: behavior => activeLimit(behavior.persistThreshold) !== undefined && typeof behavior.persistDir === 'string' && behavior.persistDir !== '',
   // Synchronous unless there is something to write: a promise would make the runner race it against the run's signal for every call.
@@ -125,10 +131,30 @@ export const persistResults: BehaviorPolicy<null> = {
       return
     return persist(ctx, text)
   },
+  // Once per turn, not per write: a trim lists the directory and stats each file, so trimming after each of a
+  // batch's 2,000 results took two minutes (1,000: 28 s). The batch's own files were never trimmed anyway, so
+  // what is left at the turn's end is the same.
+  // Synchronous on a turn that wrote nothing (the state starts as `null`, and a run saved before this flag has that).
+  afterTurn({ behavior, run, turnId, state }) {
+    if (state?.trim !== true)
+      return undefined
+    return trimDir(behavior, run, turnId)
+  },
+}
+
+/** Trim this conversation's files to `persistMaxBytes`, keeping those of `turnId`. */
+async function trimDir(behavior: Readonly<AgentBehavior>, run: PolicyRunView, turnId: string): Promise<{ state: PersistResultsState }> {
+  const cap = activeLimit(behavior.persistMaxBytes)
+  if (cap !== undefined) {
+    const dir = resolve(behavior.persistDir!)
+    const owner = { conversation: conversationTag(run.session?.id ?? run.runId), keepTurn: turnTag(turnId) }
+    await run.effects.step('persist-results:evict', () => evictOldest(dir, cap, owner)).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
+  }
+  return { state: { trim: false } }
 }
 
 /** Write one result that passed the threshold, and the stub that replaces it (none when the write failed). */
-async function persist(ctx: ResultPhaseContext<null>, text: string): Promise<{ decision: ReplaceResultDecision } | undefined> {
+async function persist(ctx: ResultPhaseContext<PersistResultsState | null>, text: string): Promise<{ decision: ReplaceResultDecision, state?: PersistResultsState } | undefined> {
   const { run, behavior, turnId, call, isError } = ctx
   const dir = resolve(behavior.persistDir!)
   const bytes = persistedBytes(text)
@@ -147,9 +173,7 @@ async function persist(ctx: ResultPhaseContext<null>, text: string): Promise<{ d
     debugLog(`the result of ${call.name} (${call.callId}) could not be persisted; it stays inline`, error)
     return undefined
   }
-  const cap = activeLimit(behavior.persistMaxBytes)
-  if (cap !== undefined)
-    await run.effects.step('persist-results:evict', () => evictOldest(dir, cap, { conversation, keepTurn: turn })).catch(error => debugLog(`persistMaxBytes: ${dir} could not be trimmed`, error))
   const stub = persistedStub(text, { path, bytes: bytes.length, readable: sniffFile(bytes).kind === 'text' })
-  return { decision: { type: 'replace', result: stub, isError } }
+  const decision: ReplaceResultDecision = { type: 'replace', result: stub, isError }
+  return activeLimit(behavior.persistMaxBytes) === undefined || ctx.state?.trim === true ? { decision } : { decision, state: { trim: true } }
 }

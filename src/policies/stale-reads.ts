@@ -19,6 +19,13 @@ function withNotice(output: ToolOutput, notice: string): ToolOutput {
   return typeof output === 'string' ? `${output}\n\n${notice}` : [...output, { type: 'text', text: notice }]
 }
 
+/**
+ * Distinct paths `'notice'` remembers, the most recent kept. The list is run state, copied and checked whole at
+ * every new read: unbounded, a turn of 20,000 reads of distinct files took 22 s; bounded, each read costs at most
+ * this much. A mutation of a path read before the last 2,048 others gets no notice.
+ */
+export const MAX_TRACKED_READS = 2048
+
 /** Paths `read_file` returned content for in this run and no later notice has flagged yet. */
 export interface StaleReadsState {
   readonly read: readonly string[]
@@ -47,7 +54,8 @@ export const staleReads: BehaviorPolicy<StaleReadsState> = {
     if (call.name === READ_TOOL) {
       if (isError || state.read.includes(path))
         return
-      return { state: { read: [...state.read, path] } }
+      const kept = state.read.length < MAX_TRACKED_READS ? state.read : state.read.slice(state.read.length - MAX_TRACKED_READS + 1)
+      return { state: { read: [...kept, path] } }
     }
     if (!MUTATING_TOOLS.has(call.name) || !state.read.includes(path) || !confirmsChange(result, isError))
       return

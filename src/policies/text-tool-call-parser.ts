@@ -50,14 +50,23 @@ function hasArguments(value: Record<string, unknown>): boolean {
   })
 }
 
+/**
+ * `{ "type": "function", "function": … }` wrappers followed before giving up. OpenAI's shape has one; the
+ * model writes the text, so a chain of 100,000 must neither recurse nor be walked to its end.
+ */
+const MAX_FUNCTION_WRAPPERS = 4
+
 /** The tool a JSON call object names, if it is one. */
 function jsonCallName(value: unknown): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value
-  if (!isObject(first))
+  let call = Array.isArray(value) ? value[0] : value
+  for (let wrappers = 0; isObject(call) && call.type === 'function' && isObject(call.function); wrappers++) {
+    if (wrappers === MAX_FUNCTION_WRAPPERS)
+      return undefined
+    call = call.function
+  }
+  if (!isObject(call))
     return undefined
-  if (first.type === 'function' && isObject(first.function))
-    return jsonCallName(first.function)
-  return typeof first.name === 'string' && hasArguments(first) ? first.name : undefined
+  return typeof call.name === 'string' && hasArguments(call) ? call.name : undefined
 }
 
 /** Whether the parentheses of `inner` close only at its end (so `f(a) and g(b)` is not one call). */

@@ -13,6 +13,9 @@ function fold(name: string): string {
   return name.replace(CAMEL_HUMP, '$1_$2').toLowerCase().replace(SEPARATORS, '_').replace(EDGE_UNDERSCORES, '')
 }
 
+/** Below this closeness a name is not worth suggesting. */
+const MIN_CLOSENESS = 0.5
+
 /** Edit distance with adjacent transpositions (optimal string alignment). */
 function distance(a: string, b: string): number {
   const rows = a.length + 1
@@ -32,12 +35,27 @@ function distance(a: string, b: string): number {
   return d[rows * cols - 1]
 }
 
+/**
+ * Longest folded name the edit distance is computed for. The distance costs the product of the two lengths,
+ * and the called name is the model's: one of 100,000 characters against a 64-character tool name took about a
+ * second, one of a megabyte twelve. Names the APIs accept are at most 64 characters.
+ */
+const MAX_EDIT_NAME = 128
+
+/** `1 - distance / longest`, or 0 when it cannot reach `MIN_CLOSENESS` or a name is too long to compare. */
+function editCloseness(called: string, candidate: string): number {
+  const longest = Math.max(called.length, candidate.length)
+  // The distance is at least the length difference: past this bound the score is below the threshold anyway.
+  if (longest > MAX_EDIT_NAME || Math.abs(called.length - candidate.length) > longest * (1 - MIN_CLOSENESS))
+    return 0
+  return 1 - distance(called, candidate) / longest
+}
+
 /** A score in [0, 1] for how close `called` is to `candidate` (1: the same once folded). */
 function closeness(called: string, candidate: string): number {
   if (called === candidate)
     return 1
-  const longest = Math.max(called.length, candidate.length)
-  const byEdits = 1 - distance(called, candidate) / longest
+  const byEdits = editCloseness(called, candidate)
   const calledWords = new Set(called.split('_').filter(Boolean))
   const candidateWords = candidate.split('_').filter(Boolean)
   const shared = candidateWords.filter(word => calledWords.has(word)).length
@@ -46,9 +64,6 @@ function closeness(called: string, candidate: string): number {
   const contained = called.length >= 3 && candidate.length >= 3 && (candidate.includes(called) || called.includes(candidate)) ? 0.6 : 0
   return Math.max(byEdits, byWords, contained)
 }
-
-/** Below this closeness a name is not worth suggesting. */
-const MIN_CLOSENESS = 0.5
 
 /**
  * Up to `limit` of `advertised` closest to `called`, best first; names not

@@ -47,7 +47,8 @@ export const trackShellReads: BehaviorPolicy<null> = {
 /** Hash each file the command read, now, after it: it only read, so these are the bytes it showed. */
 async function recordShellReads(run: ResultPhaseContext<null>['run'], session: NonNullable<ResultPhaseContext<null>['run']['session']>, reads: NonNullable<ReturnType<typeof parseShellReads>>): Promise<undefined> {
   const execution = run.execution
-  for (const file of reads.files) {
+  // `cat a a a …` names one file tens of thousands of times in a 128 KiB command: each is read and hashed once.
+  for (const file of new Set(reads.files)) {
     const relative = reads.cwd === undefined ? file : joinPath(reads.cwd, file)
     const path = execution.resolvePath(relative)
     const bytes = await execution.readFile(path).catch(() => undefined)

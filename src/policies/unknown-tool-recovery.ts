@@ -2,6 +2,8 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { UnknownToolRecoveryConfig } from '../knobs/nudge-knobs'
 import type { BehaviorPolicy, SteerDecision } from './policy'
 import { UNKNOWN_TOOL_RECOVERY_DEFAULTS } from '../knobs/nudge-knobs'
+import { groupDigits } from '../text/group-digits'
+import { truncateText } from '../text/truncate'
 import { nudge } from './policy'
 import { suggestToolNames } from './tool-name-suggestions'
 
@@ -10,10 +12,21 @@ function configOf(behavior: Readonly<AgentBehavior>): UnknownToolRecoveryConfig 
   return typeof value === 'object' && value !== null ? value : undefined
 }
 
+/** How much of a called name the built-in nudge repeats: the model may write one of megabytes (the loop's error result repeats as much). */
+const SHOWN_NAME_CHARS = 200
+
+function shownName(called: string): string {
+  return called.length <= SHOWN_NAME_CHARS ? `"${called}"` : `"${truncateText(called, SHOWN_NAME_CHARS)}…" (${groupDigits(called.length)} characters)`
+}
+
 function defaultMessage(called: string, suggestions: readonly string[]): string {
   return suggestions.length > 0
-    ? `There is no tool named "${called}". Did you mean ${suggestions.map(name => `"${name}"`).join(' or ')}? Call the tool you meant by its exact name.`
-    : `There is no tool named "${called}". Call only the tools this run offers, by their exact names.`
+    ? `There is no tool named ${shownName(called)}. Did you mean ${suggestions.map(name => `"${name}"`).join(' or ')}? Call the tool you meant by its exact name.`
+    : `There is no tool named ${shownName(called)}. Call only the tools this run offers, by their exact names.`
+}
+
+function maxNudgesOf(behavior: Readonly<AgentBehavior>): number {
+  return configOf(behavior)!.maxNudges ?? UNKNOWN_TOOL_RECOVERY_DEFAULTS.maxNudges
 }
 
 /** Nudges sent so far in the run, and the unknown names called this turn (as the model wrote them). */
@@ -33,8 +46,12 @@ export const unknownToolRecovery: BehaviorPolicy<UnknownToolRecoveryState> = {
   name: 'unknown-tool-recovery',
   enabled: behavior => configOf(behavior) !== undefined,
   initialState: () => ({ nudges: 0, pending: [] }),
-  result({ run, call, isError, state }) {
+  result({ behavior, run, call, isError, state }) {
     if (!isError || run.tools.names.includes(call.name) || state.pending.includes(call.displayName))
+      return
+    // Only the names the run can still nudge about are kept: a turn of 20,000 unknown calls grew the list by
+    // one per call, each growth copied and checked whole (16 s); now it stops at the nudges left.
+    if (state.pending.length >= maxNudgesOf(behavior) - state.nudges)
       return
     return { state: { nudges: state.nudges, pending: [...state.pending, call.displayName] } }
   },
@@ -42,7 +59,7 @@ export const unknownToolRecovery: BehaviorPolicy<UnknownToolRecoveryState> = {
     if (state.pending.length === 0)
       return
     const config = configOf(behavior)!
-    const maxNudges = config.maxNudges ?? UNKNOWN_TOOL_RECOVERY_DEFAULTS.maxNudges
+    const maxNudges = maxNudgesOf(behavior)
     const maxSuggestions = config.maxSuggestions ?? UNKNOWN_TOOL_RECOVERY_DEFAULTS.maxSuggestions
     const advertised = run.tools.specs.map(spec => spec.name)
     const decisions: SteerDecision[] = []

@@ -109,17 +109,21 @@ function isSleep(segment: Segment): boolean {
  * nothing but a `cd` or a `sleep` keeps that segment.
  */
 export function canonicalShellCommand(command: string): string {
-  let parts = segments(tokenize(command))
-  while (parts.length > 1 && isCd(parts[0]))
-    parts = parts.slice(1)
-  while (parts.length > 1 && isSleep(parts[0]))
-    parts = parts.slice(1)
-  while (parts.length > 1 && isSleep(parts.at(-1)!))
-    parts = parts.slice(0, -1)
+  const all = segments(tokenize(command))
+  // The kept segments are all[start, end): moving the bounds, not slicing once per dropped segment, keeps a
+  // command of 40,000 `cd a &&` linear (slicing each time took 27 s for 320 KB).
+  let start = 0
+  let end = all.length
+  while (end - start > 1 && isCd(all[start]))
+    start++
+  while (end - start > 1 && isSleep(all[start]))
+    start++
+  while (end - start > 1 && isSleep(all[end - 1]))
+    end--
   // A dangling operator left by a dropped tail (`make & sleep 5;`) says nothing about what ran.
-  const last = parts.at(-1)
-  if (last && last.words.length === 0)
-    parts = parts.slice(0, -1)
+  if (end > start && all[end - 1].words.length === 0)
+    end--
+  const parts = all.slice(start, end)
   return parts.map((segment, index) => {
     const words = segment.words.filter((word, at) => at === 0 || !SHORT_FLAG.test(word))
     const op = index < parts.length - 1 ? segment.op : undefined
