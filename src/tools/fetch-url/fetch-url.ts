@@ -17,7 +17,7 @@ import { tool } from '../tool'
 import { createFetchCache } from './cache'
 import { htmlToText } from './html-to-text'
 import { openRequest, readBody } from './http-get'
-import { webToolBehaviorOf } from './settings'
+import { numberOption, webToolBehaviorOf } from './settings'
 import { checkTarget, FetchRefusedError, precheckTarget, systemResolver } from './target-guard'
 
 const LOOKS_LIKE_HTML = /^\s*<(?:!doctype html|html)/i
@@ -31,6 +31,14 @@ export const DEFAULT_FETCH_MAX_REDIRECTS = 10
 export const DEFAULT_FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024
 /** Characters of page text returned to the model by default. */
 export const DEFAULT_FETCH_MAX_OUTPUT_CHARS = 50_000
+/**
+ * The longest URL the tool takes, in UTF-16 units. Servers refuse request
+ * lines far shorter (node's own limit is 16 KiB of headers), and a URL of
+ * megabytes would otherwise be resolved, sent and echoed in every error.
+ */
+export const MAX_FETCH_URL_CHARS = 16 * 1024
+/** The longest page title shown in the header; `maxOutputChars` bounds the body, and a `<title>` of megabytes must not slip past it. */
+export const MAX_FETCH_TITLE_CHARS = 300
 
 /** The arguments of the `fetch_url` tool. */
 export interface FetchUrlInput {
@@ -72,10 +80,10 @@ const DESCRIPTION = [
  * each agent its own instance when their fetches must not be shared.
  */
 export function createFetchUrlTool(options: FetchUrlToolOptions = {}): ToolDef<FetchUrlInput> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
-  const maxRedirects = options.maxRedirects ?? DEFAULT_FETCH_MAX_REDIRECTS
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_FETCH_MAX_RESPONSE_BYTES
-  const maxOutputChars = options.maxOutputChars ?? DEFAULT_FETCH_MAX_OUTPUT_CHARS
+  const timeoutMs = numberOption('fetch_url', 'timeoutMs', options.timeoutMs, DEFAULT_FETCH_TIMEOUT_MS, { min: 1 })
+  const maxRedirects = numberOption('fetch_url', 'maxRedirects', options.maxRedirects, DEFAULT_FETCH_MAX_REDIRECTS, { min: 0, integer: true })
+  const maxResponseBytes = numberOption('fetch_url', 'maxResponseBytes', options.maxResponseBytes, DEFAULT_FETCH_MAX_RESPONSE_BYTES, { min: 1, integer: true })
+  const maxOutputChars = numberOption('fetch_url', 'maxOutputChars', options.maxOutputChars, DEFAULT_FETCH_MAX_OUTPUT_CHARS, { min: 1, integer: true })
   const cache = createFetchCache(options.cache)
 
   return tool({
@@ -223,7 +231,7 @@ function render(page: FetchedPage, maxOutputChars: number): string {
   if (page.contentType)
     header.push(`Content-Type: ${page.contentType}`)
   if (page.title)
-    header.push(`Title: ${page.title}`)
+    header.push(`Title: ${page.title.length <= MAX_FETCH_TITLE_CHARS ? page.title : `${truncateText(page.title, MAX_FETCH_TITLE_CHARS - 1)}…`}`)
   let body = page.text
   const notes: string[] = []
   if (page.truncatedBytes !== undefined)
@@ -239,6 +247,8 @@ function render(page: FetchedPage, maxOutputChars: number): string {
 }
 
 function parseUrl(raw: string): URL {
+  if (raw.length > MAX_FETCH_URL_CHARS)
+    throw new FetchRefusedError(`the URL is ${raw.length} characters long; fetch_url takes URLs of at most ${MAX_FETCH_URL_CHARS} (it starts "${truncateText(raw, 100)}")`)
   try {
     return new URL(raw.trim())
   }

@@ -36,6 +36,10 @@ export function openRequest(url: URL, addresses: readonly ResolvedAddress[], sig
       signal,
     }, resolve)
     request.on('error', reject)
+    // A 101 answer to a request that asked for no upgrade makes node drop the socket and emit only 'close':
+    // no 'response', no 'error', and the signal no longer reaches a request already destroyed. Without this
+    // the promise would never settle, past the timeout and past an abort. After 'response' it does nothing.
+    request.on('close', () => reject(new Error('the connection closed before a response came (the server may have switched protocols)')))
     request.end()
   })
 }
@@ -61,15 +65,23 @@ export async function readBody(response: IncomingMessage, maxBytes: number, sign
     const chunks: Buffer[] = []
     let size = 0
     let truncated = false
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      if (size + chunk.length > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - size))
-        size = maxBytes
-        truncated = true
-        break
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        if (size + chunk.length > maxBytes) {
+          chunks.push(chunk.subarray(0, maxBytes - size))
+          size = maxBytes
+          truncated = true
+          break
+        }
+        chunks.push(chunk)
+        size += chunk.length
       }
-      chunks.push(chunk)
-      size += chunk.length
+    }
+    catch (error) {
+      // Node reports a body cut short (a content-length that lied, a chunked body never ended) as a bare "aborted".
+      if (!signal.aborted && (error as NodeJS.ErrnoException).code === 'ECONNRESET')
+        throw new Error(`the connection closed before the body was complete (${size} bytes read)`, { cause: error })
+      throw error
     }
     return { body: Buffer.concat(chunks, size), truncated }
   }

@@ -9,6 +9,8 @@ export {
   DEFAULT_FETCH_MAX_RESPONSE_BYTES,
   DEFAULT_FETCH_TIMEOUT_MS,
   fetchUrl,
+  MAX_FETCH_TITLE_CHARS,
+  MAX_FETCH_URL_CHARS,
 } from './fetch-url'
 export type { FetchUrlInput, FetchUrlToolOptions } from './fetch-url'
 export { htmlToText } from './html-to-text'

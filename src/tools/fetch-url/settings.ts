@@ -79,3 +79,19 @@ export function hostAllowed(hostname: string, allowHosts: readonly string[] | un
   const host = stripRootDot(hostname.toLowerCase())
   return allowHosts.some(entry => host === entry || host.endsWith(`.${entry}`))
 }
+
+/**
+ * A numeric option of `createFetchUrlTool` / `createWebSearchTool`, checked
+ * once when the tool is built. `NaN` would silently switch a cap off (no
+ * comparison with it is ever true), so a bad value throws a `RangeError`
+ * naming the option instead of leaving a limit that does nothing.
+ */
+export function numberOption(tool: string, name: string, value: number | undefined, fallback: number, range: { min: number, max?: number, integer?: boolean }): number {
+  if (value === undefined)
+    return fallback
+  const max = range.max ?? Number.POSITIVE_INFINITY
+  const fits = typeof value === 'number' && value >= range.min && value <= max && (!range.integer || Number.isInteger(value) || value === Number.POSITIVE_INFINITY)
+  if (!fits)
+    throw new RangeError(`${tool}: ${name} must be ${range.integer ? 'an integer' : 'a number'} from ${range.min}${range.max === undefined ? ' up' : ` to ${range.max}`} (got ${String(value)})`)
+  return value
+}

@@ -15,6 +15,8 @@ import { blockedAddress, formatIPv4, parseIpLiteral } from './address'
 import { hostAllowed } from './settings'
 
 const NOT_HOST_NAME_CHARACTER = /[^a-z\d.\-_]/
+const MAX_HOST_NAME_CHARS = 253
+const MAX_LABEL_CHARS = 63
 
 /** One address a host name resolved to, as the SSRF guard checks it. */
 export interface ResolvedAddress {
@@ -63,6 +65,9 @@ export function precheckTarget(url: URL, policy: TargetPolicy): IpLiteral | unde
   if (NOT_HOST_NAME_CHARACTER.test(host))
     throw new FetchRefusedError(`"${host}" is not a valid host name`)
   const name = host.endsWith('.') ? host.slice(0, -1) : host
+  // DNS caps a name at 253 characters and a label at 63; a longer one can only fail, after a resolver round trip.
+  if (name.length > MAX_HOST_NAME_CHARS || name.split('.').some(label => label.length > MAX_LABEL_CHARS))
+    throw new FetchRefusedError(`"${name.length > 100 ? `${name.slice(0, 100)}…` : name}" is not a valid host name (${name.length > MAX_HOST_NAME_CHARS ? `${name.length} characters, more than ${MAX_HOST_NAME_CHARS}` : `a label is longer than ${MAX_LABEL_CHARS} characters`})`)
   if (name === 'localhost' || name.endsWith('.localhost'))
     throw new FetchRefusedError(`"${host}" is a loopback host name`)
   return undefined
@@ -73,7 +78,8 @@ export async function checkTarget(url: URL, policy: TargetPolicy, signal: AbortS
   const literal = precheckTarget(url, policy)
   if (literal)
     return [literal.family === 4 ? { address: formatIPv4(literal.value), family: 4 } : { address: url.hostname.slice(1, -1), family: 6 }]
-  const addresses = await policy.resolve(url.hostname, signal)
+  // A resolver passed in by the host may ignore its signal; the fetch's deadline and the run's abort must hold all the same.
+  const addresses = await untilAborted(policy.resolve(url.hostname, signal), signal)
   if (addresses.length === 0)
     throw new FetchRefusedError(`"${url.hostname}" did not resolve to any address`)
   for (const { address } of addresses) {

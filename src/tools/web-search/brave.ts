@@ -2,7 +2,8 @@
 
 import type { WebSearchBackend } from './types'
 import { decodeEntities } from '../fetch-url/html-tokens'
-import { apiKeyFrom, parseJson, requestText, stringField, withSlash } from './http'
+import { apiKeyFrom, jsonField, parseJson, requestText, stringField, withSlash } from './http'
+import { isUsableResultUrl } from './result-url'
 
 export const BRAVE_ENDPOINT = 'https://api.search.brave.com'
 
@@ -34,13 +35,14 @@ export function braveBackend(options: BraveBackendOptions = {}): WebSearchBacken
         signal,
         headers: { 'accept': 'application/json', 'x-subscription-token': apiKey },
       })
-      const web = (parseJson('Brave', body) as { web?: { results?: unknown } }).web
-      const results = web?.results ?? []
+      // `null` or a bare number is valid JSON too: read fields without assuming an object.
+      const results = jsonField(jsonField(parseJson('Brave', body), 'web'), 'results') ?? []
       if (!Array.isArray(results))
         throw new Error('Brave search failed: the response has no results list')
       return results
         .map(item => ({ title: plain(stringField(item, 'title')), url: stringField(item, 'url'), snippet: plain(stringField(item, 'description')) }))
-        .filter(result => result.url !== '')
+        // Unusable URLs are dropped before the cut, so they do not take the place of usable results.
+        .filter(result => isUsableResultUrl(result.url))
         .slice(0, limit)
     },
   }

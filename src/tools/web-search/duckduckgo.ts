@@ -8,6 +8,7 @@
 import type { WebSearchBackend, WebSearchResult } from './types'
 import { decodeEntities, htmlTokens } from '../fetch-url/html-tokens'
 import { requestText } from './http'
+import { isUsableResultUrl } from './result-url'
 
 const WHITESPACE_RUN = /\s+/g
 
@@ -39,7 +40,8 @@ export function duckDuckGoBackend(options: DuckDuckGoBackendOptions = {}): WebSe
       const results = parseDuckDuckGoResults(html, url.href)
       if (results.length === 0 && html.includes('anomaly-modal'))
         throw new Error('DuckDuckGo search failed: the service answered with a bot check instead of results; try again later or use another backend')
-      return results.slice(0, limit)
+      // Unusable URLs are dropped before the cut, so they do not take the place of usable results.
+      return results.filter(result => isUsableResultUrl(result.url)).slice(0, limit)
     },
   }
 }

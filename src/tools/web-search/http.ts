@@ -35,7 +35,9 @@ const HTTP_SCHEME = /^https?:$/
 export async function requestText(backend: string, url: URL, init: RequestInit & { signal: AbortSignal }): Promise<string> {
   let target = url
   for (let hop = 0; ; hop++) {
-    const response = await fetch(target, mergeObjects(init, { redirect: 'manual' as const }))
+    const response = await fetch(target, mergeObjects(init, { redirect: 'manual' as const })).catch((error: unknown) => {
+      throw networkError(backend, error, init.signal)
+    })
     const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null
     if (location === null)
       return readAnswer(backend, response)
@@ -47,6 +49,18 @@ export async function requestText(backend: string, url: URL, init: RequestInit &
       throw new Error(`${backend} search failed: too many redirects (more than ${MAX_SEARCH_REDIRECTS})`)
     target = next
   }
+}
+
+/**
+ * `fetch` rejects with a bare "fetch failed" whatever went wrong (a refused
+ * connection, a reset, a 101 answer); the reason is on its `cause`. An abort
+ * is passed on as it is: the tool turns it into "aborted" or "timed out".
+ */
+function networkError(backend: string, error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || !(error instanceof Error))
+    return error
+  const cause = error.cause instanceof Error ? error.cause.message : undefined
+  return new Error(`${backend} search failed: ${cause && cause !== error.message ? `${error.message} (${cause})` : error.message}`, { cause: error })
 }
 
 async function readAnswer(backend: string, response: Response): Promise<string> {
@@ -70,9 +84,14 @@ export function parseJson(backend: string, body: string): unknown {
   }
 }
 
+/** A field of an untyped JSON value, or `undefined` when the value is not an object (`null`, a number, a string). */
+export function jsonField(value: unknown, key: string): unknown {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined
+}
+
 /** A string field of an untyped JSON object, or `''`. */
 export function stringField(value: unknown, key: string): string {
-  const field = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined
+  const field = jsonField(value, key)
   return typeof field === 'string' ? field : ''
 }
 

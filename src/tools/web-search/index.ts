@@ -10,7 +10,9 @@ export {
   DEFAULT_WEB_SEARCH_LIMIT,
   DEFAULT_WEB_SEARCH_TIMEOUT_MS,
   formatSearchResults,
+  MAX_SEARCH_URL_CHARS,
   MAX_WEB_SEARCH_LIMIT,
+  MAX_WEB_SEARCH_QUERY_CHARS,
   webSearch,
 } from './web-search'
 export type { WebSearchInput, WebSearchToolOptions } from './web-search'

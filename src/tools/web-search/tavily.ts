@@ -1,7 +1,8 @@
 /** Search through the Tavily API (`POST /search`), keyed by `TAVILY_API_KEY`. */
 
 import type { WebSearchBackend } from './types'
-import { apiKeyFrom, parseJson, requestText, stringField, withSlash } from './http'
+import { apiKeyFrom, jsonField, parseJson, requestText, stringField, withSlash } from './http'
+import { isUsableResultUrl } from './result-url'
 
 export const TAVILY_ENDPOINT = 'https://api.tavily.com'
 
@@ -31,12 +32,14 @@ export function tavilyBackend(options: TavilyBackendOptions = {}): WebSearchBack
         headers: { 'content-type': 'application/json', 'authorization': `Bearer ${apiKey}` },
         body: JSON.stringify({ query, max_results: limit, search_depth: options.searchDepth ?? 'basic' }),
       })
-      const results = (parseJson('Tavily', body) as { results?: unknown }).results
+      // `null` or a bare number is valid JSON too: read fields without assuming an object.
+      const results = jsonField(parseJson('Tavily', body), 'results')
       if (!Array.isArray(results))
         throw new Error('Tavily search failed: the response has no results list')
       return results
         .map(item => ({ title: stringField(item, 'title'), url: stringField(item, 'url'), snippet: stringField(item, 'content') }))
-        .filter(result => result.url !== '')
+        // Unusable URLs are dropped before the cut, so they do not take the place of usable results.
+        .filter(result => isUsableResultUrl(result.url))
         .slice(0, limit)
     },
   }
