@@ -12,7 +12,7 @@ import { mergeObjects } from '../core/merge-objects'
 export interface ChatSessionPlaces {
   /** The host's data folder (absolute): `tool-results/<sessionId>/` and `sessions/<sessionId>/tasks/` go under it. */
   readonly dataDir: string
-  /** The session's id; one path segment (no `/`, `\`, NUL, and not `.` or `..`). */
+  /** The session's id; one path segment (no `/`, `\`, NUL, not `.` or `..`, no lone surrogate, at most 255 UTF-8 bytes). */
   readonly sessionId: string
   /**
    * Context window (tokens) of the model the host picked for this session:
@@ -24,6 +24,9 @@ export interface ChatSessionPlaces {
 }
 
 const UNSAFE_SEGMENT = /[/\\\0]/
+
+/** Longest session id, in UTF-8 bytes: it is one folder name, which file systems cap at 255 bytes. */
+const MAX_SESSION_ID_BYTES = 255
 
 /** Where the session's persisted tool results go: `<dataDir>/tool-results/<sessionId>/`. */
 export function chatPersistDir(places: Pick<ChatSessionPlaces, 'dataDir' | 'sessionId'>): string {
@@ -58,7 +61,18 @@ export function resolveChatProfile(profile: ChatProfile, places: ChatSessionPlac
 
 function checkPlaces({ dataDir, sessionId }: Pick<ChatSessionPlaces, 'dataDir' | 'sessionId'>): void {
   if (typeof dataDir !== 'string' || !isAbsolute(dataDir))
-    throw new TypeError(`chat profile: dataDir must be an absolute path, got ${JSON.stringify(dataDir)}`)
+    throw new TypeError(`chat profile: dataDir must be an absolute path, got ${shortText(dataDir)}`)
   if (typeof sessionId !== 'string' || sessionId === '' || sessionId === '.' || sessionId === '..' || UNSAFE_SEGMENT.test(sessionId))
-    throw new TypeError(`chat profile: sessionId must be one path segment, got ${JSON.stringify(sessionId)}`)
+    throw new TypeError(`chat profile: sessionId must be one path segment, got ${shortText(sessionId)}`)
+  // A lone surrogate is written to disk as U+FFFD: `a\uD800` and `a\uDBFF` would share one folder.
+  if (!(sessionId as unknown as { isWellFormed: () => boolean }).isWellFormed())
+    throw new TypeError(`chat profile: sessionId must be well-formed text (it has a lone surrogate), got ${shortText(sessionId)}`)
+  if (Buffer.byteLength(sessionId, 'utf8') > MAX_SESSION_ID_BYTES)
+    throw new TypeError(`chat profile: sessionId must be at most ${MAX_SESSION_ID_BYTES} UTF-8 bytes (one folder name), got ${sessionId.length} characters`)
+}
+
+/** A value for an error message: JSON, cut to 80 characters (an id from a request can be megabytes). */
+function shortText(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }

@@ -58,8 +58,11 @@ export type ChatProfileName = 'build' | 'plan'
  * The built-in chat profiles, each with `CHAT_BEHAVIOR`. Resolve one for a
  * session (`resolveChatProfile`) to give it the session's directories and the
  * model's context window, then run with it (`agent.run({ profile })`).
+ * The map has no prototype: a host that looks a name from a request up in it
+ * (`chatProfiles[name]`) finds nothing for `constructor`, `toString` or
+ * `__proto__`, where a plain object would hand back `Object` itself.
  */
-export const chatProfiles: Readonly<Record<ChatProfileName, ChatProfile>> = Object.freeze({
+export const chatProfiles: Readonly<Record<ChatProfileName, ChatProfile>> = Object.freeze(Object.assign(Object.create(null) as Record<ChatProfileName, ChatProfile>, {
   build: Object.freeze({
     name: 'build',
     description: 'Reads, edits and runs things in the project: the shell and the file tools.',
@@ -74,4 +77,4 @@ export const chatProfiles: Readonly<Record<ChatProfileName, ChatProfile>> = Obje
     tools: Object.freeze({ read_file: readFile, list_files: listFiles, glob, grep }),
     behavior: CHAT_BEHAVIOR,
   }),
-})
+}))

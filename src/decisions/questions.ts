@@ -13,6 +13,8 @@
 import type { SessionContentBlock } from '../core/content'
 import type { DecisionAnswer, DecisionInput, DecisionInputKind, DecisionQuestion, DecisionQuestions, DecisionRequest } from './types'
 import { mergeObjects } from '../core/merge-objects'
+import { truncateText } from '../text/truncate'
+import { wellFormedText } from '../text/well-formed-text'
 
 /** Question names: safe as JSON-schema property names and tool-argument keys on every wire. */
 const QUESTION_NAME = /^[\w-]{1,64}$/
@@ -22,6 +24,14 @@ const RESERVED_NAMES = new Set(['__proto__'])
 
 /** Most questions one request may carry; more would not fit a short structured answer reliably. */
 export const MAX_DECISION_QUESTIONS = 32
+
+/**
+ * Longest `reason` kept from an answer (UTF-16 units; longer ones are cut,
+ * with `…`). The schema asks for one short sentence, but the words are the
+ * model's (or a server's) and go into the outcome, both decision hooks and
+ * the run's record in the session.
+ */
+export const MAX_ANSWER_REASON_CHARS = 1000
 
 /** A request read once into zidane's own copy, or why it cannot be sent. */
 export type ReadRequest
@@ -145,6 +155,9 @@ function questionProblem(question: unknown): string | undefined {
         return 'needs a non-empty `options` list'
       if (!options.every(option => typeof option === 'string' && option !== ''))
         return 'has an option that is not a non-empty string'
+      // Requests carry text well-formed (a lone surrogate goes as U+FFFD), so the model could never send such an option back exactly.
+      if (!options.every(option => wellFormedText(option) === option))
+        return 'has an option with a lone surrogate (half of a UTF-16 pair), which no answer can match'
       if (new Set(options).size !== options.length)
         return 'has duplicate options'
       return undefined
@@ -265,7 +278,7 @@ export function parseAnswers(value: unknown, questions: DecisionQuestions): Pars
     const entry = typeof raw === 'string' ? parseJsonText(raw) : raw
     if (!isPlainObject(entry))
       return { ok: false, problem: `the answer to "${name}" is ${describe(entry)}, not an object` }
-    const reason = typeof entry.reason === 'string' ? entry.reason : ''
+    const reason = typeof entry.reason === 'string' ? answerReason(entry.reason) : ''
     if (entry.reason !== undefined && typeof entry.reason !== 'string')
       return { ok: false, problem: `the reason given for "${name}" is ${describe(entry.reason)}, not a string` }
     if (entry.refused !== undefined && typeof entry.refused !== 'boolean')
@@ -280,6 +293,16 @@ export function parseAnswers(value: unknown, questions: DecisionQuestions): Pars
     answers[name] = mergeObjects(checked, { reason }) as DecisionAnswer
   }
   return { ok: true, answers }
+}
+
+/**
+ * A reason as an answer keeps it: at most `MAX_ANSWER_REASON_CHARS`, cut on a
+ * code point, and well-formed. Before, a 20 MB reason was kept whole, and a
+ * lone surrogate in it reached the session and every hook.
+ */
+export function answerReason(text: string): string {
+  const kept = text.length <= MAX_ANSWER_REASON_CHARS ? text : `${truncateText(text, MAX_ANSWER_REASON_CHARS - 1)}…`
+  return wellFormedText(kept)
 }
 
 /** A question's checked value with its kind, or what is wrong with it. */

@@ -17,6 +17,29 @@ export interface MetricDimensions {
 
 const made = new WeakMap<Meter, GenAiInstruments>()
 
+/** Most distinct `gen_ai.response.model` values an agent's metrics carry. */
+export const MAX_RESPONSE_MODELS = 32
+
+/** What the metrics say for a served model past `MAX_RESPONSE_MODELS` (the conventions' overflow value). */
+export const OTHER_RESPONSE_MODEL = '_OTHER'
+
+/**
+ * The `gen_ai.response.model` dimension of a call: the served model's name
+ * while the agent has seen fewer than `MAX_RESPONSE_MODELS`, else `_OTHER`.
+ * The name is the server's word, and each new one is a new series in every
+ * histogram for as long as the process lives: before, a server naming a new
+ * model on each answer made one series per call (300 calls, 300 series).
+ * `seen` is the agent's set; the span keeps the name as served.
+ */
+export function responseModelDimension(seen: Set<string>, model: string | undefined): string | undefined {
+  if (model === undefined || seen.has(model))
+    return model
+  if (seen.size >= MAX_RESPONSE_MODELS)
+    return OTHER_RESPONSE_MODEL
+  seen.add(model)
+  return model
+}
+
 /** The instruments on `meter`, with the units and bucket boundaries the conventions advise. */
 export function genAiInstruments(meter: Meter): GenAiInstruments {
   let instruments = made.get(meter)

@@ -1,8 +1,10 @@
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'
+import type { Attributes, Context, Span } from '@opentelemetry/api'
+import type { SpanStarter } from './guarded'
 import type { GenAiInstruments, MetricDimensions } from './metrics'
 import type { AgentTelemetry } from './options'
 import type { OtelApi } from './otel-api'
 import { INSTRUMENTATION_SCOPE } from './conventions'
+import { guardedInstruments, guardedRead, guardedTracer } from './guarded'
 import { genAiInstruments } from './metrics'
 import { DEFAULT_MAX_CONTENT_BYTES } from './options'
 import { loadOtelApi } from './otel-api'
@@ -10,11 +12,14 @@ import { loadOtelApi } from './otel-api'
 /** An agent's telemetry once `@opentelemetry/api` is loaded: where spans and metrics go, and what content is recorded. */
 export interface TelemetryRuntime {
   readonly api: OtelApi
-  readonly tracer: Tracer
+  /** The host's tracer behind a guard: nothing it (or its span processors) throws reaches the run. */
+  readonly tracer: SpanStarter
   readonly instruments: GenAiInstruments
   readonly recordInputs: boolean
   readonly recordOutputs: boolean
   readonly content: { readonly maxBytes: number, readonly redact?: AgentTelemetry['redact'] }
+  /** The served model names the agent's metrics carry (`responseModelDimension`). */
+  readonly responseModels: Set<string>
 }
 
 /**
@@ -54,10 +59,11 @@ function makeRuntime(api: OtelApi, options: AgentTelemetry): TelemetryRuntime {
   const maxBytes = options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES
   return {
     api,
-    tracer: options.tracer ?? api.trace.getTracer(INSTRUMENTATION_SCOPE),
-    instruments: genAiInstruments(options.meter ?? api.metrics.getMeter(INSTRUMENTATION_SCOPE)),
+    tracer: guardedTracer(api, options.tracer ?? guardedRead('trace.getTracer', () => api.trace.getTracer(INSTRUMENTATION_SCOPE), undefined)),
+    instruments: guardedInstruments(() => genAiInstruments(options.meter ?? api.metrics.getMeter(INSTRUMENTATION_SCOPE))),
     recordInputs: options.recordInputs === true,
     recordOutputs: options.recordOutputs === true,
     content: { maxBytes, ...(options.redact ? { redact: options.redact } : {}) },
+    responseModels: new Set(),
   }
 }

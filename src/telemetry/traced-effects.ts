@@ -11,7 +11,7 @@ import { mergeObjects } from '../core/merge-objects'
 import { timerNow } from '../core/timer'
 import { messagesJson, redacted, systemJson, toolDefinitionsJson, valueJson } from './content'
 import { ERROR_TYPE, GEN_AI, OPERATION, TOKEN_TYPE, ZIDANE } from './conventions'
-import { presentAttributes } from './metrics'
+import { presentAttributes, responseModelDimension } from './metrics'
 import { errorType, failSpan } from './span-errors'
 
 /** The effects each traced one wraps. */
@@ -91,7 +91,7 @@ async function tracedModelCall<T>(scope: TelemetryScope, kind: ModelCallKind, re
   let failure: string | undefined
   try {
     const result = await api.context.with(api.trace.setSpan(scope.parent, span), exec)
-    const answer = answerOf(kind, result)
+    const answer = answerOf(kind, result, scope.runtime.recordOutputs)
     dimensions = metricDimensions(scope, request.provider, request.model, answer.model)
     setAnswerAttributes(span, answer)
     if (firstChunkAt !== undefined) {
@@ -132,7 +132,7 @@ function metricDimensions(scope: TelemetryScope, provider: string, model: string
   const key = `${provider}\n${model}\n${responseModel ?? ''}`
   let dimensions = scope.metricDimensions.get(key)
   if (!dimensions) {
-    const call = presentAttributes(mergeObjects(metricBase(scope, provider, model), { [GEN_AI.responseModel]: responseModel }))
+    const call = presentAttributes(mergeObjects(metricBase(scope, provider, model), { [GEN_AI.responseModel]: responseModelDimension(scope.runtime.responseModels, responseModel) }))
     dimensions = {
       call,
       input: mergeObjects(call, { [GEN_AI.tokenType]: TOKEN_TYPE.input }),
@@ -173,7 +173,7 @@ interface CallAnswer {
   output?: TurnResult['content']
 }
 
-function answerOf(kind: ModelCallKind, result: unknown): CallAnswer {
+function answerOf(kind: ModelCallKind, result: unknown, withOutput: boolean): CallAnswer {
   if (typeof result !== 'object' || result === null)
     return {}
   if (kind === 'decision') {
@@ -183,7 +183,9 @@ function answerOf(kind: ModelCallKind, result: unknown): CallAnswer {
       id: typeof reply.id === 'string' ? reply.id : undefined,
       usage: reply.usage ? { input: reply.usage.input, output: reply.usage.output } : undefined,
       finishReason: 'stop',
-      output: reply.body?.type === 'answers' ? [{ type: 'text', text: JSON.stringify(reply.body.value) }] : undefined,
+      // The answer object is the model's: written out only when outputs are recorded, and by the reader
+      // that never throws (a value JSON cannot write must not turn the decision into telemetry's error).
+      output: withOutput && reply.body?.type === 'answers' ? [{ type: 'text', text: valueJson(reply.body.value, Number.MAX_SAFE_INTEGER).value }] : undefined,
     }
   }
   const turn = result as Partial<TurnResult> & { responseId?: unknown }

@@ -1,0 +1,92 @@
+/**
+ * The words of an answer are the model's (or a server's). Before, a `reason`
+ * of 20 MB was kept whole in the outcome, the `decision:end` hook and the
+ * run's record, and a lone surrogate in it was kept as sent. A choice option
+ * holding a lone surrogate could never be answered: requests carry text
+ * well-formed, so the model saw U+FFFD and sent that back, which matched no
+ * option.
+ */
+
+import type { DecisionAnswer, DecisionEndHookContext, DecisionQuestions, DecisionReplyBody, Provider } from '../../src'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { createAgent } from '../../src'
+import { MAX_ANSWER_REASON_CHARS } from '../../src/decisions/questions'
+
+/** A provider whose decisions capability hands back whatever body the test gives it. */
+function replying(next: () => DecisionReplyBody): Provider {
+  return {
+    name: 'echo',
+    meta: { defaultModel: 'echo-1' },
+    capabilities: { images: false, documents: false, toolResultMedia: false, thinking: false, promptCache: false },
+    stream: () => Promise.reject(new Error('not used')),
+    decisions: {
+      defaultModel: 'echo-1',
+      canAnswer: () => true,
+      decide: async () => ({ body: next(), model: 'echo-1', usage: { input: 1, output: 1 } }),
+    },
+  }
+}
+
+const QUESTIONS = {
+  pick: { kind: 'choice', question: 'Which?', options: ['left', 'right'] },
+  safe: { kind: 'predicate', question: 'Is it safe?' },
+} as const satisfies DecisionQuestions
+
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed: () => boolean }).isWellFormed()
+}
+
+async function answersFor(pickReason: string, safeReason: string) {
+  const agent = createAgent({ provider: replying(() => ({ type: 'answers', value: { pick: { value: 'left', refused: false, reason: pickReason }, safe: { value: true, refused: true, reason: safeReason } } })) })
+  const ends: DecisionEndHookContext[] = []
+  agent.hooks.hook('decision:end', (ctx) => {
+    ends.push(ctx)
+  })
+  const outcome = await agent.decide({ input: 'evidence', questions: QUESTIONS })
+  if (!outcome.ok)
+    throw new Error(outcome.message)
+  return { answers: outcome.answers, hooked: ends[0].answers! }
+}
+
+describe('an answer\'s reason', () => {
+  it('of 20 MB is cut to MAX_ANSWER_REASON_CHARS with …, in the outcome and the hook; a short one is kept', async () => {
+    const { answers, hooked } = await answersFor('r'.repeat(20_000_000), 'short and plain')
+    expect(answers.pick.reason).toHaveLength(MAX_ANSWER_REASON_CHARS)
+    expect(answers.pick.reason.endsWith('r…')).toBe(true)
+    expect(answers.safe).toEqual({ kind: 'refusal', reason: 'short and plain' })
+    expect(hooked).toEqual(answers)
+  })
+
+  it('with lone surrogates has U+FFFD in their place; pairs are kept and never split by the cut', async () => {
+    const { answers } = await answersFor('half \uD83D of an emoji', `${'x'.repeat(MAX_ANSWER_REASON_CHARS - 2)}\uD83D\uDE00tail`)
+    expect(answers.pick.reason).toBe('half \uFFFD of an emoji')
+    expect(answers.safe.reason).toBe(`${'x'.repeat(MAX_ANSWER_REASON_CHARS - 2)}…`)
+  })
+
+  it('whatever its UTF-16 units, comes back well-formed and at most MAX_ANSWER_REASON_CHARS long', async () => {
+    const units = fc.array(fc.integer({ min: 0, max: 0xFFFF }), { maxLength: MAX_ANSWER_REASON_CHARS + 50 }).map(codes => String.fromCharCode(...codes))
+    await fc.assert(fc.asyncProperty(units, units, async (a, b) => {
+      const { answers } = await answersFor(a, b)
+      for (const answer of Object.values(answers) as DecisionAnswer[]) {
+        expect(isWellFormed(answer.reason)).toBe(true)
+        expect(answer.reason.length).toBeLessThanOrEqual(MAX_ANSWER_REASON_CHARS)
+      }
+      if (isWellFormed(a) && a.length <= MAX_ANSWER_REASON_CHARS)
+        expect(answers.pick.reason).toBe(a)
+    }), { numRuns: 100 })
+  })
+})
+
+describe('a choice option with a lone surrogate', () => {
+  it('makes the request invalid before anything is sent, naming the question', async () => {
+    let sent = 0
+    const agent = createAgent({ provider: replying(() => {
+      sent++
+      return { type: 'answers', value: { which: { value: 'a\uFFFD', refused: false, reason: '' } } }
+    }) })
+    const outcome = await agent.decide({ input: 'evidence', questions: { which: { kind: 'choice', question: 'Which?', options: ['a\uD800', 'b'] } } })
+    expect(outcome).toMatchObject({ ok: false, reason: 'invalid', message: expect.stringMatching(/question "which" has an option with a lone surrogate/) })
+    expect(sent).toBe(0)
+  })
+})
