@@ -23,15 +23,21 @@ import { fitToolCallId } from '../providers/tool-call-ids'
 interface SeenIds {
   read: number
   ids: Set<string>
+  /**
+   * Per base id, a suffix below which every `<base>_<n>` (from 2) is in `ids`. `ids` only grows, so the bound
+   * only rises: it is a function of the turns alone, and a resumed run finds the same names. Without it, a
+   * server numbering every answer's calls from `call_0` made turn t try t suffixes: 8,000 turns took 50 s.
+   */
+  usedBelow: Map<string, number>
 }
 
 const seenByTurns = new WeakMap<readonly SessionTurn[], SeenIds>()
 
 /** The ids of every tool call in `turns`, read once per turn however often asked. */
-function seenIds(turns: readonly SessionTurn[]): Set<string> {
+function seenIds(turns: readonly SessionTurn[]): SeenIds {
   let seen = seenByTurns.get(turns)
   if (!seen || seen.read > turns.length) {
-    seen = { read: 0, ids: new Set() }
+    seen = { read: 0, ids: new Set(), usedBelow: new Map() }
     seenByTurns.set(turns, seen)
   }
   for (; seen.read < turns.length; seen.read++) {
@@ -40,7 +46,15 @@ function seenIds(turns: readonly SessionTurn[]): Set<string> {
         seen.ids.add(block.id)
     }
   }
-  return seen.ids
+  return seen
+}
+
+/** The first suffix from 2 whose `<base>_<n>` no earlier call has, resuming where the last search stopped. */
+function firstUnseenSuffix(seen: SeenIds, base: string): number {
+  let n = seen.usedBelow.get(base) ?? 2
+  while (seen.ids.has(`${base}_${n}`)) n++
+  seen.usedBelow.set(base, n)
+  return n
 }
 
 /** Longest call id a session keeps as it came: far above any real server's (OpenAI's and Anthropic's are under 64). */
@@ -57,20 +71,27 @@ const SHORTENED_CALL_ID_CHARS = 128
 export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult): TurnResult {
   if (result.toolCalls.length === 0)
     return result
-  const seen = seenIds(turns)
+  const seenRecord = seenIds(turns)
+  const seen = seenRecord.ids
   if (!needsRenaming(seen, result.toolCalls))
     return result
   const kept = (id: string): string => id.length > MAX_CALL_ID_CHARS ? fitToolCallId(id, SHORTENED_CALL_ID_CHARS) : id
   const own = new Set(result.toolCalls.map(call => kept(call.id)))
   const taken = new Set<string>()
+  // Per base, the suffix to try next. The sets a name is checked against only grow, so a suffix found used
+  // stays used: the search resumes where it stopped. Starting at 2 for every repeat made an answer of
+  // 20,000 calls sharing one id quadratic (two minutes of the agent's thread).
+  const nextSuffix = new Map<string, number>()
   // Each call's recorded id, in the order of the calls.
   const names = result.toolCalls.map((call) => {
     const base = kept(call.id)
     let name = base
     if (seen.has(name) || taken.has(name)) {
-      let n = 2
+      // Every suffix below the first unseen one is taken by an earlier turn: starting there finds the same name.
+      let n = nextSuffix.get(base) ?? firstUnseenSuffix(seenRecord, base)
       // A fresh name is used by no earlier call and by no call of this turn.
       while (seen.has(`${base}_${n}`) || taken.has(`${base}_${n}`) || own.has(`${base}_${n}`)) n++
+      nextSuffix.set(base, n + 1)
       name = `${base}_${n}`
     }
     taken.add(name)
@@ -78,18 +99,20 @@ export function uniqueCallIds(turns: readonly SessionTurn[], result: TurnResult)
   })
   const toolCalls = result.toolCalls.map((call, i): ToolCall => names[i] === call.id ? call : mergeObjects(call, { id: names[i]! }))
   // The content's call blocks take the same names: per id as it came, in the order its calls came.
-  const queues = new Map<string, string[]>()
+  // Read through an index, not `shift()`: a queue of 100,000 calls sharing one id would be moved each time.
+  const queues = new Map<string, { names: string[], next: number }>()
   result.toolCalls.forEach((call, i) => {
     const queue = queues.get(call.id)
     if (queue)
-      queue.push(names[i]!)
+      queue.names.push(names[i]!)
     else
-      queues.set(call.id, [names[i]!])
+      queues.set(call.id, { names: [names[i]!], next: 0 })
   })
   const content = result.content.map((block): SessionContentBlock => {
     if (block.type !== 'tool_call')
       return block
-    const name = queues.get(block.id)?.shift() ?? kept(block.id)
+    const queue = queues.get(block.id)
+    const name = (queue && queue.next < queue.names.length ? queue.names[queue.next++] : undefined) ?? kept(block.id)
     return name === block.id ? block : mergeObjects(block, { id: name })
   })
   return mergeObjects(result, { content, toolCalls })

@@ -1,6 +1,7 @@
 import type { SessionContentBlock, SessionTurn, ToolResultBlock } from '../core/content'
 import type { TurnUsage } from '../core/stats'
 import type { StopReason } from '../core/stop-reason'
+import type { InvalidToolInput } from '../providers/tool-json'
 import type { ToolCall, ToolResult } from '../providers/types'
 import type { TurnVerdict } from './policy-runner'
 import type { RunContext } from './run-context'
@@ -11,7 +12,7 @@ import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
 import { SESSION_DEFAULTS } from '../knobs/session-knobs'
 import { fillEstimatedCost } from '../providers/catalog/cost'
-import { refuseOverDeepInput } from '../providers/tool-json'
+import { INVALID_TOOL_INPUT_KEY, refuseOverDeepInput } from '../providers/tool-json'
 import { settleApprovals } from './approval-resume'
 import { uniqueCallIds } from './call-ids'
 import { dispatchToolCalls } from './dispatch'
@@ -297,17 +298,28 @@ async function appendTurn(
 }
 
 /**
- * Inputs nested past the depth cap become invalid-input markers before the
- * turn is recorded or answered: providers already do this for the arguments
- * they parse, but one that hands the loop ready-made objects is checked here,
- * so no over-deep value reaches the session, the wire or a tool.
+ * Inputs nested past the depth cap, or that are no object at all, become
+ * invalid-input markers before the turn is recorded or answered: providers
+ * already do this for the arguments they parse, but one that hands the loop
+ * ready-made values (a host's own provider passing a server's `null` or
+ * `[1, 2]` through) is checked here, so no such value reaches the session,
+ * the wire or a tool. Before, `null` threw a `TypeError` out of the run and a
+ * list ended it with a `SessionStoreError`.
  */
+function boundedInput(input: unknown): Record<string, unknown> {
+  if (typeof input === 'object' && input !== null && !Array.isArray(input))
+    return refuseOverDeepInput(input as Record<string, unknown>)
+  const kind = input === null ? 'null' : input === undefined ? 'nothing' : Array.isArray(input) ? 'a list' : `a ${typeof input}`
+  const marker: InvalidToolInput = { raw: '', error: `arguments are not a JSON object (the provider handed over ${kind})` }
+  return { [INVALID_TOOL_INPUT_KEY]: marker }
+}
+
 function boundedBlockInputs(content: SessionTurn['content']): SessionTurn['content'] {
   let bounded: SessionContentBlock[] | undefined
   content.forEach((block, index) => {
     if (block.type !== 'tool_call' && block.type !== 'server_tool_use')
       return
-    const input = refuseOverDeepInput(block.input)
+    const input = boundedInput(block.input)
     if (input !== block.input) {
       bounded ??= [...content]
       bounded[index] = mergeObjects(block, { input })
@@ -319,7 +331,7 @@ function boundedBlockInputs(content: SessionTurn['content']): SessionTurn['conte
 function boundedCallInputs(calls: readonly ToolCall[]): readonly ToolCall[] {
   let bounded: ToolCall[] | undefined
   calls.forEach((call, index) => {
-    const input = refuseOverDeepInput(call.input)
+    const input = boundedInput(call.input)
     if (input !== call.input) {
       bounded ??= [...calls]
       bounded[index] = mergeObjects(call, { input })

@@ -11,6 +11,7 @@ import { TOOL_PROGRESS_LIMITS } from '../core/tool-io'
 import { debugLog } from '../debug'
 import { callHookBounded, hasHookHandlers } from '../hooks/bus'
 import { extendContext } from '../hooks/context'
+import { truncateText } from '../text/truncate'
 import { hookTimeout } from './stream-turn'
 
 /** What the loop holds for one call: `report` is the tool's `ctx.progress`, `close` ends the call's reporting. */
@@ -27,11 +28,12 @@ function isCount(value: unknown): value is number {
 function normalize(update: ToolProgressUpdate): ToolProgress {
   if (typeof update === 'string')
     return { kind: 'message', text: cut(update) }
-  const progress: ToolProgress = { kind: typeof update.kind === 'string' && update.kind !== '' ? update.kind : 'message' }
+  // `kind` and `tool` are cut like `text`: a script names its tool calls as it likes.
+  const progress: ToolProgress = { kind: typeof update.kind === 'string' && update.kind !== '' ? cut(update.kind) : 'message' }
   if (typeof update.text === 'string')
     progress.text = cut(update.text)
   if (typeof update.tool === 'string')
-    progress.tool = update.tool
+    progress.tool = cut(update.tool)
   if (isCount(update.line))
     progress.line = update.line
   if (isCount(update.completed))
@@ -42,7 +44,9 @@ function normalize(update: ToolProgressUpdate): ToolProgress {
 }
 
 function cut(text: string): string {
-  return text.length > TOOL_PROGRESS_LIMITS.maxTextChars ? `${text.slice(0, TOOL_PROGRESS_LIMITS.maxTextChars)}…` : text
+  // Never inside a surrogate pair: a codemode script prints what the model wrote, and a lone half reaches every
+  // stream reader as a broken character.
+  return text.length > TOOL_PROGRESS_LIMITS.maxTextChars ? `${truncateText(text, TOOL_PROGRESS_LIMITS.maxTextChars)}…` : text
 }
 
 /**

@@ -7,7 +7,9 @@
 
 import type { OutputSchema } from '../knobs/output-knobs'
 import type { ToolDef } from './types'
+import { nestsDeeperThan } from '../core/json-depth'
 import { isZod3Schema, isZodOutputSchema } from '../knobs/output-knobs'
+import { MAX_TOOL_INPUT_DEPTH } from '../providers/tool-json'
 import { joinProblems } from '../text/problem-list'
 import { checkJsonSchema } from './json-schema'
 import { ignoreSettlement, inputJsonSchema } from './tool'
@@ -85,7 +87,21 @@ function compileZod(schema: OutputSchema & { '~standard': { validate: (value: un
   })
 }
 
-function build(jsonSchema: Record<string, unknown>, check: (value: unknown) => OutputCheck): CompiledOutputSchema {
+/**
+ * A structured answer given as text is `JSON.parse`d whole, which takes any
+ * nesting; the final-answer tool's arguments are refused past
+ * `MAX_TOOL_INPUT_DEPTH` before this check. Without the same bound here, a
+ * text answer of `[` × 200,000 passed a permissive schema, became the run's
+ * `output`, and the session could not write the run record that keeps it
+ * (the run then threw `SessionStoreError`).
+ */
+const TOO_DEEP_OUTPUT = `${ROOT}: the answer is nested more than ${MAX_TOOL_INPUT_DEPTH} levels deep (objects and arrays inside one another); give a flatter value`
+
+function build(jsonSchema: Record<string, unknown>, checkValue: (value: unknown) => OutputCheck): CompiledOutputSchema {
+  // Measured without recursion, before any schema check walks the value.
+  const check = (value: unknown): OutputCheck => nestsDeeperThan(value, MAX_TOOL_INPUT_DEPTH)
+    ? { ok: false, problems: [TOO_DEEP_OUTPUT] }
+    : checkValue(value)
   const wrapped = jsonSchema.type !== 'object'
   const toolInputSchema = wrapped
     ? { type: 'object', properties: { value: jsonSchema }, required: ['value'], additionalProperties: false }

@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { createAgent } from '../agent/create-agent'
 import { mergeObjects } from '../core/merge-objects'
 import { startTimer } from '../core/timer'
+import { clipEcho } from './file-content'
 import { childSetup, SPAWN_MAX_DEPTH } from './spawn-child'
 import { createSpawnState } from './spawn-state'
 import { tool } from './tool'
@@ -69,6 +70,13 @@ const DEFAULT_DESCRIPTION = 'Delegate a self-contained task to a subagent that w
 export function createSpawnTool<Schema extends OutputSchema | undefined = undefined>(
   options: SpawnToolOptions & { child?: ChildAgent & { behavior?: AgentBehavior & { schema?: Schema } } } = {},
 ): SpawnTool<SchemaOutput<Schema>> {
+  // A NaN (a setting read with parseInt from an unset variable) compares false with everything: as `maxDepth` it
+  // lifted the depth cap, as `maxConcurrent` it made every spawn call wait for a slot that never came.
+  for (const key of ['maxDepth', 'maxConcurrent', 'timeoutMs'] as const) {
+    const value = options[key]
+    if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value)))
+      throw new TypeError(`createSpawnTool: ${key} must be a number, got ${typeof value === 'number' ? 'NaN' : `a ${typeof value}`}`)
+  }
   const maxDepth = options.maxDepth ?? 2
   const limit = Math.max(1, options.maxConcurrent ?? 4)
   const slots = new Map<string, Semaphore>()
@@ -259,16 +267,17 @@ function findChildRun(ctx: ToolContext, label: string): string {
   const runs = ctx.session.runs.filter(run => run.label === label)
   const last = runs.at(-1)
   if (!last)
-    throw new Error(`There is no earlier child labeled "${label}" in this session`)
+    throw new Error(`There is no earlier child labeled "${clipEcho(label)}" in this session`)
   return last.id
 }
 
 function routeModel(options: SpawnToolOptions, model: string | undefined): ModelTargetSpec | undefined {
   if (model === undefined)
     return undefined
-  const named = options.models?.[model]
+  // Own keys only: the model writes `model`, and `constructor` or `__proto__` must not reach Object.prototype's members.
+  const named = options.models && Object.hasOwn(options.models, model) ? options.models[model] : undefined
   if (options.models && named === undefined)
-    throw new Error(`Unknown model choice "${model}"; use one of: ${Object.keys(options.models).join(', ')}`)
+    throw new Error(`Unknown model choice "${clipEcho(model)}"; use one of: ${Object.keys(options.models).join(', ')}`)
   const choice = named ?? model
   return typeof choice === 'string' ? { model: choice } : choice
 }

@@ -1,6 +1,7 @@
 import type { ToolDef } from '../types'
 import type { ToolCatalogEntry } from './catalog'
 import { TOOL_SEARCH_DEFAULTS } from '../../knobs/mcp-knobs'
+import { clipEcho } from '../file-content'
 import { searchCatalog } from './catalog'
 
 /** Name of the tool the model uses to find and load deferred tools. */
@@ -75,7 +76,8 @@ export function createToolSearchTool(options: ToolSearchToolOptions): ToolDef<To
       const limit = Math.min(Math.max(1, Math.floor(input.limit ?? defaultLimit)), MAX_TOOL_SEARCH_LIMIT)
       const found = searchCatalog(options.catalog, input.query, limit)
       if (found.length === 0) {
-        return `No searchable tool matched "${input.query}". Try other keywords, or pick a name from the Searchable Tools list with select:<name>.`
+        // Only the start of the query comes back: it is the model's own text, and a megabyte query must not return a megabyte.
+        return `No searchable tool matched "${clipEcho(input.query)}". Try other keywords, or pick a name from the Searchable Tools list with select:<name>.`
       }
       for (const entry of found)
         options.unlocked.add(entry.name)
