@@ -15,7 +15,7 @@ import type { Provider } from '../providers/types'
 import { mergeObjects } from '../core/merge-objects'
 import { startTimer } from '../core/timer'
 import { debugLog } from '../debug'
-import { answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionContent, inputKind, parseAnswers, readDecisionRequest } from '../decisions/questions'
+import { answerReason, answerSchema, answerTokenBudget, DECISION_SYSTEM_PROMPT, decisionContent, inputKind, parseAnswers, readDecisionRequest } from '../decisions/questions'
 import { ClassifiedError, DecisionError } from '../errors'
 import { callHookBounded } from '../hooks/bus'
 import { setContextBase } from '../hooks/context'
@@ -120,12 +120,14 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
       inputKind: read.ok ? inputKind(read.request.input) : read.inputKind,
       startedAt,
     }
+    // Set once the request is read: the decision's timeout and signals also bound its hooks.
+    let call: ReturnType<typeof cancellation> | undefined
     const finish = async (outcome: DecisionOutcome): Promise<DecisionOutcome> => {
       const durationMs = Math.max(0, effects.now() - began)
       const end: DecisionEndHookContext = outcome.ok
         ? mergeObjects(start, { ok: true, durationMs, answers: outcome.answers, usage: outcome.usage, provider: outcome.provider, model: outcome.model })
         : mergeObjects(start, { ok: false, durationMs, reason: outcome.reason, message: outcome.message })
-      await fire(engine, 'decision:end', end)
+      await fire(engine, 'decision:end', end, call?.aborted)
       binding?.record(recordOf(start, end, outcome))
       return outcome
     }
@@ -137,54 +139,58 @@ export function createDecisionEngine(engine: DecisionEngineOptions): DecisionEng
       return finish(fail('invalid', `Invalid decision request: ${read.problem}`))
     }
     const request = read.request
-    const selected = select()
-    if (selected) {
-      start.provider = selected.provider.name
-      start.model = request.model ?? engine.options?.model ?? selected.decisions.defaultModel
-    }
-    await fire(engine, 'decision:start', start)
-    if (!selected)
-      return finish(fail('unavailable', 'No provider of this agent can make decisions'))
-    if (!selected.decisions.canAnswer())
-      return finish(fail('unavailable', `Provider "${selected.provider.name}" has no usable credentials for decisions`))
-    const model = start.model!
-    if (missingModels.get(selected.decisions)?.has(model))
-      return finish(fail('unavailable', `Model "${model}" is not available on provider "${selected.provider.name}"`))
-
     const timeoutMs = request.timeoutMs ?? engine.options?.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS
-    const call = cancellation(timeoutMs, [request.signal, binding?.signal])
+    const cancel = cancellation(timeoutMs, [request.signal, binding?.signal])
+    call = cancel
     try {
-      if (call.signal.aborted)
-        return await finish(fail(call.timedOut() ? 'timeout' : 'aborted', call.message()))
-      const body = {
-        model,
-        system: DECISION_SYSTEM_PROMPT,
-        messages: [{ role: 'user' as const, content: decisionContent(request.input, request.questions) }],
-        schema: answerSchema(request.questions),
-        maxTokens: answerTokenBudget(questionNames.length),
+      const selected = select()
+      if (selected) {
+        start.provider = selected.provider.name
+        start.model = request.model ?? engine.options?.model ?? selected.decisions.defaultModel
       }
-      const modelCall = { provider: selected.provider.name, model, ...(binding ? { runId: binding.runId } : {}), id: decisionId, attempt: 1, body }
-      const reply = await Promise.race([
-        effects.model('decision', modelCall, async () => selected.decisions.decide(mergeObjects(body, { signal: call.signal }))),
-        call.aborted,
-      ])
-      // Pricing the reply reads the bundled model data, loaded on first use.
-      await loadBundledModels()
-      return await finish(answered(reply, request, selected.provider.name, decisionId, engine.catalogs))
-    }
-    catch (error) {
-      if (call.signal.aborted)
-        return await finish(fail(call.timedOut() ? 'timeout' : 'aborted', call.message(), errorField(error)))
-      const reason = error instanceof ClassifiedError ? REASON_BY_KIND[error.kind] ?? 'error' : 'error'
-      if (error instanceof ClassifiedError && error.kind === 'not_found') {
-        const missing = missingModels.get(selected.decisions) ?? new Set<string>()
-        missing.add(model)
-        missingModels.set(selected.decisions, missing)
+      // A hook that never settles holds the decision no longer than its timeout or its signal allow.
+      await fire(engine, 'decision:start', start, cancel.aborted)
+      if (!selected)
+        return await finish(fail('unavailable', 'No provider of this agent can make decisions'))
+      if (!selected.decisions.canAnswer())
+        return await finish(fail('unavailable', `Provider "${selected.provider.name}" has no usable credentials for decisions`))
+      const model = start.model!
+      if (missingModels.get(selected.decisions)?.has(model))
+        return await finish(fail('unavailable', `Model "${model}" is not available on provider "${selected.provider.name}"`))
+
+      try {
+        if (cancel.signal.aborted)
+          return await finish(fail(cancel.timedOut() ? 'timeout' : 'aborted', cancel.message()))
+        const body = {
+          model,
+          system: DECISION_SYSTEM_PROMPT,
+          messages: [{ role: 'user' as const, content: decisionContent(request.input, request.questions) }],
+          schema: answerSchema(request.questions),
+          maxTokens: answerTokenBudget(questionNames.length),
+        }
+        const modelCall = { provider: selected.provider.name, model, ...(binding ? { runId: binding.runId } : {}), id: decisionId, attempt: 1, body }
+        const reply = await Promise.race([
+          effects.model('decision', modelCall, async () => selected.decisions.decide(mergeObjects(body, { signal: cancel.signal }))),
+          cancel.aborted,
+        ])
+        // Pricing the reply reads the bundled model data, loaded on first use.
+        await loadBundledModels()
+        return await finish(answered(reply, request, selected.provider.name, decisionId, engine.catalogs))
       }
-      return await finish(fail(reason, error instanceof Error ? error.message : String(error), errorField(error)))
+      catch (error) {
+        if (cancel.signal.aborted)
+          return await finish(fail(cancel.timedOut() ? 'timeout' : 'aborted', cancel.message(), errorField(error)))
+        const reason = error instanceof ClassifiedError ? REASON_BY_KIND[error.kind] ?? 'error' : 'error'
+        if (error instanceof ClassifiedError && error.kind === 'not_found') {
+          const missing = missingModels.get(selected.decisions) ?? new Set<string>()
+          missing.add(model)
+          missingModels.set(selected.decisions, missing)
+        }
+        return await finish(fail(reason, error instanceof Error ? error.message : String(error), errorField(error)))
+      }
     }
     finally {
-      call.dispose()
+      cancel.dispose()
     }
   }
 
@@ -208,11 +214,13 @@ function answered(reply: DecisionReply, request: DecisionRequest, providerName: 
   const served = { provider: providerName, model: reply.model }
   const body = reply.body
   if (body.type === 'malformed')
-    return { ok: false, decisionId, reason: 'invalid', message: `Malformed decision answer: ${body.message}`, ...served }
+    return { ok: false, decisionId, reason: 'invalid', message: `Malformed decision answer: ${answerReason(body.message)}`, ...served }
   let answers: Record<string, DecisionAnswer>
   if (body.type === 'refusal') {
     // The model declined the whole request: every question comes back as a refusal, with its words.
-    answers = Object.fromEntries(Object.keys(request.questions).map(name => [name, { kind: 'refusal', reason: body.message }]))
+    // Cut once, not per question: a refusal of megabytes would otherwise be copied into each.
+    const reason = answerReason(body.message)
+    answers = Object.fromEntries(Object.keys(request.questions).map(name => [name, { kind: 'refusal', reason }]))
   }
   else {
     const parsed = parseAnswers(body.value, request.questions)
@@ -280,10 +288,16 @@ function cancellation(timeoutMs: number, signals: readonly (AbortSignal | undefi
   }
 }
 
-/** Fire a decision hook; a failing or slow observer never changes the outcome. */
-async function fire(engine: DecisionEngineOptions, name: 'decision:start' | 'decision:end', ctx: DecisionStartHookContext | DecisionEndHookContext): Promise<void> {
+/**
+ * Fire a decision hook; a failing or slow observer never changes the outcome.
+ * The wait also ends when `cancelled` rejects (the decision's timeout or
+ * signal): a hook that never settles would otherwise hold the decision for
+ * `hookTimeoutMs`, five minutes by default, whatever its own limits.
+ */
+async function fire(engine: DecisionEngineOptions, name: 'decision:start' | 'decision:end', ctx: DecisionStartHookContext | DecisionEndHookContext, cancelled?: Promise<never>): Promise<void> {
   try {
-    await callHookBounded(engine.hooks, name, ctx as DecisionEndHookContext, { timeoutMs: engine.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false })
+    const hook = callHookBounded(engine.hooks, name, ctx as DecisionEndHookContext, { timeoutMs: engine.hookTimeoutMs ?? BEHAVIOR_DEFAULTS.hookTimeoutMs, failClosed: false })
+    await (cancelled ? Promise.race([hook, cancelled]) : hook)
   }
   catch (error) {
     debugLog(`hook "${name}" failed`, error)

@@ -70,12 +70,13 @@ function resetCheckpoint(checkpoint: PairingCheckpoint): void {
 
 /** Check `messages` from `start` on, where no call is open; `seen` holds the ids of the calls before `start` and gains the new ones. */
 function scan(messages: readonly SessionMessage[], start: number, seen: Set<string>): boolean {
-  // Calls of the previous assistant message not answered yet (a few ids, so an array).
-  const open: string[] = []
+  // Calls of the previous assistant message not answered yet. A set: an answer may hold thousands of calls,
+  // and looking each result up in a list made the check quadratic in them.
+  const open = new Set<string>()
   for (let m = start; m < messages.length; m++) {
     const message = messages[m]
     if (message.role === 'assistant') {
-      if (open.length > 0)
+      if (open.size > 0)
         return false
       for (let b = 0; b < message.content.length; b++) {
         const block = message.content[b]
@@ -85,7 +86,7 @@ function scan(messages: readonly SessionMessage[], start: number, seen: Set<stri
           if (seen.has(block.id))
             return false
           seen.add(block.id)
-          open.push(block.id)
+          open.add(block.id)
         }
       }
       continue
@@ -93,23 +94,18 @@ function scan(messages: readonly SessionMessage[], start: number, seen: Set<stri
     if (message.role !== 'user')
       return false
     // Only the user message right after the calls may answer them.
-    const answering = open.length > 0
+    const answering = open.size > 0
     for (let b = 0; b < message.content.length; b++) {
       const block = message.content[b]
       if (block.type === 'tool_call')
         return false
       if (block.type === 'tool_result') {
-        const at = answering ? open.indexOf(block.callId) : -1
-        if (at < 0)
+        if (!answering || !open.delete(block.callId))
           return false
-        // Order does not matter here: the last id takes the answered one's place.
-        const last = open.pop()!
-        if (at < open.length)
-          open[at] = last
       }
     }
-    if (open.length > 0)
+    if (open.size > 0)
       return false
   }
-  return open.length === 0
+  return open.size === 0
 }

@@ -90,3 +90,26 @@ describe('a choice option with a lone surrogate', () => {
     expect(sent).toBe(0)
   })
 })
+
+describe('a refusal of the whole request, and hooks that never settle', () => {
+  it('a refusal of megabytes is cut once and shared by every question\'s answer', async () => {
+    const agent = createAgent({ provider: replying(() => ({ type: 'refusal', message: 'n'.repeat(10_000_000) })) })
+    const outcome = await agent.decide({ input: 'evidence', questions: QUESTIONS })
+    if (!outcome.ok)
+      throw new Error(outcome.message)
+    expect(outcome.answers.pick).toEqual({ kind: 'refusal', reason: `${'n'.repeat(MAX_ANSWER_REASON_CHARS - 1)}…` })
+    expect(outcome.answers.safe).toEqual(outcome.answers.pick)
+  })
+
+  it.each(['decision:start', 'decision:end'] as const)('a %s hook that never settles holds the decision no longer than its timeout or its signal', async (name) => {
+    // The hooks' own bound is five minutes: past the test's timeout, were it the only one.
+    const agent = createAgent({ provider: replying(() => ({ type: 'answers', value: { pick: { value: 'left', refused: false, reason: 'r' }, safe: { value: true, refused: false, reason: 'r' } } })) })
+    agent.hooks.hook(name, () => new Promise<void>(() => {}))
+    const timed = await agent.decide({ input: 'evidence', questions: QUESTIONS, timeoutMs: 100 })
+    expect(timed.ok ? 'answered' : timed.reason).toBe(name === 'decision:start' ? 'timeout' : 'answered')
+    const stop = new AbortController()
+    setTimeout(() => stop.abort(), 100)
+    const cancelled = await agent.decide({ input: 'evidence', questions: QUESTIONS, signal: stop.signal, timeoutMs: 600_000 })
+    expect(cancelled.ok ? 'answered' : cancelled.reason).toBe(name === 'decision:start' ? 'aborted' : 'answered')
+  })
+})

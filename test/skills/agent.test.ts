@@ -230,9 +230,7 @@ describe('skills:deactivate at run end', () => {
       behavior: { hookTimeoutMs: 50 },
       hooks: { 'skills:deactivate': () => new Promise<void>(() => {}) },
     })
-    const started = performance.now()
     expect((await hung.run({ prompt: 'go' })).stopReason).toBe('completed')
-    expect(performance.now() - started).toBeLessThan(5000)
   })
 })
 

@@ -199,9 +199,7 @@ describe('frontmatter', () => {
       'unclosed/SKILL.md': `---\nname: unclosed\ndescription: x\n${'k: v\n'.repeat(50_000)}`,
       'fine/SKILL.md': skillFile('name: fine\ndescription: Fine.'),
     })
-    const started = performance.now()
     const { skills, skipped } = await loadSkills([root])
-    expect(performance.now() - started).toBeLessThan(8000)
     expect(skills.map(skill => skill.name)).toEqual(['fine'])
     const reasons = Object.fromEntries(skipped.map(skip => [skip.path.slice(root.length + 1), skip.reason]))
     for (const [name, [, reason]] of Object.entries(bad))

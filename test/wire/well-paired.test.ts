@@ -139,3 +139,15 @@ describe('isWellPaired', () => {
     expect(isWellPaired([...messages, assistant(call('a')), user(result('a'))], checkpoint)).toBe(false)
   })
 })
+
+describe('isWellPaired on an answer of many calls', () => {
+  it('answers for 200,000 calls answered in reverse order in linear time (each result looked up in a set)', () => {
+    // With the open calls in a list, each result answered last-first searched the whole list: 2 × 10^10 steps.
+    const ids = Array.from({ length: 200_000 }, (_, i) => `call_${i}`)
+    // Built without spreading: 200,000 arguments would not fit on the stack.
+    const calls: SessionMessage = { role: 'assistant', content: ids.map(id => call(id)) }
+    const answers = (list: string[]): SessionMessage => ({ role: 'user', content: list.toReversed().map(id => result(id)) })
+    expect(isWellPaired([user(text('prompt')), calls, answers(ids)])).toBe(true)
+    expect(isWellPaired([user(text('prompt')), calls, answers(ids.slice(1))])).toBe(false)
+  })
+})
