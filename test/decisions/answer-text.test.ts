@@ -7,26 +7,12 @@
  * option.
  */
 
-import type { DecisionAnswer, DecisionEndHookContext, DecisionQuestions, DecisionReplyBody, Provider } from '../../src'
+import type { DecisionAnswer, DecisionEndHookContext, DecisionQuestions } from '../../src'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
 import { MAX_ANSWER_REASON_CHARS } from '../../src/decisions/questions'
-
-/** A provider whose decisions capability hands back whatever body the test gives it. */
-function replying(next: () => DecisionReplyBody): Provider {
-  return {
-    name: 'echo',
-    meta: { defaultModel: 'echo-1' },
-    capabilities: { images: false, documents: false, toolResultMedia: false, thinking: false, promptCache: false },
-    stream: () => Promise.reject(new Error('not used')),
-    decisions: {
-      defaultModel: 'echo-1',
-      canAnswer: () => true,
-      decide: async () => ({ body: next(), model: 'echo-1', usage: { input: 1, output: 1 } }),
-    },
-  }
-}
+import { replying } from './echo-provider'
 
 const QUESTIONS = {
   pick: { kind: 'choice', question: 'Which?', options: ['left', 'right'] },

@@ -1,22 +1,8 @@
-import type { DecisionQuestion, DecisionQuestions, DecisionReplyBody, Provider } from '../../src'
+import type { DecisionQuestion, DecisionQuestions } from '../../src'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '../../src'
-
-/** A provider whose decisions capability hands back whatever body the test gives it, as a model might. */
-function replying(next: () => DecisionReplyBody): Provider {
-  return {
-    name: 'echo',
-    meta: { defaultModel: 'echo-1' },
-    capabilities: { images: false, documents: false, toolResultMedia: false, thinking: false, promptCache: false },
-    stream: () => Promise.reject(new Error('not used')),
-    decisions: {
-      defaultModel: 'echo-1',
-      canAnswer: () => true,
-      decide: async () => ({ body: next(), model: 'echo-1', usage: { input: 1, output: 1 } }),
-    },
-  }
-}
+import { replying } from './echo-provider'
 
 const name = fc.stringMatching(/^\w[\w-]{0,11}$/)
 const question: fc.Arbitrary<DecisionQuestion> = fc.oneof(

@@ -3,7 +3,12 @@
 import type { StreamCallbacks, StreamOptions, TurnResult } from '../../src/providers/types'
 import type { FakeOpenAI, RawSseEvent } from '../support/fake-openai'
 import OpenAI from 'openai'
+import { createAgent } from '../../src'
+import { openai } from '../../src/providers/openai'
 import { streamResponses } from '../../src/providers/openai/responses'
+import { createSession } from '../../src/session'
+import { lookupTool } from '../support/lookup-tool'
+import { responsesEvents } from '../support/openai-responses-sse'
 import { user } from './anthropic-fixtures'
 
 export { assistant, recordCallbacks, rejectionOf, text, user } from './anthropic-fixtures'
@@ -40,4 +45,19 @@ export function clientAnswering(body: () => ReadableStream<Uint8Array>): OpenAI 
     maxRetries: 0,
     fetch: async () => new Response(body(), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
   })
+}
+
+/** A run with the lookup tool on a fresh session: the first turn streams `events`, the next says "Done.". */
+export async function runLookupAgent(fake: FakeOpenAI, events: RawSseEvent[], prompt = 'Look it up.') {
+  fake.enqueue({ type: 'sse', events })
+  fake.enqueue({ type: 'sse', events: responsesEvents({ text: 'Done.' }) })
+  const session = await createSession()
+  const agent = createAgent({
+    provider: openai({ api: 'responses', apiKey: 'k', baseURL: fake.url, defaultModel: 'gpt-5.2' }),
+    session,
+    tools: { lookup: lookupTool },
+    behavior: { retry: { maxAttempts: 1 } },
+  })
+  const stats = await agent.run({ prompt })
+  return { stats, session }
 }

@@ -8,16 +8,12 @@
 
 import type { RawSseEvent } from '../support/fake-openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createAgent } from '../../src'
 import { ClassifiedError } from '../../src/errors'
-import { openai } from '../../src/providers/openai'
 import { streamResponses } from '../../src/providers/openai/responses'
 import { INVALID_TOOL_INPUT_KEY } from '../../src/providers/tool-json'
-import { createSession } from '../../src/session'
 import { startFakeOpenAI } from '../support/fake-openai'
-import { lookupTool } from '../support/lookup-tool'
 import { responsesEvents } from '../support/openai-responses-sse'
-import { clientAnswering, recordCallbacks, rejectionOf, responsesEvent, responsesOptions, streamAgainst } from './openai-responses-fixtures'
+import { clientAnswering, recordCallbacks, rejectionOf, responsesEvent, responsesOptions, runLookupAgent, streamAgainst } from './openai-responses-fixtures'
 
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>
 
@@ -50,19 +46,7 @@ function call(index: number, fields: Record<string, unknown>): RawSseEvent[] {
 }
 
 /** A run with the lookup tool whose first turn streams `events` and completes, then a turn of plain text. */
-async function runWith(events: RawSseEvent[]) {
-  fake.enqueue({ type: 'sse', events: [...events, COMPLETED] })
-  fake.enqueue({ type: 'sse', events: responsesEvents({ text: 'Done.' }) })
-  const session = await createSession()
-  const agent = createAgent({
-    provider: openai({ api: 'responses', apiKey: 'k', baseURL: fake.url, defaultModel: 'gpt-5.2' }),
-    session,
-    tools: { lookup: lookupTool },
-    behavior: { retry: { maxAttempts: 1 } },
-  })
-  const stats = await agent.run({ prompt: 'Look it up.' })
-  return { stats, session }
-}
+const runWith = (events: RawSseEvent[]) => runLookupAgent(fake, [...events, COMPLETED])
 
 describe('a function call whose call_id or name is not a string', () => {
   it.each<[string, Record<string, unknown>]>([

@@ -9,13 +9,8 @@
 
 import type { RawSseEvent } from '../support/fake-openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createAgent } from '../../src'
-import { openai } from '../../src/providers/openai'
-import { createSession } from '../../src/session'
 import { startFakeOpenAI } from '../support/fake-openai'
-import { lookupTool } from '../support/lookup-tool'
-import { responsesEvents } from '../support/openai-responses-sse'
-import { recordCallbacks, responsesEvent, responsesOptions, streamAgainst } from './openai-responses-fixtures'
+import { recordCallbacks, responsesEvent, responsesOptions, runLookupAgent, streamAgainst } from './openai-responses-fixtures'
 
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>
 
@@ -50,16 +45,7 @@ function message(index: number | undefined, text: string): RawSseEvent[] {
 
 describe('output items that share an output_index', () => {
   it('two calls at index 0: both run, each paired with its result', async () => {
-    fake.enqueue({ type: 'sse', events: [...call(0, 'call_a', 'alpha'), ...call(0, 'call_b', 'beta'), COMPLETED] })
-    fake.enqueue({ type: 'sse', events: responsesEvents({ text: 'Done.' }) })
-    const session = await createSession()
-    const agent = createAgent({
-      provider: openai({ api: 'responses', apiKey: 'k', baseURL: fake.url, defaultModel: 'gpt-5.2' }),
-      session,
-      tools: { lookup: lookupTool },
-      behavior: { retry: { maxAttempts: 1 } },
-    })
-    const stats = await agent.run({ prompt: 'Look them up.' })
+    const { stats, session } = await runLookupAgent(fake, [...call(0, 'call_a', 'alpha'), ...call(0, 'call_b', 'beta'), COMPLETED], 'Look them up.')
     expect(stats.stopReason).toBe('completed')
     const [callTurn, resultTurn] = session.turns.slice(1, 3)
     expect(callTurn.content.map(block => block.type === 'tool_call' && [block.id, block.input])).toEqual([['call_a', { word: 'alpha' }], ['call_b', { word: 'beta' }]])

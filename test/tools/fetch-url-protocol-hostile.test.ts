@@ -4,17 +4,16 @@
  * framing, a `<title>` of megabytes, and URLs of megabytes from the model.
  * All on 127.0.0.1; nothing asserts on time (the test timeout is the hang guard).
  */
-import type { AddressInfo, Server, Socket } from 'node:net'
-import { createServer } from 'node:net'
+import type { RawHttpServer } from '../support/raw-http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFetchUrlTool } from '../../src/tools/fetch-url'
 import { bareToolContext, callTool } from '../support/local-http'
+import { startRawHttpServer } from '../support/raw-http'
 
 const TITLE = 'T'.repeat(3_000_000)
 
-let raw: Server
+let raw: RawHttpServer
 let port = 0
-const sockets = new Set<Socket>()
 
 function answer(path: string): string | undefined {
   switch (path) {
@@ -30,28 +29,11 @@ function answer(path: string): string | undefined {
 }
 
 beforeAll(async () => {
-  raw = createServer((socket) => {
-    sockets.add(socket)
-    socket.on('error', () => {})
-    let head = ''
-    socket.on('data', (data) => {
-      head += data.toString('latin1')
-      if (!head.includes('\r\n\r\n'))
-        return
-      const reply = answer(head.split(' ')[1])
-      // `write`, not `end`: the 101 and the cut-short bodies must not be helped along by a clean close first.
-      if (reply !== undefined)
-        socket.write(reply, () => socket.destroy())
-    })
-  })
-  await new Promise<void>(resolve => raw.listen(0, '127.0.0.1', resolve))
-  port = (raw.address() as AddressInfo).port
+  raw = await startRawHttpServer(answer)
+  port = raw.port
 })
 
-afterAll(() => {
-  sockets.forEach(socket => socket.destroy())
-  raw.close()
-})
+afterAll(() => raw.close())
 
 const tool = createFetchUrlTool({ allowLoopbackForTests: true })
 const get = (path: string, signal?: AbortSignal) => callTool(tool, { url: `http://127.0.0.1:${port}${path}` }, bareToolContext({ signal }))
