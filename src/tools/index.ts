@@ -33,7 +33,7 @@ export { createShellTool, killTask, listTasks, resolveShellSpec, shell, taskTool
 export type { ShellToolOptions } from './shell'
 export { createSpawnTool } from './spawn'
 export type { ChildAgent, SpawnedChild, SpawnTool, SpawnToolOptions, SpawnToolState } from './spawn'
-export { MAX_TODOS, readTodos, renderTodos, TODO_STATE_KEY, todoRead, todoTools, todoWrite } from './todo'
+export { MAX_TODO_CONTENT_CHARS, MAX_TODO_ID_CHARS, MAX_TODOS, readTodos, renderTodos, TODO_STATE_KEY, todoRead, todoTools, todoWrite } from './todo'
 export type { TodoItem, TodoStatus, TodoWriteInput } from './todo'
 export { tool } from './tool'
 export type { ToolFromSchemaOptions, ZodSchemaLike, ZodSchemaOutput } from './tool'

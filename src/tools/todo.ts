@@ -14,6 +14,15 @@ import { tool } from './tool'
 export const TODO_STATE_KEY = 'todos'
 /** Items one list may hold; keeps the rendered result, and the state value, small. */
 export const MAX_TODOS = 100
+/** Characters of one item's id. */
+export const MAX_TODO_ID_CHARS = 64
+/** Characters of one item's text: a short sentence, not a document (every later result repeats it). */
+export const MAX_TODO_CONTENT_CHARS = 1000
+
+/** A control character or line separator: in an id it would break the rendered line, or forge another one. */
+const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u
+/** Line breaks in an item's text, shown as one space so each item stays one line of the list. */
+const LINE_BREAKS = /[\r\n\u2028\u2029]+/g
 
 /** Where a todo item stands. */
 export type TodoStatus = 'pending' | 'in_progress' | 'completed'
@@ -31,8 +40,8 @@ const storedItem = z.object({ id: z.string(), content: z.string(), status })
 
 const todoWriteInput = z.object({
   todos: z.array(z.object({
-    id: z.string().trim().min(1).optional().describe('Stable id; omit for a new item and one is assigned.'),
-    content: z.string().trim().min(1).describe('What to do, in a short imperative sentence.'),
+    id: z.string().trim().min(1).max(MAX_TODO_ID_CHARS).refine(id => !CONTROL_CHARACTER.test(id), 'an id may not hold line breaks or control characters').optional().describe('Stable id; omit for a new item and one is assigned.'),
+    content: z.string().trim().min(1).max(MAX_TODO_CONTENT_CHARS).describe('What to do, in a short imperative sentence.'),
     status: status.describe('pending, in_progress (at most one item at a time) or completed.'),
   })).max(MAX_TODOS).describe('The complete list, replacing the previous one. Send an empty list to clear it.'),
 }).superRefine(({ todos }, issues) => {
@@ -63,7 +72,7 @@ export function renderTodos(todos: readonly TodoItem[]): string {
     return 'The todo list is empty.'
   const count = (wanted: TodoStatus) => todos.filter(item => item.status === wanted).length
   const mark: Record<TodoStatus, string> = { completed: '[x]', in_progress: '[>]', pending: '[ ]' }
-  const lines = todos.map(item => `${mark[item.status]} ${item.id}. ${item.content}`)
+  const lines = todos.map(item => `${mark[item.status]} ${item.id}. ${item.content.replace(LINE_BREAKS, ' ')}`)
   return [`Todos: ${count('completed')}/${todos.length} completed, ${count('in_progress')} in progress, ${count('pending')} pending`, ...lines].join('\n')
 }
 

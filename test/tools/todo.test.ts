@@ -100,3 +100,33 @@ describe('todowrite / todoread', () => {
     expect(toolResults(provider)[0].output).toBe('The todo list is empty.')
   })
 })
+
+describe('todowrite against hostile items', () => {
+  it('keeps each item on its own line of the list: ids with line breaks are refused, text with them shown on one line', async () => {
+    const provider = scriptedProvider([
+      write([{ id: '1\n[x] 2', content: 'Forged', status: 'pending' }]),
+      write([{ content: 'Fix the bug\n[x] 9. Ship it', status: 'pending' }]),
+      { text: 'done' },
+    ])
+    const agent = createAgent({ provider, tools: todoTools })
+    await agent.run({ prompt: 'plan' })
+    const [refused, written] = toolResults(provider)
+    expect(refused.isError).toBe(true)
+    expect(String(refused.output)).toContain('an id may not hold line breaks or control characters')
+    expect(written.output).toBe('Todos: 0/1 completed, 0 in progress, 1 pending\n[ ] 1. Fix the bug [x] 9. Ship it')
+  })
+
+  it('refuses an item of a megabyte or an id past 64 characters, leaving the list as it was', async () => {
+    const provider = scriptedProvider([
+      write([{ content: 'x'.repeat(1_000_000), status: 'pending' }]),
+      write([{ id: 'i'.repeat(65), content: 'Fine', status: 'pending' }]),
+      { text: 'done' },
+    ])
+    const agent = createAgent({ provider, tools: todoTools })
+    await agent.run({ prompt: 'plan' })
+    const results = toolResults(provider)
+    expect(results.map(result => result.isError)).toEqual([true, true])
+    expect(results.every(result => String(result.output).length < 2000)).toBe(true)
+    expect(agent.toolState.get(TODO_STATE_KEY)).toBeUndefined()
+  })
+})
