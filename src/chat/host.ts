@@ -7,6 +7,8 @@
 import type { ChatProfile } from './types'
 import { isAbsolute, join } from 'node:path'
 import { mergeObjects } from '../core/merge-objects'
+import { truncateText } from '../text/truncate'
+import { wellFormedText } from '../text/well-formed-text'
 
 /** What `resolveChatProfile` needs to know about the session a profile runs in. */
 export interface ChatSessionPlaces {
@@ -65,7 +67,7 @@ function checkPlaces({ dataDir, sessionId }: Pick<ChatSessionPlaces, 'dataDir' |
   if (typeof sessionId !== 'string' || sessionId === '' || sessionId === '.' || sessionId === '..' || UNSAFE_SEGMENT.test(sessionId))
     throw new TypeError(`chat profile: sessionId must be one path segment, got ${shortText(sessionId)}`)
   // A lone surrogate is written to disk as U+FFFD: `a\uD800` and `a\uDBFF` would share one folder.
-  if (!(sessionId as unknown as { isWellFormed: () => boolean }).isWellFormed())
+  if (wellFormedText(sessionId) !== sessionId)
     throw new TypeError(`chat profile: sessionId must be well-formed text (it has a lone surrogate), got ${shortText(sessionId)}`)
   if (Buffer.byteLength(sessionId, 'utf8') > MAX_SESSION_ID_BYTES)
     throw new TypeError(`chat profile: sessionId must be at most ${MAX_SESSION_ID_BYTES} UTF-8 bytes (one folder name), got ${sessionId.length} characters`)
@@ -74,5 +76,5 @@ function checkPlaces({ dataDir, sessionId }: Pick<ChatSessionPlaces, 'dataDir' |
 /** A value for an error message: JSON, cut to 80 characters (an id from a request can be megabytes). */
 function shortText(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value)
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+  return text.length > 80 ? `${truncateText(text, 80)}…` : text
 }

@@ -7,8 +7,7 @@ import type { NestedCallLog } from './nested-call-log'
 import type { RunContext } from './run-context'
 import { mergeObjects } from '../core/merge-objects'
 import { invalidToolInput } from '../providers/tool-json'
-import { groupDigits } from '../text/group-digits'
-import { truncateText } from '../text/truncate'
+import { quoteClipped } from '../text/clip-echo'
 import { errorMessage } from './call-answer'
 import { toolHookContext } from './hook-contexts'
 
@@ -125,12 +124,10 @@ export function gatedCall(base: ToolHookContext): GatedCall {
   return base.parentToolCallId === undefined ? call : mergeObjects(call, { parentToolCallId: base.parentToolCallId })
 }
 
-/** How much of a name no tool has the refusal repeats: a model may write one of megabytes. */
-const UNKNOWN_NAME_SHOWN_CHARS = 200
-
 export function unknownToolMessage(run: RunContext, called: string): string {
   const available = run.tools.specs.map(spec => spec.name)
-  const shown = called.length <= UNKNOWN_NAME_SHOWN_CHARS ? `"${called}"` : `"${truncateText(called, UNKNOWN_NAME_SHOWN_CHARS)}…" (${groupDigits(called.length)} characters)`
+  // A model may write a name of megabytes: the refusal repeats its start.
+  const shown = quoteClipped(called)
   return available.length > 0
     ? `Error: there is no tool named ${shown}. Available tools: ${available.join(', ')}.`
     : `Error: there is no tool named ${shown}; this run has no tools.`

@@ -2,8 +2,7 @@ import type { AgentBehavior } from '../knobs/behavior'
 import type { UnknownToolRecoveryConfig } from '../knobs/nudge-knobs'
 import type { BehaviorPolicy, SteerDecision } from './policy'
 import { UNKNOWN_TOOL_RECOVERY_DEFAULTS } from '../knobs/nudge-knobs'
-import { groupDigits } from '../text/group-digits'
-import { truncateText } from '../text/truncate'
+import { quoteClipped } from '../text/clip-echo'
 import { nudge } from './policy'
 import { suggestToolNames } from './tool-name-suggestions'
 
@@ -12,17 +11,10 @@ function configOf(behavior: Readonly<AgentBehavior>): UnknownToolRecoveryConfig 
   return typeof value === 'object' && value !== null ? value : undefined
 }
 
-/** How much of a called name the built-in nudge repeats: the model may write one of megabytes (the loop's error result repeats as much). */
-const SHOWN_NAME_CHARS = 200
-
-function shownName(called: string): string {
-  return called.length <= SHOWN_NAME_CHARS ? `"${called}"` : `"${truncateText(called, SHOWN_NAME_CHARS)}…" (${groupDigits(called.length)} characters)`
-}
-
 function defaultMessage(called: string, suggestions: readonly string[]): string {
   return suggestions.length > 0
-    ? `There is no tool named ${shownName(called)}. Did you mean ${suggestions.map(name => `"${name}"`).join(' or ')}? Call the tool you meant by its exact name.`
-    : `There is no tool named ${shownName(called)}. Call only the tools this run offers, by their exact names.`
+    ? `There is no tool named ${quoteClipped(called)}. Did you mean ${suggestions.map(name => `"${name}"`).join(' or ')}? Call the tool you meant by its exact name.`
+    : `There is no tool named ${quoteClipped(called)}. Call only the tools this run offers, by their exact names.`
 }
 
 function maxNudgesOf(behavior: Readonly<AgentBehavior>): number {

@@ -19,8 +19,6 @@ import type { SessionContentBlock } from '../core/content'
 import type { ToolSpec } from './types'
 import { wellFormedText } from '../text/well-formed-text'
 
-export { wellFormedText }
-
 /**
  * `value` with every string and object key well-formed, at any depth. Objects
  * and arrays are copied only where something changed, so a clean value comes

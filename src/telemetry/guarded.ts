@@ -44,19 +44,30 @@ function attempt<T>(what: string, run: () => T, fallback: T): T {
 function wellFormedAttribute(value: AttributeValue | undefined): AttributeValue | undefined {
   if (typeof value === 'string')
     return wellFormedText(value)
-  if (Array.isArray(value))
-    return value.map(item => typeof item === 'string' ? wellFormedText(item) : item) as AttributeValue
+  if (Array.isArray(value)) {
+    const clean = value.map(item => typeof item === 'string' ? wellFormedText(item) : item)
+    return clean.every((item, i) => item === value[i]) ? value : clean as AttributeValue
+  }
   return value
 }
 
-/** Attributes with every string well-formed (a copy; `undefined` stays `undefined`). */
+/**
+ * Attributes with every string well-formed: the same object when they all
+ * are (nearly always; this runs for every span), else a copy.
+ */
 function wellFormedAttributes(attributes: Attributes | undefined): Attributes | undefined {
   if (attributes === undefined)
     return undefined
-  const out: Attributes = {}
-  for (const key of Object.keys(attributes))
-    out[key] = wellFormedAttribute(attributes[key])
-  return out
+  let out: Attributes | undefined
+  for (const key of Object.keys(attributes)) {
+    const value = attributes[key]
+    const clean = wellFormedAttribute(value)
+    if (out === undefined && clean !== value)
+      out = Object.assign({}, attributes)
+    if (out !== undefined)
+      out[key] = clean
+  }
+  return out ?? attributes
 }
 
 /** A span whose every method swallows what the host's span throws. */
@@ -137,7 +148,7 @@ export function guardedTracer(api: OtelApi, tracer: Tracer | undefined): SpanSta
 /** Span options with their attributes well-formed. */
 function wellFormedOptions(options: SpanOptions): SpanOptions {
   const attributes = wellFormedAttributes(options.attributes)
-  return attributes === undefined ? options : mergeObjects(options, { attributes })
+  return attributes === options.attributes ? options : mergeObjects(options, { attributes })
 }
 
 /** A histogram whose `record` swallows what the host's throws. */

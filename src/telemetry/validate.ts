@@ -1,4 +1,5 @@
 import type { AgentTelemetry } from './options'
+import { truncateText } from '../text/truncate'
 
 /** Longest `agentName` / `agentId`: they go on every span and are a metric dimension. */
 const MAX_AGENT_LABEL_LENGTH = 256
@@ -40,7 +41,7 @@ function hasMethod(value: unknown, name: string): boolean {
 /** A short, safe description of a rejected value (never the whole of a long string). */
 function describe(value: unknown): string {
   if (typeof value === 'string')
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+    return JSON.stringify(value.length > 40 ? `${truncateText(value, 40)}…` : value)
   if (typeof value === 'object' && value !== null)
     return Array.isArray(value) ? 'an array' : 'an object'
   return String(value)

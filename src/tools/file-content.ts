@@ -6,7 +6,7 @@
 
 import type { ExecutionContext } from '../contexts/types'
 import { fileErrorCode } from '../contexts/errors'
-import { truncateText } from '../text/truncate'
+import { clipEcho } from '../text/clip-echo'
 
 export type FileKind
   = | { kind: 'text' }
@@ -136,20 +136,8 @@ export function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1)
 }
 
-/** Characters of the model's own input (a path, a pattern) a message repeats back to it. */
-export const ECHO_CHARS = 200
-
 /** Characters of a system error message a result carries; Node's name the path again, whole. */
 const ERROR_MESSAGE_CHARS = 300
-
-/**
- * `text` as a message repeats it: whole when short, else its start and its
- * length. The model wrote it, so it needs no more to recognize it, and a
- * megabyte path must not come back as a megabyte error.
- */
-export function clipEcho(text: string, limit = ECHO_CHARS): string {
-  return text.length > limit ? `${truncateText(text, limit)}… (${text.length} characters)` : text
-}
 
 /** A file operation failure, said in terms of what the model should do next. */
 export function describeFileError(error: unknown, path: string): string {

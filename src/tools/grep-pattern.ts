@@ -16,8 +16,8 @@
  */
 
 import type { RE2JS } from 're2js'
+import { clipEcho } from '../text/clip-echo'
 import { loadRe2 } from '../text/re2'
-import { clipEcho } from './file-content'
 
 /** Where the first match in one line starts, or -1 for none. */
 export type LineTest = (line: string) => number

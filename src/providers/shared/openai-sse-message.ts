@@ -8,7 +8,7 @@
  */
 
 import { APIError } from 'openai'
-import { truncateText } from '../../text/truncate'
+import { clipEcho } from '../../text/clip-echo'
 import { notJsonMessageError } from './event-stream'
 import { refuseOverDeepValue } from './over-deep'
 
@@ -62,6 +62,6 @@ function withReadableMessage(error: unknown): unknown {
   const text = typeof message === 'string' && message ? message : JSON.stringify(message || error)
   if (typeof text !== 'string' || text.length <= MAX_ERROR_MESSAGE_CHARS)
     return error
-  const cut = `${truncateText(text, MAX_ERROR_MESSAGE_CHARS)}… (${text.length} characters)`
+  const cut = clipEcho(text, MAX_ERROR_MESSAGE_CHARS)
   return record ? Object.assign({}, record, { message: cut }) : { message: cut }
 }

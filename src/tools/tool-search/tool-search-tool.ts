@@ -1,7 +1,7 @@
 import type { ToolDef } from '../types'
 import type { ToolCatalogEntry } from './catalog'
 import { TOOL_SEARCH_DEFAULTS } from '../../knobs/mcp-knobs'
-import { clipEcho } from '../file-content'
+import { clipEcho } from '../../text/clip-echo'
 import { searchCatalog } from './catalog'
 
 /** Name of the tool the model uses to find and load deferred tools. */

@@ -7,7 +7,7 @@
 
 import type { ClassifiedErrorKind } from '../../../errors'
 import { ClassifiedError, matchesContextExceeded } from '../../../errors'
-import { truncateText } from '../../../text/truncate'
+import { clipEcho } from '../../../text/clip-echo'
 import { isRetryableKind } from '../../shared/error-classification'
 import { classifyOpenAISdkError } from '../../shared/openai-sdk-errors'
 
@@ -82,7 +82,7 @@ export function streamFailureError(rawCode: unknown, rawMessage: unknown, provid
 }
 
 function cutMessage(message: string): string {
-  return message.length > MAX_FAILURE_MESSAGE_CHARS ? `${truncateText(message, MAX_FAILURE_MESSAGE_CHARS)}… (${message.length} characters)` : message
+  return clipEcho(message, MAX_FAILURE_MESSAGE_CHARS)
 }
 
 /** A stream that ended without `response.completed` or `response.incomplete` was cut off on the way. */
